@@ -1,0 +1,60 @@
+"""The Typer app and the one place that turns library errors into exit codes."""
+
+from __future__ import annotations
+
+import sys
+import warnings
+from collections.abc import Callable
+from functools import wraps
+from typing import Any, TypeVar
+
+import typer
+from rich.console import Console
+
+from locoscore.errors import InputError, LocoscoreError
+
+app = typer.Typer(
+    name="locoscore",
+    help="Score conversational memory systems on LoCoMo: exact F1, BLEU-1 and an LLM judge.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+console = Console()
+err_console = Console(stderr=True)
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_BAD_INPUT = 2
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _show_warning(message: Any, category: Any, filename: Any, lineno: Any, *_: Any) -> None:
+    err_console.print(f"[yellow]warning:[/] {message}", highlight=False, soft_wrap=True)
+
+
+def handle_errors(func: F) -> F:
+    """Bad input: one red line, exit 2, no traceback. Other locoscore errors: exit 1."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        warnings.showwarning = _show_warning
+        try:
+            return func(*args, **kwargs)
+        except InputError as exc:
+            err_console.print(f"[red]error:[/] {exc}", highlight=False, soft_wrap=True)
+            raise typer.Exit(EXIT_BAD_INPUT) from None
+        except LocoscoreError as exc:
+            err_console.print(f"[red]error:[/] {exc}", highlight=False, soft_wrap=True)
+            raise typer.Exit(EXIT_FAILED) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        err_console.print("[red]interrupted[/]")
+        sys.exit(130)

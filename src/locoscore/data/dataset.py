@@ -1,0 +1,165 @@
+"""Load `locomo10.json`: from a path, `$LOCOSCORE_DATASET`, or the user cache (`dataset fetch`).
+
+The checksum is verified on every load; a different file is loaded with a warning naming
+both hashes, because users legitimately score patched copies (e.g. gold fixes).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+from pydantic import ValidationError
+
+from locoscore._io import sha256_file, write_bytes_atomic
+from locoscore.categories import CATEGORY_NAMES
+from locoscore.data.models import QAItem, Sample, Session, Turn
+from locoscore.errors import DatasetError
+
+LOCOMO_URL = "https://raw.githubusercontent.com/snap-research/locomo/main/data/locomo10.json"
+LOCOMO_SHA256 = "79fa87e90f04081343b8c8debecb80a9a6842b76a7aa537dc9fdf651ea698ff4"
+DATASET_ENV = "LOCOSCORE_DATASET"
+
+
+class ChecksumWarning(UserWarning):
+    """The dataset file is not the released `locomo10.json`."""
+
+
+def cached_dataset_path() -> Path:
+    return Path(platformdirs.user_cache_dir("locoscore")) / "locomo10.json"
+
+
+@dataclass
+class Dataset:
+    samples: list[Sample]
+    path: Path
+    sha256: str
+    items: dict[tuple[str, int], QAItem] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.items = {(qa.sample_id, qa.qa_index): qa for s in self.samples for qa in s.qa}
+
+    @property
+    def checksum_ok(self) -> bool:
+        return self.sha256 == LOCOMO_SHA256
+
+    @cached_property
+    def sample_ids(self) -> list[str]:
+        return [s.sample_id for s in self.samples]
+
+    def category_counts(self) -> dict[int, int]:
+        counts = Counter(qa.category for qa in self.items.values())
+        return {cid: counts.get(cid, 0) for cid in CATEGORY_NAMES}
+
+    def all_questions(self) -> list[QAItem]:
+        return [qa for s in self.samples for qa in s.qa]
+
+
+def resolve_dataset_path(path: str | Path | None) -> Path | None:
+    """Explicit path, else `$LOCOSCORE_DATASET`, else the fetched cache copy, else None."""
+    if path is not None:
+        return Path(path)
+    env = os.environ.get(DATASET_ENV)
+    if env:
+        return Path(env)
+    cached = cached_dataset_path()
+    return cached if cached.exists() else None
+
+
+def _parse_sample(raw: Any, index: int, file: str) -> Sample:
+    if not isinstance(raw, dict):
+        raise DatasetError("expected an object", file=file, record=index)
+    for key in ("sample_id", "conversation", "qa"):
+        if key not in raw:
+            raise DatasetError("missing", file=file, record=index, field=key)
+    sample_id = str(raw["sample_id"])
+    conv = raw["conversation"]
+    try:
+        # Count sessions from `session_N` keys: conv-26 has date keys for sessions without turns.
+        numbers = sorted(
+            int(k.split("_")[1])
+            for k in conv
+            if k.startswith("session_") and k.count("_") == 1 and k.split("_")[1].isdigit()
+        )
+        sessions = [
+            Session(
+                index=n,
+                date_time=conv.get(f"session_{n}_date_time"),
+                turns=[Turn.model_validate(t) for t in conv[f"session_{n}"]],
+            )
+            for n in numbers
+        ]
+        qa = [
+            QAItem.model_validate({**item, "sample_id": sample_id, "qa_index": i})
+            for i, item in enumerate(raw["qa"])
+        ]
+        return Sample(
+            sample_id=sample_id,
+            speaker_a=conv["speaker_a"],
+            speaker_b=conv["speaker_b"],
+            sessions=sessions,
+            qa=qa,
+        )
+    except (ValidationError, KeyError, TypeError, AttributeError) as exc:
+        first = str(exc).splitlines()[0]
+        raise DatasetError(f"malformed sample: {first}", file=file, record=sample_id) from None
+
+
+def load_dataset(path: str | Path | None = None) -> Dataset:
+    """Load and validate the dataset; warn (naming both hashes) if it is not the release."""
+    resolved = resolve_dataset_path(path)
+    if resolved is None:
+        raise DatasetError(
+            "no dataset: pass --dataset PATH, set $LOCOSCORE_DATASET, "
+            "or run `locoscore dataset fetch`"
+        )
+    if not resolved.is_file():
+        raise DatasetError("dataset file not found", file=str(resolved))
+    try:
+        raw = json.loads(resolved.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise DatasetError(f"not valid JSON ({exc})", file=str(resolved)) from None
+    if not isinstance(raw, list):
+        raise DatasetError("expected a JSON list of samples", file=str(resolved))
+    digest = sha256_file(resolved)
+    if digest != LOCOMO_SHA256:
+        warnings.warn(
+            f"{resolved}: sha256 {digest} differs from the released locomo10.json "
+            f"({LOCOMO_SHA256}); scores may not be comparable",
+            ChecksumWarning,
+            stacklevel=2,
+        )
+    samples = [_parse_sample(item, i, str(resolved)) for i, item in enumerate(raw)]
+    return Dataset(samples=samples, path=resolved, sha256=digest)
+
+
+def fetch_dataset(url: str = LOCOMO_URL, dest: Path | None = None, timeout: float = 60.0) -> Path:
+    """Download the dataset into the user cache, verify the sha256, write atomically."""
+    import httpx
+
+    dest = dest or cached_dataset_path()
+    try:
+        response = httpx.get(url, timeout=timeout, follow_redirects=True)
+        response.raise_for_status()
+    except httpx.HTTPError as exc:
+        raise DatasetError(
+            f"could not download {url} ({type(exc).__name__}); are you offline? "
+            f"Download it by hand and pass --dataset PATH"
+        ) from None
+    import hashlib
+
+    digest = hashlib.sha256(response.content).hexdigest()
+    if digest != LOCOMO_SHA256:
+        raise DatasetError(
+            f"downloaded file has sha256 {digest}, expected {LOCOMO_SHA256}; not saved",
+            file=url,
+        )
+    write_bytes_atomic(dest, response.content)
+    return dest

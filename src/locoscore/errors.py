@@ -1,0 +1,37 @@
+"""One exception hierarchy; the CLI turns `InputError` into one red line and exit code 2."""
+
+from __future__ import annotations
+
+
+class LocoscoreError(Exception):
+    """Base class of every error locoscore raises on purpose."""
+
+
+class InputError(LocoscoreError):
+    """Bad user input: names the file, the record (or line) and the field."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        record: str | int | None = None,
+        field: str | None = None,
+    ) -> None:
+        self.file = file
+        self.record = record
+        self.field = field
+        self.reason = message
+        parts = []
+        if file is not None:
+            parts.append(str(file))
+        if record is not None:
+            parts.append(f"record {record}")
+        if field is not None:
+            parts.append(f"field '{field}'")
+        where = ": ".join([", ".join(parts)]) if parts else ""
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+class DatasetError(InputError):
+    """The LoCoMo dataset file is missing, unreadable or malformed."""
