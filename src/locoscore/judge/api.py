@@ -72,12 +72,18 @@ async def judge_pass(
     """
     judge = settings.resolve()
     judged = judged_records(records, settings.include_adversarial)
-    with JudgeStore(out_dir / CACHE_FILE) as store:
+    cache_path = out_dir / CACHE_FILE
+    if dry_run:
+        # A dry run reads the cache when there is one and writes nothing.
+        if not cache_path.exists():
+            plan = plan_calls(records, judge, None)
+            return PassResult(judge, plan, estimate_plan(judge, plan, batch=batch))
+        with JudgeStore(cache_path) as store:
+            plan = plan_calls(records, judge, store)
+            return PassResult(judge, plan, estimate_plan(judge, plan, batch=batch))
+    with JudgeStore(cache_path) as store:
         plan = plan_calls(records, judge, store)
-        estimate = estimate_plan(judge, plan, batch=batch)
-        result = PassResult(judge, plan, estimate)
-        if dry_run:
-            return result
+        result = PassResult(judge, plan, estimate_plan(judge, plan, batch=batch))
         if batch and plan.missing:
             runner = BatchRunner(
                 judge,

@@ -1,27 +1,27 @@
 """Writing a judge pass into an output folder, composing with `locoscore score`.
 
 judgments.jsonl is rewritten whole; scores.jsonl gains j_* fields on the lines it already
-has (matched by sample_id + qa_index, else question text) and keeps everything else;
-summary.json gains or replaces only its "judge" key. Every write is atomic.
+has (matched as `locoscore.results_dir` matches rows: sample_id + qa_index, else question
+and prediction) and keeps everything else; summary.json gains or replaces only its "judge"
+key. Every write is atomic.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from locoscore._io import read_jsonl, write_json_atomic, write_jsonl_atomic
+from locoscore._io import write_jsonl_atomic
 from locoscore.data.models import PredictionRecord
 from locoscore.errors import InputError
 from locoscore.judge.aggregate import QuestionScores, summarise
 from locoscore.judge.plan import JudgmentRow
 from locoscore.judge.runner import JudgeRun
 from locoscore.judge.settings import ResolvedJudge
+from locoscore.results_dir import load_scores, row_key, write_results
 
 JUDGMENTS_FILE = "judgments.jsonl"
-SCORES_FILE = "scores.jsonl"
-SUMMARY_FILE = "summary.json"
+JUDGE_PREFIX = "j_"
 CACHE_FILE = "judge_cache.sqlite"
 
 
@@ -35,45 +35,27 @@ def question_scores(
     return [QuestionScores(r.key, r.category, by_key[r.key]) for r in records]
 
 
-def _match_key(sample_id: Any, qa_index: Any, question: Any) -> str:
-    if sample_id is not None and qa_index is not None:
-        return f"id:{sample_id}#{qa_index}"
-    return f"q:{question}"
-
-
-def merge_scores(
-    path: Path,
+def scores_rows(
+    directory: Path,
     all_records: list[PredictionRecord],
     questions: list[QuestionScores],
     signature: str,
-) -> None:
+) -> list[dict[str, Any]]:
+    """Every existing scores.jsonl row (else each record's base row) with fresh j_* fields."""
     fields = {q.key: {**q.fields(), "j_protocol": signature} for q in questions}
-    by_match = {
-        _match_key(r.sample_id, r.qa_index, r.question): fields.get(r.key) for r in all_records
-    }
-    if path.exists():
-        try:
-            lines = read_jsonl(path)
-        except (OSError, ValueError) as exc:
-            raise InputError(f"cannot read existing scores: {exc}", file=str(path)) from None
-        seen: set[str] = set()
-        for line in lines:
-            match = _match_key(line.get("sample_id"), line.get("qa_index"), line.get("question"))
-            seen.add(match)
-            extra = by_match.get(match)
-            if extra is not None:
-                line.update(extra)
-        for record in all_records:
-            match = _match_key(record.sample_id, record.qa_index, record.question)
-            extra = by_match.get(match)
-            if match not in seen and extra is not None:
-                lines.append({**record.base_row(), **extra})
-    else:
-        lines = []
-        for record in all_records:
-            extra = by_match.get(_match_key(record.sample_id, record.qa_index, record.question))
-            lines.append({**record.base_row(), **(extra or {})})
-    write_jsonl_atomic(path, lines)
+    by_row_key = {row_key(r.base_row()): fields.get(r.key) for r in all_records}
+    try:
+        existing = load_scores(directory)
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read existing scores: {exc}", file=str(directory)) from None
+    rows = existing or [r.base_row() for r in all_records]
+    seen = {row_key(row) for row in rows}
+    rows += [r.base_row() for r in all_records if row_key(r.base_row()) not in seen]
+    out = []
+    for row in rows:
+        kept = {k: v for k, v in row.items() if not k.startswith(JUDGE_PREFIX)}
+        out.append({**kept, **(by_row_key.get(row_key(row)) or {})})
+    return out
 
 
 def judge_summary(
@@ -113,19 +95,6 @@ def judge_summary(
     return section
 
 
-def merge_summary(path: Path, section: dict[str, Any]) -> None:
-    summary: dict[str, Any] = {}
-    if path.exists():
-        try:
-            summary = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise InputError(f"cannot read existing summary: {exc}", file=str(path)) from None
-        if not isinstance(summary, dict):
-            raise InputError("expected a JSON object", file=str(path))
-    summary["judge"] = section
-    write_json_atomic(path, summary)
-
-
 def write_outputs(
     out_dir: Path,
     judge: ResolvedJudge,
@@ -138,7 +107,10 @@ def write_outputs(
     rows = sorted(run.rows, key=lambda r: (order.get(r.key, len(order)), r.run))
     write_jsonl_atomic(out_dir / JUDGMENTS_FILE, [r.as_json() for r in rows])
     questions = question_scores(judged, rows, judge.settings.runs)
-    merge_scores(out_dir / SCORES_FILE, all_records, questions, judge.signature)
+    new_rows = scores_rows(out_dir, all_records, questions, judge.signature)
     section = judge_summary(judge, questions, run)
-    merge_summary(out_dir / SUMMARY_FILE, section)
+    try:
+        write_results(out_dir, new_rows, {"judge": section}, owned_prefixes=(JUDGE_PREFIX,))
+    except ValueError as exc:
+        raise InputError(f"cannot read existing summary: {exc}", file=str(out_dir)) from None
     return section
