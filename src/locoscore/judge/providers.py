@@ -15,13 +15,13 @@ import os
 import re
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from typing import Any
-
-import anthropic
-import openai
+from typing import TYPE_CHECKING, Any
 
 from locoscore.errors import InputError
 from locoscore.judge.prompts import output_schema
+
+if TYPE_CHECKING:
+    pass
 
 PROVIDERS: tuple[str, ...] = ("anthropic", "openai", "openai-compatible")
 DEFAULT_MODELS = {"anthropic": "claude-sonnet-4-6", "openai": "gpt-4o-mini"}
@@ -149,6 +149,8 @@ class AnthropicJudge:
             ANTHROPIC_SDK_API_VERSION
         ):
             headers["anthropic-version"] = config.sampling.api_version
+        import anthropic  # the SDKs load only when a judge runs (1.4 s of imports)
+
         self.client = anthropic.AsyncAnthropic(
             api_key=api_key("anthropic"),
             base_url=config.base_url,
@@ -216,6 +218,8 @@ class OpenAIJudge:
     def __init__(self, config: ProviderConfig, *, supports_n: bool = True) -> None:
         self.config = config
         self.supports_n = supports_n
+        import openai
+
         self.client = openai.AsyncOpenAI(
             api_key=api_key(config.provider),
             base_url=config.base_url,
@@ -333,6 +337,9 @@ def retry_after_seconds(headers: Any) -> float | None:
 
 
 def classify_error(exc: BaseException) -> CallError:
+    import anthropic
+    import openai
+
     if isinstance(exc, TimeoutError | anthropic.APITimeoutError | openai.APITimeoutError):
         return CallError("timeout", "request timed out", retryable=True)
     if isinstance(exc, anthropic.APIConnectionError | openai.APIConnectionError):

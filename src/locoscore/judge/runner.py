@@ -186,7 +186,7 @@ class Runner:
         *,
         client: JudgeClient | None = None,
         progress: ProgressSink | None = None,
-        base_delay_s: float = 0.5,
+        base_delay_s: float | None = None,
         max_delay_s: float = 30.0,
         initial_concurrency: int | None = None,
     ) -> None:
@@ -194,7 +194,9 @@ class Runner:
         self.store = store
         self.client = client
         self.progress = progress
-        self.base_delay_s = base_delay_s
+        self.base_delay_s = (
+            judge.settings.retry_base_delay_s if base_delay_s is None else base_delay_s
+        )
         self.max_delay_s = max_delay_s
         settings = judge.settings
         self.limiter = AdaptiveLimiter(settings.concurrency, initial_concurrency)

@@ -36,7 +36,8 @@ class JudgeSettings:
     max_tokens: int = 256
     concurrency: int = 32
     timeout_s: float = 60.0
-    max_attempts: int = 6
+    max_attempts: int = 6  # per call, for retryable errors only
+    retry_base_delay_s: float = 0.5  # backoff doubles per attempt; Retry-After wins if longer
     template: PromptTemplate | None = None
     include_adversarial: bool = False
     max_cost_usd: float | None = None
