@@ -31,8 +31,12 @@ def _batch_creations(fake: FakeProvider, provider: str) -> int:
 def _pass(provider: str, fake: FakeProvider, out: Path, **kw: object):  # type: ignore[no-untyped-def]
     return asyncio.run(
         judge_pass(
-            make_records(QUESTIONS), _settings(provider, fake), out, batch=True,
-            poll_interval_s=0.01, **kw,  # type: ignore[arg-type]
+            make_records(QUESTIONS),
+            _settings(provider, fake),
+            out,
+            batch=True,
+            poll_interval_s=0.01,
+            **kw,  # type: ignore[arg-type]
         )
     )
 
@@ -66,8 +70,11 @@ def test_anthropic_batch_entries_carry_cache_keys_and_the_applied_sampling(
     fake: FakeProvider, tmp_path: Path
 ) -> None:
     _pass("anthropic", fake, tmp_path)
-    (create,) = [e for e in fake.requests_log if e["path"] == "/v1/messages/batches"
-                 and e["method"] == "POST"]
+    (create,) = [
+        e
+        for e in fake.requests_log
+        if e["path"] == "/v1/messages/batches" and e["method"] == "POST"
+    ]
     requests = create["body"]["requests"]
     assert len(requests) == QUESTIONS * RUNS
     assert len({r["custom_id"] for r in requests}) == QUESTIONS * RUNS
