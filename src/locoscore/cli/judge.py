@@ -198,7 +198,7 @@ def _print_table(section: dict[str, Any]) -> None:
         for c in LOCOMO_COLUMN_ORDER
         if str(c) in section["by_category"]
     ]
-    table.add_row("J (± question sd)", *[cell(c) for c in cats], cell(section["overall"]))
+    table.add_row("J ± sd", *[cell(c) for c in cats], cell(section["overall"]))
     table.add_row(
         "[dim]questions[/]",
         *[f"[dim]{c['count']}[/]" for c in cats],

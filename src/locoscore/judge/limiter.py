@@ -2,9 +2,12 @@
 
 Slow start until the first 429 (+1 per success: the limit doubles every round trip), then
 additive growth (+1 per `limit` successes). A 429 multiplies the limit by 0.8 once per
-round trip (429s of requests sent before the last shrink reflect the old limit and are
-not counted again) and pauses new calls for at least its Retry-After. 5xx and timeouts
-pause growth without shrinking.
+congestion episode and pauses new calls for at least its Retry-After. An episode ends
+with the first success of a call sent after the shrink: 429s of calls sent before it
+reflect the old limit, and 429s while nothing has yet succeeded at the new limit are the
+same rate-limit window, so neither shrinks again (otherwise each pause-and-resume would
+cut the limit once more and collapse it far below what the provider allows). 5xx and
+timeouts pause growth without shrinking.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ class AdaptiveLimiter:
         self.shrinks = 0
         self.epoch = 0  # bumped by every shrink
         self.slow_start = True
+        self._recovered = True  # a call sent after the last shrink has succeeded
         self._healthy_streak = 0
         self._cond = asyncio.Condition()
 
@@ -55,7 +59,9 @@ class AdaptiveLimiter:
             self.in_flight -= 1
             self._cond.notify_all()
 
-    def on_success(self) -> None:
+    def on_success(self, epoch: int) -> None:
+        if epoch == self.epoch:
+            self._recovered = True
         if time.monotonic() < self.growth_paused_until or self.limit >= self.max_limit:
             return
         if self.slow_start:
@@ -70,10 +76,11 @@ class AdaptiveLimiter:
         self.rate_limited += 1
         self.slow_start = False
         self._healthy_streak = 0
-        if epoch == self.epoch:
+        if epoch == self.epoch and self._recovered:
             self.limit = max(1.0, self.limit * self.shrink)
             self.epoch += 1
             self.shrinks += 1
+            self._recovered = False
         loop = asyncio.get_running_loop()
         self.pause_until = max(self.pause_until, loop.time() + (retry_after or 1.0))
 

@@ -23,6 +23,8 @@ from locoscore.judge.providers import CallError, JudgeClient, Reply, classify_er
 from locoscore.judge.settings import ResolvedJudge
 
 STOPPED_PREFIX = "not run: "
+# A call answered 429 this many times is given up (recorded as failed, retried on rerun).
+MAX_RATE_LIMITED_RETRIES = 100
 
 
 class ProgressSink(Protocol):
@@ -189,7 +191,8 @@ class Runner:
         assert self.client is not None
         record = unit[0].record
         template = self.judge.template
-        attempt = 0
+        attempt = 0  # failed attempts: 5xx, timeouts, connection errors
+        paced = 0  # 429s: the provider pacing us, not failing; bounded separately
         while True:
             if self.stop_reason is not None:
                 self._record(
@@ -223,7 +226,7 @@ class Runner:
                 await self.limiter.release()
             latency = time.monotonic() - started
             if error is None:
-                self.limiter.on_success()
+                self.limiter.on_success(epoch)
                 self._quota_streak = 0
                 served = unit[: len(replies)]
                 rows = [
@@ -238,19 +241,23 @@ class Runner:
                     for spec in rest:
                         queue.put_nowait([spec])
                 return
-            attempt += 1
             if error.kind == "rate_limit":
+                paced += 1
                 self.limiter.on_rate_limited(error.retry_after, epoch)
-            elif error.retryable:
-                self.limiter.on_transient_error()
+            else:
+                attempt += 1
+                if error.retryable:
+                    self.limiter.on_transient_error()
             if error.kind == "quota":
                 self._quota_streak += 1
                 if self._quota_streak >= 5:
                     error = CallError("quota", error.message, retryable=False, fatal=True)
             if error.fatal and self.stop_reason is None:
                 self.stop_reason = error.message
-            if error.retryable and attempt < self.judge.settings.max_attempts:
-                await asyncio.sleep(self._delay(attempt, error))
+            if error.retryable and (
+                attempt < self.judge.settings.max_attempts and paced < MAX_RATE_LIMITED_RETRIES
+            ):
+                await asyncio.sleep(self._delay(max(1, attempt + paced), error))
                 continue
             self._record(
                 [failed_row(self.judge, s, f"{error.kind}: {error.message}") for s in unit]
@@ -258,9 +265,12 @@ class Runner:
             return
 
     def _delay(self, attempt: int, error: CallError) -> float:
+        """The server's Retry-After when it gives one (plus up to 10 % jitter so waiting
+        calls do not return in one burst); else exponential backoff with jitter."""
+        if error.retry_after is not None:
+            return error.retry_after * (1.0 + random.random() / 10)
         backoff = min(self.max_delay_s, self.base_delay_s * 2 ** (attempt - 1))
-        jittered = backoff * (0.5 + random.random() / 2)
-        return max(jittered, error.retry_after or 0.0)
+        return backoff * (0.5 + random.random() / 2)
 
     # ---------------------------------------------------------------- the pool
 

@@ -1,0 +1,157 @@
+"""The seed's prototype scorer, on locoscore's library: F1, a 10-run LLM judge, latency.
+
+    python scripts/score_prototype.py [RESULTS_JSON] [--out DIR] [--runs 10]
+                                      [--provider anthropic] [--model ...] [--base-url ...]
+                                      [--fake-provider]
+
+RESULTS_JSON defaults to examples/prototype_results.json (an invented two-conversation
+example). `--fake-provider` judges against locoscore's built-in fake provider, for a demo
+without an API key (its verdicts are not real judgments). The script calls the same library
+functions as `locoscore score` and `locoscore judge`; it holds no scoring logic of its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from locoscore.categories import CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
+from locoscore.data.models import PredictionRecord
+from locoscore.data.readers import read_predictions
+from locoscore.errors import InputError
+from locoscore.judge import JudgeSettings, judge_pass
+from locoscore.scoring.protocols import get_protocol
+from locoscore.scoring.run import lexical_summary, score_records
+
+DEFAULT_RESULTS = Path(__file__).resolve().parents[1] / "examples" / "prototype_results.json"
+console = Console()
+
+
+def _cell(stats: dict[str, Any] | None, scale: float = 1.0) -> str:
+    if not stats or stats.get("mean") is None:
+        return "-"
+    return f"{stats['mean'] * scale:.1f}"
+
+
+def f1_table(summary: dict[str, Any]) -> Table:
+    metric = summary["spec"]["metrics"]["f1"]
+    table = Table(title="F1 (seed spec variant, x100)")
+    for cid in LOCOMO_COLUMN_ORDER:
+        table.add_column(CATEGORY_NAMES[cid], justify="right")
+    table.add_column("overall", justify="right")
+    cells = [_cell(metric["by_category"].get(str(cid)), 100) for cid in LOCOMO_COLUMN_ORDER]
+    table.add_row(*cells, _cell(metric["overall"], 100))
+    table.caption = summary["spec"]["signature"]
+    return table
+
+
+def j_table(judge: dict[str, Any]) -> Table:
+    table = Table(title=f"LLM judge J ({judge['protocol']}, 0-100, {judge['runs']} runs)")
+    table.add_column("")
+    shown = [cid for cid in LOCOMO_COLUMN_ORDER if str(cid) in judge["by_category"]]
+    for cid in shown:
+        table.add_column(CATEGORY_NAMES[cid], justify="right")
+    table.add_column("overall", justify="right")
+
+    def with_std(stats: dict[str, Any]) -> str:
+        if stats.get("mean") is None:
+            return "-"
+        std = "" if stats.get("std") is None else f" ± {stats['std']:.1f}"
+        return f"{stats['mean']:.1f}{std}"
+
+    table.add_row(
+        "J ± sd",
+        *[with_std(judge["by_category"][str(c)]) for c in shown],
+        with_std(judge["overall"]),
+    )
+    table.add_row("questions", *[str(judge["by_category"][str(c)]["count"]) for c in shown],
+                  str(judge["overall"]["count"]))  # fmt: skip
+    table.caption = judge["signature"]
+    return table
+
+
+def latency_lines(records: list[PredictionRecord]) -> list[str]:
+    lines = []
+    for label, values in (
+        ("search", [r.search_latency_s for r in records if r.search_latency_s is not None]),
+        ("total", [r.total_latency_s for r in records if r.total_latency_s is not None]),
+    ):
+        if not values:
+            lines.append(f"{label} latency: not recorded")
+            continue
+        ordered = sorted(values)
+        p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+        lines.append(
+            f"{label} latency (s): mean {statistics.fmean(values):.3f}, "
+            f"p50 {statistics.median(values):.3f}, p95 {p95:.3f} over {len(values)} questions"
+        )
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Score prototype results: F1, J, latency.")
+    parser.add_argument("results", nargs="?", type=Path, default=DEFAULT_RESULTS)
+    parser.add_argument("--out", type=Path, default=None, help="keep the outputs here")
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--provider", default="anthropic")
+    parser.add_argument("--model", default=None)
+    parser.add_argument("--base-url", default=None)
+    parser.add_argument("--fake-provider", action="store_true", help="demo without a key")
+    args = parser.parse_args(argv)
+
+    try:
+        read = read_predictions(args.results)
+    except InputError as exc:
+        console.print(f"[red]error:[/] {exc}", highlight=False)
+        return 2
+    records = read.records
+    spec = get_protocol("spec")
+    summary = lexical_summary(score_records(records, [spec]), [spec])
+    console.print(f1_table(summary))
+
+    with contextlib.ExitStack() as stack:
+        base_url = args.base_url
+        if args.fake_provider:
+            from locoscore.testing.fake_provider import FakeConfig, FakeProvider
+
+            fake = stack.enter_context(FakeProvider(FakeConfig()))
+            base_url = fake.url if args.provider == "anthropic" else fake.openai_url
+            os.environ.setdefault("ANTHROPIC_API_KEY", "fake-provider-demo")
+            os.environ.setdefault("OPENAI_API_KEY", "fake-provider-demo")
+        out = args.out or Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        settings = JudgeSettings(
+            provider=args.provider, model=args.model, base_url=base_url, runs=args.runs
+        )
+        try:
+            result = asyncio.run(judge_pass(records, settings, out))
+        except InputError as exc:
+            console.print(f"[red]error:[/] {exc}", highlight=False)
+            return 2
+    assert result.summary is not None
+    console.print(j_table(result.summary))
+    for line in latency_lines(records):
+        console.print(line)
+    if args.fake_provider:
+        console.print("[yellow]judged by the built-in fake provider: not real verdicts[/]")
+    conversations = len({r.sample_id or r.conversation for r in records})
+    judged = result.summary["overall"]["count"]
+    console.print(
+        f"\nNote: this is a prototype on {len(records)} questions ({judged} judged) from "
+        f"{conversations} conversation(s). `locoscore judge` on the full LoCoMo set "
+        f"(1,540 questions) gives publishable numbers."
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
