@@ -258,3 +258,26 @@ def test_api_key_appears_in_no_output_file_and_no_log_line(
         fake.requests_log[0]["headers"].get("authorization") == "REDACTED"
         or fake.requests_log[0]["headers"].get("x-api-key") == "REDACTED"
     )
+
+
+def test_batch_flag_runs_a_batch_and_a_pending_batch_is_reported(
+    fake: FakeProvider, tmp_path: Path
+) -> None:
+    predictions = write_native(tmp_path / "p.jsonl", make_records(3))
+    fake.config.batch_ready_after_polls = 1000
+    pending = _judge(fake, predictions, tmp_path / "out", "--runs", "2", "--batch",
+                     "--batch-poll", "0.01", "--batch-wait", "0.05")  # fmt: skip
+    assert pending.exit_code == 0, pending.output
+    assert "still running; rerun the same command" in pending.output
+    assert not (tmp_path / "out" / "summary.json").exists()
+    fake.config.batch_ready_after_polls = 1
+    done = _judge(fake, predictions, tmp_path / "out", "--runs", "2", "--batch",
+                  "--batch-poll", "0.01")  # fmt: skip
+    assert done.exit_code == 0, done.output
+    judge = json.loads((tmp_path / "out" / "summary.json").read_text())["judge"]
+    assert judge["calls"]["made"] == 6 and judge["overall"]["count"] == 3
+    # half price: 6 calls at batch rates
+    assert judge["usage"]["estimated_cost_usd"] == pytest.approx(
+        (judge["usage"]["input_tokens"] * 3 + judge["usage"]["output_tokens"] * 15) / 2e6,
+        abs=1e-4,
+    )

@@ -166,6 +166,7 @@ class BatchRunner:
             if spec is None:
                 continue  # an entry of an older pass no longer asked for
             body, reason = results.get(key, (None, "no result for this entry (batch expired?)"))
+            self.stats.made += 1  # a batch entry is a call, counted when collected
             if body is None:
                 rows.append(failed_row(self.judge, spec, reason))
                 continue
@@ -212,7 +213,6 @@ class BatchRunner:
                 batch_id = await self._submit(to_submit)
                 keys = [s.key for s in to_submit]
                 self.store.add_batch(batch_id, judge.provider, judge.model, keys)
-                self.stats.made += len(keys)
                 batches.append((batch_id, keys))
             deadline = time.monotonic() + self.max_wait_s
             for batch_id, keys in batches:
