@@ -98,8 +98,13 @@ CASES = {
         json.dumps(
             {
                 "locomo_experiment_user_0": [
-                    {"question": "Q?", "answer": "p", "golden_answer": "g", "grade": "yes",
-                     "category": 4}
+                    {
+                        "question": "Q?",
+                        "answer": "p",
+                        "golden_answer": "g",
+                        "grade": "yes",
+                        "category": 4,
+                    }
                 ]
             }
         ),
@@ -107,7 +112,9 @@ CASES = {
         "grade",
     ),
     "zep-missing-golden-answer": Case(
-        json.dumps({"locomo_experiment_user_2": [{"question": "Q?", "answer": "p", "category": 2}]}),
+        json.dumps(
+            {"locomo_experiment_user_2": [{"question": "Q?", "answer": "p", "category": 2}]}
+        ),
         "locomo_experiment_user_2[0]",
         "golden_answer",
     ),
