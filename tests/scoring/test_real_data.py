@@ -38,11 +38,16 @@ def test_every_question_scores_gold_against_itself_as_one(dataset: Any) -> None:
 def test_category_5_phrase_rule_on_every_adversarial_question(dataset: Any) -> None:
     adversarial = [qa for qa in dataset.all_questions() if qa.category == 5]
     assert len(adversarial) == 446
-    assert all(score_f1_locomo("Not mentioned in the conversation", qa.gold, 5) == 1.0
-               for qa in adversarial)
+    assert all(
+        score_f1_locomo("Not mentioned in the conversation", qa.gold, 5) == 1.0
+        for qa in adversarial
+    )
     # the wrong option (adversarial_answer) contains the phrase only in two conv-30 items
-    hits = [(qa.sample_id, qa.qa_index) for qa in adversarial
-            if score_f1_locomo(qa.gold_text, qa.gold, 5) == 1.0]
+    hits = [
+        (qa.sample_id, qa.qa_index)
+        for qa in adversarial
+        if score_f1_locomo(qa.gold_text, qa.gold, 5) == 1.0
+    ]
     assert hits == [("conv-30", 79), ("conv-30", 103)]
 
 
@@ -50,7 +55,7 @@ def test_locomo_f1_is_bit_identical_to_the_reference_on_real_system_answers(
     dataset: Any, zep_raw: dict[str, Any]
 ) -> None:
     compared = 0
-    for key, items in zep_raw.items():
+    for items in zep_raw.values():
         for item in items:
             category = item["category"]
             pred, gold = item["answer"], item["golden_answer"]
@@ -70,14 +75,17 @@ def test_mem0_f1_and_bleu1_reproduce_every_recorded_value(
     f1_equal = sum(
         score_f1_mem0(it["response"], it["answer"]) == it["f1_score"] for it in memobase_items
     )
-    bleu_equal = sum(bleu1(it["response"], it["answer"]) == it["bleu_score"] for it in memobase_items)
+    bleu_equal = sum(
+        bleu1(it["response"], it["answer"]) == it["bleu_score"] for it in memobase_items
+    )
     assert (f1_equal, bleu_equal) == (1540, 1540)
 
 
 def test_public_api_dispatches_protocols(memobase_items: list[dict[str, Any]]) -> None:
     item = memobase_items[0]
-    assert locoscore.score_f1(item["response"], item["answer"], item["category"], "mem0") == (
-        item["f1_score"]
+    assert (
+        locoscore.score_f1(item["response"], item["answer"], item["category"], "mem0")
+        == (item["f1_score"])
     )
     assert locoscore.bleu1(item["response"], item["answer"]) == item["bleu_score"]
     assert locoscore.score_f1("x", "x", "single-hop") == 1.0

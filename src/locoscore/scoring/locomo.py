@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import string
 from collections import Counter
+from functools import lru_cache
 
 import numpy as np
 
@@ -28,19 +29,29 @@ def normalize_answer_locomo(text: str) -> str:
     return " ".join(_ARTICLES.sub(" ", text).split())
 
 
-def _stemmed_tokens(text: str) -> list[str]:
-    return [porter_stem(token) for token in normalize_answer_locomo(text).split()]
+@lru_cache(maxsize=1 << 16)
+def _stemmed_bag(text: str) -> tuple[Counter[str], int]:
+    """Stemmed-token multiset of a text and its token count (pure, so memoised per text:
+    gold strings recur for every system scored, predictions for every protocol)."""
+    tokens = [porter_stem(token) for token in normalize_answer_locomo(text).split()]
+    return Counter(tokens), len(tokens)
 
 
 def f1_single_locomo(prediction: str, gold: str) -> float:
     """Token F1 of one prediction against one gold string."""
-    pred_tokens = _stemmed_tokens(prediction)
-    gold_tokens = _stemmed_tokens(gold)
-    overlap = sum((Counter(pred_tokens) & Counter(gold_tokens)).values())
+    pred_bag, pred_len = _stemmed_bag(prediction)
+    gold_bag, gold_len = _stemmed_bag(gold)
+    # multiset intersection size, as `sum((Counter & Counter).values())` but without
+    # building the intersection Counter
+    overlap = 0
+    for token, count in pred_bag.items():
+        other = gold_bag.get(token)
+        if other:
+            overlap += count if count < other else other
     if overlap == 0:
         return 0.0
-    precision = overlap / len(pred_tokens)
-    recall = overlap / len(gold_tokens)
+    precision = overlap / pred_len
+    recall = overlap / gold_len
     return (2 * precision * recall) / (precision + recall)
 
 

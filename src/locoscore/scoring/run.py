@@ -19,9 +19,7 @@ def score_records(
         row = record.base_row()
         for protocol in protocols:
             for metric, fn in protocol.metrics.items():
-                row[protocol.column(metric)] = fn(
-                    record.prediction, record.answer, record.category
-                )
+                row[protocol.column(metric)] = fn(record.prediction, record.answer, record.category)
         rows.append(row)
     return rows
 
