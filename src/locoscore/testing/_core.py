@@ -40,6 +40,8 @@ class FakeConfig:
     batch_ready_after_polls: int = 1
     anthropic_no_temperature_models: tuple[str, ...] = ("claude-opus-4-7", "claude-opus-4-8")
     # Additions to the documented interface:
+    # Claude generations whose every model rejects temperature (the generation-5 models).
+    anthropic_no_temperature_generations: tuple[int, ...] = (5,)
     # OpenAI reasoning models accept only the default temperature.
     openai_no_temperature_models: tuple[str, ...] = ("o1", "o3", "o4-mini", "gpt-5")
     # Length of the requests-per-minute window; shorter windows time-scale a benchmark.
