@@ -246,28 +246,30 @@ def test_injected_429_carries_retry_after_in_seconds_and_milliseconds(fake):
 
 def test_rpm_limit_answers_429_past_the_limit_until_the_window_moves(fake):
     fake.config.rpm_limit = 3
-    fake.config.rpm_window_s = 0.5  # time-scaled minute
     client = claude(fake)
     for _ in range(3):
         ask(client)
     with pytest.raises(anthropic.RateLimitError) as caught:
         ask(client)
-    wait_ms = int(caught.value.response.headers["retry-after-ms"])
-    assert 0 < wait_ms <= 500
-    time.sleep(wait_ms / 1000 + 0.05)
+    headers = caught.value.response.headers
+    assert headers["retry-after"] == "60"  # the first slot frees a minute after it was taken
+    assert 50_000 < int(headers["retry-after-ms"]) <= 60_000
+    fake.config.rpm_window_s = 0.01  # let the minute pass
+    time.sleep(0.02)
     assert ask(client).stop_reason == "end_turn"
     assert fake.status_counts == {200: 4, 429: 1}
 
 
-def test_the_sdk_retries_an_rpm_429_after_retry_after_and_succeeds(fake):
+def test_the_sdk_waits_out_an_rpm_429_and_its_retry_succeeds(fake):
     fake.config.rpm_limit = 1
-    fake.config.rpm_window_s = 0.3
+    fake.config.rpm_window_s = 0.5  # a time-scaled minute
     client = anthropic.Anthropic(base_url=fake.url, api_key=SECRET, max_retries=2)
     started = time.monotonic()
     ask(client)
     ask(client)
-    assert time.monotonic() - started >= 0.25
-    assert fake.status_counts[429] >= 1 and fake.generation_calls == 2
+    assert time.monotonic() - started >= 0.4
+    assert fake.status_counts == {200: 2, 429: 1}
+    assert fake.generation_calls == 2
 
 
 @pytest.mark.parametrize(
@@ -296,13 +298,13 @@ def test_quota_fault_is_a_429_about_credit_without_retry_after(fake):
 
 def test_timeout_fault_hangs_past_the_client_timeout_and_serves_nothing(fake):
     fake.config.faults = {"timeout": 1.0}
-    fake.config.timeout_s = 5.0
+    fake.config.timeout_s = 0.6
     started = time.monotonic()
     with pytest.raises(anthropic.APITimeoutError):
-        ask(claude(fake, timeout=0.3))
-    assert time.monotonic() - started < 2
-    time.sleep(0.2)  # the server notices the hang-up
-    assert fake.generation_calls == 0
+        ask(claude(fake, timeout=0.2))
+    assert time.monotonic() - started < 0.5
+    time.sleep(0.9 - (time.monotonic() - started))  # past the hang: it would have answered
+    assert fake.generation_calls == 0 and sum(fake.status_counts.values()) == 0
 
 
 def test_timeout_fault_shorter_than_the_client_timeout_still_answers(fake):

@@ -91,6 +91,8 @@ def check_params(body: Any, version: str | None, config: FakeConfig) -> str | No
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
         return "messages: at least one message is required"
+    if body.get("stream"):
+        return "stream: the fake provider does not stream; send stream=false"
     sampling = [name for name in SAMPLING_PARAMETERS if name in body]
     if sampling and version >= NO_SAMPLING_VERSION:
         return f"{sampling[0]}: not a parameter of anthropic-version {version}"

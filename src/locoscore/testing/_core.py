@@ -133,10 +133,12 @@ class Core:
             if self.config.log_requests:
                 self.requests_log.append(entry)
 
-    def record_sent(self, status: int, generations: int) -> None:
+    def record_sent(self, status: int, generations: int, undo: bool = False) -> None:
         with self.lock:
-            self.status_counts[status] += 1
+            self.status_counts[status] += -1 if undo else 1
             self.generation_calls += generations
+            if self.status_counts[status] <= 0:
+                del self.status_counts[status]
 
     def record_fault(self, name: str) -> None:
         with self.lock:
@@ -256,8 +258,8 @@ class Core:
         if limit is None:
             return None
         now = time.monotonic()
-        with self.lock:
-            used = sum(1 for t in self._window if t > now - self.config.rpm_window_s)
+        with self.lock:  # admit() has just pruned the window
+            used = len(self._window)
             oldest = self._window[0] if self._window else now
         reset = max(0.0, oldest + self.config.rpm_window_s - now)
         return RateState(limit=limit, remaining=max(0, limit - used), reset_s=reset)

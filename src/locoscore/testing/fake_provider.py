@@ -228,6 +228,11 @@ class _Handler(BaseHTTPRequestHandler):
             with contextlib.suppress(OSError):
                 self.connection.shutdown(socket.SHUT_RDWR)
             return
+        # Counted before the last write, so a client that has read its response always
+        # sees it counted; taken back if the write fails.
+        if entry is not None:
+            entry["status"] = reply.status
+            self.core.record_sent(reply.status, reply.generations)
         try:
             self.send_response(reply.status)
             self.send_header("content-type", reply.content_type)
@@ -238,10 +243,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(reply.body)
         except OSError:
             self.close_connection = True
-            return
-        if entry is not None:
-            entry["status"] = reply.status
-            self.core.record_sent(reply.status, reply.generations)
+            if entry is not None:
+                self.core.record_sent(reply.status, -reply.generations, undo=True)
 
     def _wait_while_client_waits(self, seconds: float) -> bool:
         """Hang for a timeout fault; False as soon as the client hangs up or we stop."""
