@@ -1,73 +1,33 @@
-"""The fake provider, exercised only through the official anthropic and openai SDKs."""
+"""The fake provider through the official SDKs: verdicts in each structured form, sampling
+parameters per API version and model, OpenAI choices, bookkeeping and the command line."""
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import io
 import json
 import os
 import signal
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
-from typing import Any
 
 import anthropic
 import openai
 import pytest
-
-from locoscore.testing import FakeConfig, FakeProvider
-
-SONNET = "claude-sonnet-4-6"
-OLD_VERSION = {"anthropic-version": "2023-06-01"}
-SECRET = "sk-test-DO-NOT-LOG-7f3a"
-PROMPT = "Question: Where did Caroline go?\nGold: Paris\nCandidate: She went to Paris."
-
-
-def hash_rule(text: str) -> int:
-    """The documented default verdict, computed independently of the server."""
-    return 40 + int(hashlib.sha256(text.encode()).hexdigest(), 16) % 61
-
-
-def user(text: str) -> list[dict[str, Any]]:
-    return [{"role": "user", "content": text}]
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeProvider]:
-    with FakeProvider(FakeConfig()) as provider:
-        yield provider
-
-
-def claude(fake: FakeProvider, **kwargs: Any) -> anthropic.Anthropic:
-    return anthropic.Anthropic(base_url=fake.url, api_key=SECRET, max_retries=0, **kwargs)
-
-
-def gpt(fake: FakeProvider, **kwargs: Any) -> openai.OpenAI:
-    return openai.OpenAI(base_url=fake.openai_url, api_key=SECRET, max_retries=0, **kwargs)
-
-
-def ask(client: anthropic.Anthropic, text: str = PROMPT, **kwargs: Any) -> Any:
-    params: dict[str, Any] = {"model": SONNET, "max_tokens": 256, "messages": user(text)}
-    return client.messages.create(**{**params, **kwargs})
-
-
-SCORE_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "score": {"type": "integer", "minimum": 0, "maximum": 100},
-        "label": {"type": "string", "enum": ["CORRECT", "WRONG"]},
-        "explanation": {"type": "string"},
-    },
-    "required": ["score", "label", "explanation"],
-    "additionalProperties": False,
-}
-SCHEMA_OUTPUT = {"format": {"type": "json_schema", "schema": SCORE_SCHEMA}}
-
+from fakeprov_helpers import (
+    OLD_VERSION,
+    PROMPT,
+    SCHEMA_OUTPUT,
+    SCORE_SCHEMA,
+    SECRET,
+    SONNET,
+    ask,
+    claude,
+    gpt,
+    hash_rule,
+    user,
+)
 
 # -- verdicts and structured forms ---------------------------------------------------------
 
@@ -229,249 +189,6 @@ def test_openai_reasoning_model_rejects_a_non_default_temperature(fake):
     with pytest.raises(openai.BadRequestError) as caught:
         gpt(fake).chat.completions.create(model="o3", messages=user(PROMPT), temperature=0.5)
     assert caught.value.body["param"] == "temperature"
-
-
-# -- rate limit and faults -----------------------------------------------------------------
-
-
-def test_injected_429_carries_retry_after_in_seconds_and_milliseconds(fake):
-    fake.config.faults = {"429": 1.0}
-    fake.config.retry_after_s = 2.5
-    with pytest.raises(anthropic.RateLimitError) as caught:
-        ask(claude(fake))
-    assert caught.value.response.headers["retry-after"] == "3"
-    assert caught.value.response.headers["retry-after-ms"] == "2500"
-    assert caught.value.body["error"]["type"] == "rate_limit_error"
-
-
-def test_rpm_limit_answers_429_past_the_limit_until_the_window_moves(fake):
-    fake.config.rpm_limit = 3
-    client = claude(fake)
-    for _ in range(3):
-        ask(client)
-    with pytest.raises(anthropic.RateLimitError) as caught:
-        ask(client)
-    headers = caught.value.response.headers
-    assert headers["retry-after"] == "60"  # the first slot frees a minute after it was taken
-    assert 50_000 < int(headers["retry-after-ms"]) <= 60_000
-    fake.config.rpm_window_s = 0.01  # let the minute pass
-    time.sleep(0.02)
-    assert ask(client).stop_reason == "end_turn"
-    assert fake.status_counts == {200: 4, 429: 1}
-
-
-def test_the_sdk_waits_out_an_rpm_429_and_its_retry_succeeds(fake):
-    fake.config.rpm_limit = 1
-    fake.config.rpm_window_s = 0.5  # a time-scaled minute
-    client = anthropic.Anthropic(base_url=fake.url, api_key=SECRET, max_retries=2)
-    started = time.monotonic()
-    ask(client)
-    ask(client)
-    assert time.monotonic() - started >= 0.4
-    assert fake.status_counts == {200: 2, 429: 1}
-    assert fake.generation_calls == 2
-
-
-@pytest.mark.parametrize(
-    ("fault", "status", "error_type"),
-    [("500", 500, "api_error"), ("503", 503, "api_error"), ("529", 529, "overloaded_error")],
-)
-def test_server_error_faults_answer_their_status_with_anthropic_error_json(
-    fake, fault, status, error_type
-):
-    fake.config.faults = {fault: 1.0}
-    with pytest.raises(anthropic.APIStatusError) as caught:
-        ask(claude(fake))
-    assert caught.value.status_code == status
-    assert caught.value.body["type"] == "error"
-    assert caught.value.body["error"]["type"] == error_type
-    assert fake.fault_counts == {fault: 1}
-
-
-def test_quota_fault_is_a_429_about_credit_without_retry_after(fake):
-    fake.config.faults = {"quota": 1.0}
-    with pytest.raises(anthropic.RateLimitError) as caught:
-        ask(claude(fake))
-    assert "credit balance is too low" in caught.value.body["error"]["message"]
-    assert "retry-after" not in caught.value.response.headers
-
-
-def test_timeout_fault_hangs_past_the_client_timeout_and_serves_nothing(fake):
-    fake.config.faults = {"timeout": 1.0}
-    fake.config.timeout_s = 0.6
-    started = time.monotonic()
-    with pytest.raises(anthropic.APITimeoutError):
-        ask(claude(fake, timeout=0.2))
-    assert time.monotonic() - started < 0.5
-    time.sleep(0.9 - (time.monotonic() - started))  # past the hang: it would have answered
-    assert fake.generation_calls == 0 and sum(fake.status_counts.values()) == 0
-
-
-def test_timeout_fault_shorter_than_the_client_timeout_still_answers(fake):
-    fake.config.faults = {"timeout": 1.0}
-    fake.config.timeout_s = 0.2
-    assert ask(claude(fake, timeout=5)).stop_reason == "end_turn"
-
-
-def test_drop_fault_closes_the_connection_without_a_response(fake):
-    fake.config.faults = {"drop": 1.0}
-    with pytest.raises(anthropic.APIConnectionError):
-        ask(claude(fake))
-    assert fake.requests == 1 and sum(fake.status_counts.values()) == 0
-
-
-def test_bad_json_fault_is_prose_that_still_names_the_score(fake):
-    fake.config.faults = {"bad_json": 1.0}
-    text = ask(claude(fake)).content[0].text
-    with pytest.raises(json.JSONDecodeError):
-        json.loads(text)
-    assert f"Score: {hash_rule(PROMPT)}" in text
-
-
-def test_empty_fault_has_no_content(fake):
-    fake.config.faults = {"empty": 1.0}
-    assert ask(claude(fake)).content == []
-
-
-def test_refusal_fault_stops_with_refusal(fake):
-    fake.config.faults = {"refusal": 1.0}
-    reply = ask(claude(fake), output_config=SCHEMA_OUTPUT)
-    assert reply.stop_reason == "refusal"
-    with pytest.raises(json.JSONDecodeError):
-        json.loads(reply.content[0].text)
-
-
-def test_truncation_fault_cuts_the_json_and_stops_at_max_tokens(fake):
-    full = ask(claude(fake)).content[0].text
-    fake.config.faults = {"truncation": 1.0}
-    reply = ask(claude(fake))
-    assert reply.stop_reason == "max_tokens"
-    assert full.startswith(reply.content[0].text) and len(reply.content[0].text) < len(full)
-
-
-@pytest.mark.parametrize(
-    ("fault", "check"),
-    [
-        ("refusal", lambda c: c.message.refusal and c.message.content is None),
-        ("empty", lambda c: c.message.content == ""),
-        ("truncation", lambda c: c.finish_reason == "length"),
-        ("bad_json", lambda c: "Score:" in c.message.content),
-    ],
-)
-def test_openai_content_faults(fake, fault, check):
-    fake.config.faults = {fault: 1.0}
-    reply = gpt(fake).chat.completions.create(model="gpt-4.1-mini", messages=user(PROMPT))
-    assert check(reply.choices[0])
-
-
-def test_openai_error_faults_use_openai_error_json(fake):
-    client = gpt(fake)
-    fake.config.faults = {"quota": 1.0}
-    with pytest.raises(openai.RateLimitError) as caught:
-        client.chat.completions.create(model="gpt-4.1-mini", messages=user(PROMPT))
-    assert caught.value.code == "insufficient_quota"
-    fake.config.faults = {"drop": 1.0}
-    with pytest.raises(openai.APIConnectionError):
-        client.chat.completions.create(model="gpt-4.1-mini", messages=user(PROMPT))
-
-
-def test_fault_draws_follow_the_rates_and_repeat_for_the_same_seed():
-    def statuses(seed: int) -> list[int]:
-        config = FakeConfig(faults={"500": 0.3, "529": 0.2}, seed=seed)
-        with FakeProvider(config) as provider:
-            client = claude(provider)
-            out = []
-            for _ in range(100):
-                try:
-                    ask(client)
-                    out.append(200)
-                except anthropic.APIStatusError as exc:
-                    out.append(exc.status_code)
-            return out
-
-    first = statuses(seed=7)
-    assert first == statuses(seed=7)
-    assert first != statuses(seed=8)
-    assert 15 <= first.count(500) <= 45 and 8 <= first.count(529) <= 32
-
-
-def test_an_unknown_fault_type_is_refused():
-    with pytest.raises(ValueError, match="unknown fault"):
-        FakeConfig(faults={"418": 0.1})
-
-
-# -- batches -------------------------------------------------------------------------------
-
-
-def test_anthropic_message_batch_end_to_end(fake):
-    fake.config.batch_ready_after_polls = 3
-    fake.config.scores = [80, 30, "expired", "529", 90, *range(50, 65)]
-    client = claude(fake)
-    requests = [
-        {
-            "custom_id": f"q{i}",
-            "params": {"model": SONNET, "max_tokens": 128, "messages": user(f"question {i}")},
-        }
-        for i in range(20)
-    ]
-    batch = client.messages.batches.create(requests=requests)
-    assert batch.processing_status == "in_progress" and batch.request_counts.processing == 20
-    assert client.messages.batches.retrieve(batch.id).processing_status == "in_progress"
-    assert client.messages.batches.retrieve(batch.id).processing_status == "in_progress"
-    ended = client.messages.batches.retrieve(batch.id)
-    assert ended.processing_status == "ended"
-    assert (ended.request_counts.succeeded, ended.request_counts.errored) == (18, 1)
-    assert ended.request_counts.expired == 1
-    results = list(client.messages.batches.results(batch.id))
-    order = [r.custom_id for r in results]
-    assert sorted(order, key=lambda c: int(c[1:])) == [r["custom_id"] for r in requests]
-    assert order != [r["custom_id"] for r in requests]  # unordered, like the real API
-    by_id = {r.custom_id: r.result for r in results}
-    assert json.loads(by_id["q0"].message.content[0].text)["score"] == 80
-    assert json.loads(by_id["q4"].message.content[0].text)["score"] == 90
-    assert by_id["q2"].type == "expired"
-    assert by_id["q3"].type == "errored" and by_id["q3"].error.error.type == "overloaded_error"
-    assert by_id["q0"].message.usage.service_tier == "batch"
-    assert fake.generation_calls == 18
-
-
-def test_openai_batch_end_to_end(fake):
-    fake.config.batch_ready_after_polls = 2
-    fake.config.scores = [75, "500", 25]
-    client = gpt(fake)
-    lines = [
-        {
-            "custom_id": f"q{i}",
-            "method": "POST",
-            "url": "/v1/chat/completions",
-            "body": {"model": "gpt-4.1-mini", "messages": user(f"question {i}")},
-        }
-        for i in range(3)
-    ]
-    payload = "".join(json.dumps(line) + "\n" for line in lines).encode()
-    uploaded = client.files.create(file=("judge.jsonl", io.BytesIO(payload)), purpose="batch")
-    assert uploaded.bytes == len(payload) and uploaded.purpose == "batch"
-    batch = client.batches.create(
-        input_file_id=uploaded.id, endpoint="/v1/chat/completions", completion_window="24h"
-    )
-    assert batch.status == "validating"
-    assert client.batches.retrieve(batch.id).status == "in_progress"
-    done = client.batches.retrieve(batch.id)
-    assert done.status == "completed"
-    assert (done.request_counts.total, done.request_counts.completed) == (3, 2)
-    assert done.request_counts.failed == 1
-    outputs = [json.loads(x) for x in client.files.content(done.output_file_id).text.splitlines()]
-    scores = {
-        o["custom_id"]: json.loads(o["response"]["body"]["choices"][0]["message"]["content"])
-        for o in outputs
-    }
-    assert scores == {
-        "q0": {"score": 75, "explanation": scores["q0"]["explanation"]},
-        "q2": {"score": 25, "explanation": scores["q2"]["explanation"]},
-    }
-    (failed,) = [json.loads(x) for x in client.files.content(done.error_file_id).text.splitlines()]
-    assert failed["custom_id"] == "q1" and failed["response"]["status_code"] == 500
-    assert fake.generation_calls == 2
 
 
 # -- bookkeeping ---------------------------------------------------------------------------
