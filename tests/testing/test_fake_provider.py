@@ -212,6 +212,19 @@ def test_api_keys_are_redacted_in_the_requests_log(fake):
     assert log[2]["headers"]["x-api-key"] == "REDACTED"
 
 
+def test_a_request_without_any_api_key_is_a_401_and_any_key_is_accepted(fake):
+    body = json.dumps({"model": SONNET, "max_tokens": 10, "messages": user("hi")}).encode()
+    headers = {"content-type": "application/json", "anthropic-version": "2023-06-01"}
+    request = urllib.request.Request(f"{fake.url}/v1/messages", body, headers)
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        urllib.request.urlopen(request)
+    assert caught.value.code == 401
+    assert json.load(caught.value)["error"]["type"] == "authentication_error"
+    request.add_header("x-api-key", "anything")
+    with urllib.request.urlopen(request) as answer:
+        assert json.load(answer)["type"] == "message"
+
+
 def test_counters_count_requests_statuses_and_generations_and_reset(fake):
     client = claude(fake)
     ask(client)

@@ -84,3 +84,42 @@ def test_openai_batch_end_to_end(fake):
     (failed,) = [json.loads(x) for x in client.files.content(done.error_file_id).text.splitlines()]
     assert failed["custom_id"] == "q1" and failed["response"]["status_code"] == 500
     assert fake.generation_calls == 2
+
+
+def test_anthropic_batch_entry_with_temperature_errors_under_the_sdk_default_version(fake):
+    client = claude(fake)
+    params = {"model": SONNET, "max_tokens": 64, "messages": user("q")}
+    requests = [
+        {"custom_id": "plain", "params": params},
+        {"custom_id": "warm", "params": {**params, "temperature": 0.5}},
+    ]
+    batch = client.messages.batches.create(requests=requests)
+    client.messages.batches.retrieve(batch.id)
+    results = {r.custom_id: r.result for r in client.messages.batches.results(batch.id)}
+    assert results["plain"].type == "succeeded"
+    assert results["warm"].type == "errored"
+    assert results["warm"].error.error.type == "invalid_request_error"
+    assert "temperature" in results["warm"].error.error.message
+
+
+def test_openai_batch_expired_line_lands_in_the_error_file(fake):
+    fake.config.faults = {"expired": 1.0}
+    client = gpt(fake)
+    line = {
+        "custom_id": "late",
+        "method": "POST",
+        "url": "/v1/chat/completions",
+        "body": {"model": "gpt-4.1-mini", "messages": user("q")},
+    }
+    uploaded = client.files.create(
+        file=("in.jsonl", io.BytesIO((json.dumps(line) + "\n").encode())), purpose="batch"
+    )
+    batch = client.batches.create(
+        input_file_id=uploaded.id, endpoint="/v1/chat/completions", completion_window="24h"
+    )
+    done = client.batches.retrieve(batch.id)
+    assert done.status == "completed" and done.request_counts.failed == 1
+    (expired,) = [json.loads(x) for x in client.files.content(done.error_file_id).text.splitlines()]
+    assert expired["custom_id"] == "late" and expired["error"]["code"] == "batch_expired"
+    assert client.files.content(done.output_file_id).text == ""
+    assert fake.generation_calls == 0

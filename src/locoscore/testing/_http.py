@@ -187,9 +187,15 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(reply, entry)
 
     def _route(self, method: str, path: str, body: Any, raw: bytes) -> Reply:
+        anthropic_path = path.startswith("/v1/messages")
+        if not any(name in self.lower_headers for name in ("x-api-key", "authorization")):
+            message = "no API key: send x-api-key or Authorization: Bearer (any value)"
+            if anthropic_path:
+                return _anthropic_wire.error_reply(401, "authentication_error", message)
+            return _openai_wire.error_reply(401, message, "invalid_request_error")
         if raw and body is None and path != "/v1/files":
             message = "request body is not valid JSON"
-            if path.startswith("/v1/messages"):
+            if anthropic_path:
                 return _anthropic_wire.error_reply(400, "invalid_request_error", message)
             return _openai_wire.error_reply(400, message, "invalid_request_error")
         known_path = False
