@@ -104,6 +104,12 @@ class FakeHTTPServer(ThreadingHTTPServer):
         self.connections_lock = threading.Lock()
         super().__init__(address, _Handler)
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that vanished mid-request is routine here (timeouts, kills): no trace."""
+        if isinstance(sys.exc_info()[1], OSError):
+            return
+        super().handle_error(request, client_address)
+
     def close_open_connections(self) -> None:
         with self.connections_lock:
             connections = list(self.open_connections)
@@ -116,6 +122,7 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive
     disable_nagle_algorithm = True
     server: FakeHTTPServer
+    lower_headers: dict[str, str]
 
     @property
     def core(self) -> Core:
