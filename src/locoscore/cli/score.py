@@ -65,7 +65,7 @@ def score(
     join_info = None
     if dataset_path is not None:
         ds = load_dataset(dataset_path)
-        records, report = join_to_dataset(records, ds, strict=strict)
+        records, report = join_to_dataset(records, ds, strict=strict, file=read.path)
         join_info = report.to_dict()
         dataset_info = {"path": str(ds.path), "sha256": ds.sha256, "checksum_ok": ds.checksum_ok}
         if report.unmatched or report.duplicates or report.gold_mismatches:
