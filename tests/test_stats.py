@@ -118,9 +118,17 @@ def test_fleiss_kappa_reproduces_the_textbook_example() -> None:
     # Fleiss (1971) as worked on Wikipedia: 10 subjects, 14 raters, 5 categories; P_bar 0.378,
     # P_e 0.213, kappa 0.210.
     table = [
-        [0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],
-        [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7],
-    ]  # fmt: skip
+        [0, 0, 0, 0, 14],
+        [0, 2, 6, 4, 2],
+        [0, 0, 3, 5, 6],
+        [0, 3, 9, 2, 0],
+        [2, 2, 8, 1, 1],
+        [7, 7, 0, 0, 0],
+        [3, 2, 6, 3, 0],
+        [2, 5, 3, 2, 2],
+        [6, 5, 2, 1, 0],
+        [0, 2, 2, 3, 7],
+    ]
     ratings = [[cat for cat, n in enumerate(row) for _ in range(n)] for row in table]
     assert stats.fleiss_kappa(ratings) == pytest.approx(0.210, abs=5e-4)
 
@@ -146,10 +154,19 @@ def test_krippendorff_alpha_interval_reproduces_krippendorffs_example_with_missi
     # Krippendorff (2011), "Computing Krippendorff's alpha-reliability": 4 coders, 12 units,
     # missing values; interval alpha = 0.849.
     units = [
-        [1, 1, None, 1], [2, 2, 3, 2], [3, 3, 3, 3], [3, 3, 3, 3], [2, 2, 2, 2], [1, 2, 3, 4],
-        [4, 4, 4, 4], [1, 1, 2, 1], [2, 2, 2, 2], [None, 5, 5, 5], [None, None, 1, 1],
+        [1, 1, None, 1],
+        [2, 2, 3, 2],
+        [3, 3, 3, 3],
+        [3, 3, 3, 3],
+        [2, 2, 2, 2],
+        [1, 2, 3, 4],
+        [4, 4, 4, 4],
+        [1, 1, 2, 1],
+        [2, 2, 2, 2],
+        [None, 5, 5, 5],
+        [None, None, 1, 1],
         [None, 3, None, None],
-    ]  # fmt: skip
+    ]
     assert stats.krippendorff_alpha_interval(units) == pytest.approx(0.849, abs=5e-4)
 
 

@@ -156,8 +156,14 @@ _MEM0_J = (
     (63.79, 21.71, 42.92, 62.29),
     (39.79, 49.91, 18.85, 54.05),
 )
-_MEM0_J_OVERALL = ((66.88, 0.15), (68.44, 0.17), (65.99, 0.16), (58.10, 0.21), (52.90, 0.14))
-_MEM0_J_OVERALL += ((48.38, 0.15),)
+_MEM0_J_OVERALL: tuple[tuple[float, float], ...] = (
+    (66.88, 0.15),
+    (68.44, 0.17),
+    (65.99, 0.16),
+    (58.10, 0.21),
+    (52.90, 0.14),
+    (48.38, 0.15),
+)
 
 
 def _mem0_rows(protocol: str, table: tuple[tuple[float, ...], ...]) -> tuple[BaselineRow, ...]:
@@ -176,7 +182,7 @@ def _mem0_rows(protocol: str, table: tuple[tuple[float, ...], ...]) -> tuple[Bas
 
 MEM0_F1_ROWS = _mem0_rows(PROTOCOL_MEM0_F1, _MEM0_F1)
 MEM0_BLEU1_ROWS = _mem0_rows(PROTOCOL_MEM0_BLEU1, _MEM0_BLEU1)
-MEM0_J_ROWS: tuple[BaselineRow, ...] = tuple(
+_MEM0_J_SYSTEM_ROWS = tuple(
     BaselineRow(
         system=name,
         protocol=PROTOCOL_MEM0_J,
@@ -190,7 +196,9 @@ MEM0_J_ROWS: tuple[BaselineRow, ...] = tuple(
     for (name, note), values, (overall, std) in zip(
         _MEM0_SYSTEMS, _MEM0_J, _MEM0_J_OVERALL, strict=True
     )
-) + (
+)
+MEM0_J_ROWS: tuple[BaselineRow, ...] = (
+    *_MEM0_J_SYSTEM_ROWS,
     BaselineRow(
         system="Full-context",
         protocol=PROTOCOL_MEM0_J,

@@ -107,7 +107,7 @@ def _z(level: float) -> float:
 
 def t_quantile(p: float, df: int) -> float:
     """Student-t quantile: exact for df 1 and 2, Cornish-Fisher expansion beyond (at p = 0.975
-    the error is 0.004 at df 3 and under 0.001 from df 5); used for the clustered interval with few clusters."""
+    the error is 0.004 at df 3 and under 0.001 from df 5); used for the clustered interval."""
     if df < 1:
         raise ValueError("df must be >= 1")
     if df == 1:
@@ -159,7 +159,7 @@ def clustered_mean_ci(
 
 
 def bootstrap_means(
-    values: Sequence[float], resamples: int = 2000, seed: int = 0, chunk: int = 500
+    values: Sequence[float] | np.ndarray, resamples: int = 2000, seed: int = 0, chunk: int = 500
 ) -> np.ndarray:
     """Means of `resamples` resamples (with replacement) of the questions; seeded."""
     arr = np.asarray(values, dtype=float)
@@ -269,8 +269,9 @@ class LatencyStats:
         if arr.size == 0:
             return None
         p50, p95, p99 = (float(x) for x in np.percentile(arr, [50, 95, 99]))
-        return cls(int(arr.size), float(arr.mean()), p50, p95, p99, float(arr.min()),
-                   float(arr.max()))  # fmt: skip
+        return cls(
+            int(arr.size), float(arr.mean()), p50, p95, p99, float(arr.min()), float(arr.max())
+        )
 
 
 # ---- paired comparison ---------------------------------------------------------------------
