@@ -1,5 +1,36 @@
-"""locoscore: defensible LoCoMo scores for conversational memory systems."""
+"""locoscore: defensible LoCoMo scores for conversational memory systems.
+
+Stable public API: `score_f1`, `bleu1`, the seed's `score_results_f1`,
+`aggregate_f1_by_category`, `compute_overall_f1`, and the spec-variant helpers
+`normalize_answer`, `porter_stem`, `tokenize`, `compute_token_f1`.
+"""
 
 from locoscore._version import __version__
+from locoscore.scoring import (
+    PROTOCOLS,
+    aggregate_f1_by_category,
+    bleu1,
+    compute_overall_f1,
+    compute_token_f1,
+    get_protocol,
+    normalize_answer,
+    porter_stem,
+    score_f1,
+    score_results_f1,
+    tokenize,
+)
 
-__all__ = ["__version__"]
+__all__ = [
+    "PROTOCOLS",
+    "__version__",
+    "aggregate_f1_by_category",
+    "bleu1",
+    "compute_overall_f1",
+    "compute_token_f1",
+    "get_protocol",
+    "normalize_answer",
+    "porter_stem",
+    "score_f1",
+    "score_results_f1",
+    "tokenize",
+]

@@ -26,7 +26,9 @@ class InputError(LocoscoreError):
         if file is not None:
             parts.append(str(file))
         if record is not None:
-            parts.append(f"record {record}")
+            # JSONL positions read better as "line 12" than "record line 12".
+            is_line = isinstance(record, str) and record.startswith("line ")
+            parts.append(str(record) if is_line else f"record {record}")
         if field is not None:
             parts.append(f"field '{field}'")
         where = ": ".join([", ".join(parts)]) if parts else ""

@@ -6,7 +6,7 @@ import sys
 import warnings
 from collections.abc import Callable
 from functools import wraps
-from typing import Any, TypeVar
+from typing import Any, TextIO, TypeVar
 
 import typer
 from rich.console import Console
@@ -30,7 +30,14 @@ EXIT_BAD_INPUT = 2
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _show_warning(message: Any, category: Any, filename: Any, lineno: Any, *_: Any) -> None:
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
     err_console.print(f"[yellow]warning:[/] {message}", highlight=False, soft_wrap=True)
 
 

@@ -1,0 +1,3 @@
+from locoscore.cli import main
+
+main()

@@ -1,0 +1,84 @@
+"""Read a predictions file as one JSON document or as JSONL (one object a line)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from locoscore.errors import InputError
+
+
+@dataclass
+class LoadedFile:
+    path: Path
+    sha256: str
+    raw: object  # the JSON document; for JSONL, the list of line objects
+    jsonl_lines: list[int] | None = None  # 1-based line number of each JSONL object
+
+    @property
+    def file(self) -> str:
+        return str(self.path)
+
+
+def load_file(path: Path) -> LoadedFile:
+    """Parse `path`; JSON first, JSONL when the file is several JSON values one a line."""
+    file = str(path)
+    if not path.exists():
+        raise InputError("file not found", file=file)
+    if not path.is_file():
+        raise InputError("not a file", file=file)
+    data = path.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"not UTF-8 text (byte {exc.start})", file=file) from None
+    if not text.strip():
+        raise InputError("file is empty", file=file)
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as whole:
+        lines = _jsonl_objects(text, file)
+        if lines is None:
+            raise InputError(
+                f"not valid JSON or JSONL: {whole.msg} (column {whole.colno})",
+                file=file,
+                record=f"line {whole.lineno}",
+            ) from None
+        numbers = [number for number, _ in lines]
+        return LoadedFile(path, digest, [obj for _, obj in lines], numbers)
+    if isinstance(raw, dict) and "question" in raw:
+        # A single-record JSONL file parses as one object.
+        return LoadedFile(path, digest, [raw], [_first_line(text)])
+    return LoadedFile(path, digest, raw)
+
+
+def _first_line(text: str) -> int:
+    return next(n for n, line in enumerate(text.splitlines(), 1) if line.strip())
+
+
+def _jsonl_objects(text: str, file: str) -> list[tuple[int, object]] | None:
+    """Every non-blank line as JSON, or None when the first line is not a JSON object.
+
+    A pretty-printed JSON file with a syntax error also fails to parse whole; its first
+    line (`[` or `{`) is not an object, so the JSON error is the one to report.
+    """
+    rows = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+    objects: list[tuple[int, object]] = []
+    for number, line in rows:
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as exc:
+            if not objects:
+                return None
+            raise InputError(
+                f"not valid JSON: {exc.msg} (column {exc.colno})",
+                file=file,
+                record=f"line {number}",
+            ) from None
+        if not objects and not isinstance(value, dict):
+            return None
+        objects.append((number, value))
+    return objects

@@ -1,0 +1,78 @@
+"""`zep`: zep-papers result files, `{"locomo_experiment_user_<i>": [item, ...]}`.
+
+Careful with the names: here `answer` is the system's **response** and `golden_answer` the
+gold (some are ints); `grade` is the recorded judge verdict (a bool), kept in `recorded`.
+User `i` is the i-th conversation of locomo10.json.
+"""
+
+from __future__ import annotations
+
+import re
+
+from locoscore.data.models import PredictionRecord
+from locoscore.data.readers._fields import (
+    Where,
+    read_category,
+    read_gold,
+    require_object,
+    require_text,
+)
+from locoscore.data.readers._load import LoadedFile
+from locoscore.errors import InputError
+
+USER_KEY = re.compile(r"locomo_experiment_user_(\d+)", re.ASCII)
+
+
+def parse_zep_item(item: object, conversation: int, where: Where) -> PredictionRecord:
+    fields = require_object(item, where)
+    question = require_text(fields, ("question",), where, allow_empty=False)
+    category = read_category(fields, "category", where)
+    answer, gold_field = read_gold(fields, ("golden_answer",), where, category)
+    prediction = require_text(fields, ("answer",), where, allow_empty=True)
+    recorded = {}
+    grade = fields.get("grade")
+    if grade is not None:
+        if not isinstance(grade, bool):
+            raise where.error(f"must be true or false, got {grade!r}", field="grade")
+        recorded["grade"] = grade
+    return PredictionRecord(
+        conversation=conversation,
+        category=category,
+        question=question,
+        answer=answer,
+        gold_field=gold_field,
+        prediction=prediction,
+        recorded=recorded,
+        source=where.source,
+    )
+
+
+def read_zep(loaded: LoadedFile) -> list[PredictionRecord]:
+    raw = loaded.raw
+    if not isinstance(raw, dict):
+        raise InputError(
+            'zep format expects an object {"locomo_experiment_user_<i>": [items]}, '
+            f"got a JSON {type(raw).__name__}",
+            file=loaded.file,
+        )
+    users: dict[int, str] = {}
+    for key, items in raw.items():
+        match = USER_KEY.fullmatch(key)
+        if match is None:
+            raise InputError(
+                "zep keys must look like 'locomo_experiment_user_<i>'",
+                file=loaded.file,
+                record=key,
+            )
+        if not isinstance(items, list):
+            raise InputError("must be a list of items", file=loaded.file, record=key)
+        user = int(match.group(1))
+        if user in users:
+            raise InputError(f"same user as {users[user]!r}", file=loaded.file, record=key)
+        users[user] = key
+    records = []
+    for user in sorted(users):
+        key = users[user]
+        for position, item in enumerate(raw[key]):
+            records.append(parse_zep_item(item, user, Where(loaded.file, f"{key}[{position}]")))
+    return records

@@ -1,0 +1,78 @@
+"""A results folder (`--out DIR`): scores.jsonl + summary.json that several commands compose.
+
+`locoscore score` and `locoscore judge` each own some fields of every `scores.jsonl` row and
+one section of `summary.json`; writing keeps what the other command wrote.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from locoscore._io import dumps_json, read_jsonl, write_text_atomic
+
+SCORES = "scores.jsonl"
+SUMMARY = "summary.json"
+SCHEMA_VERSION = 1
+
+
+def row_key(row: dict[str, Any]) -> str:
+    if row.get("sample_id") is not None and row.get("qa_index") is not None:
+        return f"{row['sample_id']}#{row['qa_index']}"
+    return f"?|{row.get('question')}|{row.get('prediction')}"
+
+
+def load_scores(directory: Path) -> list[dict[str, Any]]:
+    path = directory / SCORES
+    return read_jsonl(path) if path.exists() else []
+
+
+def load_summary(directory: Path) -> dict[str, Any]:
+    path = directory / SUMMARY
+    if not path.exists():
+        return {}
+    loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return loaded
+
+
+def merge_rows(
+    existing: Sequence[dict[str, Any]],
+    new_rows: Sequence[dict[str, Any]],
+    owned_prefixes: Iterable[str],
+) -> list[dict[str, Any]]:
+    """New rows, plus each matching old row's fields that the writer does not own.
+
+    A writer owns the columns it produces (e.g. `f1_`, `bleu1_` for `score`); fields of the
+    other commands (e.g. `j_` from `judge`) survive a rewrite.
+    """
+    owned = tuple(owned_prefixes)
+    old_by_key = {row_key(row): row for row in existing}
+    merged = []
+    for row in new_rows:
+        old = old_by_key.get(row_key(row), {})
+        kept = {k: v for k, v in old.items() if k not in row and not k.startswith(owned)}
+        merged.append({**row, **kept})
+    return merged
+
+
+def write_results(
+    directory: Path,
+    rows: Sequence[dict[str, Any]],
+    summary_sections: dict[str, Any],
+    owned_prefixes: Iterable[str],
+    extra_files: Callable[[dict[str, Any]], dict[str, str]] | None = None,
+) -> dict[str, Any]:
+    """Write scores.jsonl, summary.json (and `extra_files(summary)`), keeping the other
+    commands' columns and sections. Everything is rendered before anything is written, and
+    each file is replaced atomically, so a failure leaves the folder as it was."""
+    merged = merge_rows(load_scores(directory), rows, owned_prefixes)
+    summary = {**load_summary(directory), **summary_sections, "schema_version": SCHEMA_VERSION}
+    lines = [json.dumps(row, ensure_ascii=False, allow_nan=False) for row in merged]
+    texts = {SCORES: "\n".join(lines) + ("\n" if lines else ""), SUMMARY: dumps_json(summary)}
+    if extra_files is not None:
+        texts.update(extra_files(summary))
+    for name, text in texts.items():
+        write_text_atomic(directory / name, text)
+    return summary

@@ -1,0 +1,44 @@
+"""Score prediction records under several lexical protocols; build the summary block."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from locoscore.data.models import PredictionRecord
+from locoscore.scoring.aggregate import summarise_metric
+from locoscore.scoring.protocols import LexicalProtocol
+
+
+def score_records(
+    records: Sequence[PredictionRecord], protocols: Sequence[LexicalProtocol]
+) -> list[dict[str, Any]]:
+    """One `scores.jsonl` row per record: identity, texts, one column per protocol metric."""
+    rows = []
+    for record in records:
+        row = record.base_row()
+        for protocol in protocols:
+            for metric, fn in protocol.metrics.items():
+                row[protocol.column(metric)] = fn(record.prediction, record.answer, record.category)
+        rows.append(row)
+    return rows
+
+
+def lexical_summary(
+    rows: Sequence[dict[str, Any]], protocols: Sequence[LexicalProtocol]
+) -> dict[str, Any]:
+    return {
+        protocol.name: {
+            "signature": protocol.signature,
+            "description": protocol.description,
+            "metrics": {
+                metric: summarise_metric(
+                    rows,
+                    protocol.column(metric),
+                    includes_adversarial=protocol.overall_includes_adversarial,
+                )
+                for metric in protocol.metrics
+            },
+        }
+        for protocol in protocols
+    }

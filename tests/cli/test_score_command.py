@@ -1,0 +1,134 @@
+"""`locoscore score` end to end: files written, values, composition, real peer files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from locoscore.cli import app
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE = REPO / "examples" / "predictions.jsonl"
+runner = CliRunner()
+
+
+def _rows(out: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()]
+
+
+def test_example_writes_scores_summary_and_report(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["score", str(EXAMPLE), "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    rows = _rows(tmp_path)
+    assert len(rows) == 12
+    first = rows[0]
+    assert first["sample_id"] == "demo-1" and first["category_name"] == "single-hop"
+    # "She moved to Lisbon." vs "Lisbon": stems she/move/to/lisbon vs lisbon -> P=1/4, R=1
+    assert first["f1_locomo"] == pytest.approx(0.4)
+    # multi-hop "two cats, a parrot" vs "a parrot, two cats": each gold part finds its twin
+    assert rows[3]["f1_locomo"] == 1.0
+    # mem0: {she, moved, to, lisbon} vs {lisbon} -> P=1/4, R=1 -> 0.4
+    assert first["f1_mem0"] == pytest.approx(0.4)
+    assert set(first) >= {"f1_spec", "bleu1_mem0", "search_latency_s", "context_tokens"}
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    locomo = summary["lexical"]["locomo"]
+    assert locomo["signature"].startswith("proto:locomo|")
+    f1 = locomo["metrics"]["f1"]
+    assert f1["overall"]["count"] == 12 and f1["overall"]["includes_adversarial"] is True
+    mem0_f1 = summary["lexical"]["mem0"]["metrics"]["f1"]
+    assert mem0_f1["overall"]["count"] == 10  # adversarial excluded under Mem0's protocol
+    # question-weighted overall equals the mean of the rows
+    assert f1["overall_all"]["question_weighted"] == pytest.approx(
+        sum(r["f1_locomo"] for r in rows) / 12
+    )
+    assert summary["input"]["sha256"] and summary["input"]["format"] == "native"
+    report = (tmp_path / "report.md").read_text()
+    assert "single-hop" in report and "proto:mem0|" in report
+
+
+def test_protocols_option_limits_columns(tmp_path: Path) -> None:
+    result = runner.invoke(
+        app, ["score", str(EXAMPLE), "--out", str(tmp_path), "--protocols", "spec"]
+    )
+    assert result.exit_code == 0, result.output
+    row = _rows(tmp_path)[0]
+    assert "f1_spec" in row and "f1_locomo" not in row and "bleu1_mem0" not in row
+
+
+def test_rescoring_keeps_judge_columns_and_section(tmp_path: Path) -> None:
+    assert runner.invoke(app, ["score", str(EXAMPLE), "--out", str(tmp_path)]).exit_code == 0
+    rows = _rows(tmp_path)
+    for row in rows:
+        row["j_mean"] = 50.0
+    (tmp_path / "scores.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    summary["judge"] = {"protocol": "binary"}
+    (tmp_path / "summary.json").write_text(json.dumps(summary))
+    assert runner.invoke(app, ["score", str(EXAMPLE), "--out", str(tmp_path)]).exit_code == 0
+    assert all(r["j_mean"] == 50.0 for r in _rows(tmp_path))
+    assert json.loads((tmp_path / "summary.json").read_text())["judge"] == {"protocol": "binary"}
+
+
+def test_memobase_file_joins_all_and_reproduces_recorded_scores(
+    tmp_path: Path, peers_dir: Path, locomo_path: Path
+) -> None:
+    result = runner.invoke(
+        app,
+        [
+            "score",
+            str(peers_dir / "memobase_eval_0710_3000.json"),
+            "--dataset",
+            str(locomo_path),
+            "--out",
+            str(tmp_path),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    rows = _rows(tmp_path)
+    assert len(rows) == 1540
+    assert all(r["sample_id"] is not None and r["qa_index"] is not None for r in rows)
+    assert sum(r["f1_mem0"] == r["recorded_f1_score"] for r in rows) == 1540
+    assert sum(r["bleu1_mem0"] == r["recorded_bleu_score"] for r in rows) == 1540
+    join = json.loads((tmp_path / "summary.json").read_text())["join"]
+    assert join["matched"] == 1540
+    assert join["unmatched"]["count"] == 0 and join["gold_mismatches"]["count"] == 0
+
+
+def test_zep_file_joins_all(tmp_path: Path, peers_dir: Path, locomo_path: Path) -> None:
+    result = runner.invoke(
+        app,
+        [
+            "score",
+            str(peers_dir / "zep_locomo_grades.json"),
+            "--dataset",
+            str(locomo_path),
+            "--out",
+            str(tmp_path),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["input"]["format"] == "zep"
+    assert summary["join"]["matched"] == 1540 and summary["join"]["unmatched"]["count"] == 0
+    assert summary["lexical"]["mem0"]["metrics"]["f1"]["overall"]["count"] == 1540
+
+
+def test_console_script_runs_as_a_subprocess(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "locoscore", "score", str(EXAMPLE), "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        "single" in proc.stdout
+        and "f1 locomo" in proc.stdout
+        and (tmp_path / "summary.json").exists()
+    )

@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+LOCOMO = SHARED / "data" / "locomo10.json"
+PEERS = SHARED / "data" / "peers"
+
+sys.path.insert(0, str(REPO / "bench"))
+
+
+@pytest.fixture(scope="session")
+def locomo_path() -> Path:
+    if not LOCOMO.exists():
+        pytest.skip(f"real dataset not found at {LOCOMO}")
+    return LOCOMO
+
+
+@pytest.fixture(scope="session")
+def dataset(locomo_path: Path) -> Any:
+    from locoscore.data import load_dataset
+
+    return load_dataset(locomo_path)
+
+
+@pytest.fixture(scope="session")
+def peers_dir() -> Path:
+    if not PEERS.exists():
+        pytest.skip(f"peer result files not found at {PEERS}")
+    return PEERS
+
+
+@pytest.fixture(scope="session")
+def memobase_items(peers_dir: Path) -> list[dict[str, Any]]:
+    raw = json.loads((peers_dir / "memobase_eval_0710_3000.json").read_text())
+    return [item for key in sorted(raw, key=int) for item in raw[key]]
+
+
+@pytest.fixture(scope="session")
+def zep_raw(peers_dir: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((peers_dir / "zep_locomo_grades.json").read_text())
+    return data
