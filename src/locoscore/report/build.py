@@ -6,6 +6,7 @@ failure leaves the folder as it was.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -25,8 +26,13 @@ from locoscore.stats import Interval
 REPORT_SCHEMA_VERSION = 1
 
 
+def _finite(value: float | None) -> float | None:
+    return value if value is not None and math.isfinite(value) else None
+
+
 def _interval(ci: Interval) -> dict[str, Any]:
-    return {"low": ci.low, "high": ci.high, "se": ci.se}
+    """Bounds are null where undefined (a clustered interval needs two conversations)."""
+    return {"low": _finite(ci.low), "high": _finite(ci.high), "se": _finite(ci.se)}
 
 
 def _cell(cell: CellStats) -> dict[str, Any]:

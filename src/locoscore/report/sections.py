@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from locoscore import baselines
@@ -32,6 +33,8 @@ def _clip(text: Any) -> str:
 
 def _ci(cell: CellStats, decimals: int, clustered: bool = False) -> str:
     ci = cell.clustered if clustered else cell.bootstrap
+    if not (math.isfinite(ci.low) and math.isfinite(ci.high)):
+        return "n/a (needs 2+ conversations)"
     return f"[{ci.low:.{decimals}f}, {ci.high:.{decimals}f}]"
 
 
@@ -42,7 +45,8 @@ def overview_blocks(a: Analysis) -> list[Block]:
     blocks: list[Block] = [
         Heading(f"LoCoMo report: {source}", 1),
         Paragraph(
-            f"{len(a.results.rows)} questions from {conversations} conversations, scored by "
+            f"{len(a.results.rows)} questions from {conversations} "
+            f"conversation{'s' if conversations != 1 else ''}, scored by "
             f"locoscore {s.get('locoscore_version', '?')}. Rebuilt from scores.jsonl and "
             "summary.json with no API call. F1 and BLEU-1 are shown x100; J is 0-100."
         ),
