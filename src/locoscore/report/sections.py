@@ -180,7 +180,7 @@ def judge_blocks(a: Analysis) -> list[Block]:
     j = a.judge
     if j is None:
         return []
-    c = j.config
+    c = {k: ("n/a" if v is None else v) for k, v in j.config.items()}
     per_run = ", ".join(f"{m:.2f}" for m in j.run_level.per_run_means)
     items = [
         f"Protocol {c.get('protocol')}, provider {c.get('provider')}, model {c.get('model')}, "
