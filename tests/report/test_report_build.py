@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from locoscore._io import sha256_file
 from locoscore.cli import app
 from locoscore.report import (
     analyse,
@@ -220,3 +221,36 @@ def test_bad_results_folder_is_one_line_exit_2_and_writes_nothing(
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and expected in lines[0] and "Traceback" not in result.output
     assert not (folder / "report.md").exists()
+
+
+def test_statistics_name_the_scores_they_came_from_and_a_rescore_drops_them(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "example"
+    example = str(REPO / "examples" / "predictions.jsonl")
+    assert runner.invoke(app, ["score", example, "--out", str(out)]).exit_code == 0
+    assert runner.invoke(app, ["report", str(out)]).exit_code == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["report"]["computed_from"]["scores_sha256"] == sha256_file(out / "scores.jsonl")
+    assert runner.invoke(app, ["score", example, "--out", str(out)]).exit_code == 0
+    assert "report" not in json.loads((out / "summary.json").read_text())
+
+
+def test_report_means_equal_the_scorers_summary_for_every_protocol_and_category(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "example"
+    example = str(REPO / "examples" / "predictions.jsonl")
+    assert runner.invoke(app, ["score", example, "--out", str(out)]).exit_code == 0
+    analysis = analyse(load_results(out))
+    lexical = analysis.results.summary["lexical"]
+    checked = 0
+    for ms in analysis.metrics:
+        proto, metric = ms.metric.protocol, ms.metric.column.split("_")[0]
+        scorer = lexical[proto]["metrics"][metric]
+        assert ms.overall.mean == pytest.approx(100 * scorer["overall"]["mean"])
+        assert ms.overall.n == scorer["overall"]["count"]
+        for cid, cell in ms.by_category.items():
+            assert cell.mean == pytest.approx(100 * scorer["by_category"][str(cid)]["mean"])
+            checked += 1
+    assert checked == 5 + 4 + 4 + 5  # locomo, mem0 f1, mem0 bleu1, spec

@@ -11,14 +11,14 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from locoscore._io import dumps_json, write_text_atomic
+from locoscore._io import dumps_json, sha256_file, write_text_atomic
 from locoscore._version import __version__
 from locoscore.report import analysis as an
 from locoscore.report.analysis import Analysis, CellStats
 from locoscore.report.csv import scores_csv
 from locoscore.report.document import Figure
 from locoscore.report.html import render_html
-from locoscore.report.load import SUMMARY_FILE, load_results
+from locoscore.report.load import SCORES_FILE, SUMMARY_FILE, load_results
 from locoscore.report.markdown import render_markdown
 from locoscore.report.sections import full_report_blocks
 from locoscore.stats import Interval
@@ -49,9 +49,11 @@ def _cell(cell: CellStats) -> dict[str, Any]:
 
 def statistics_section(a: Analysis) -> dict[str, Any]:
     """The `report` key of summary.json (schema documented in docs/report.md)."""
+    scores = a.results.path / SCORES_FILE
     section: dict[str, Any] = {
         "schema_version": REPORT_SCHEMA_VERSION,
         "built_by": f"locoscore {__version__}",
+        "computed_from": {"scores_sha256": sha256_file(scores)},
         "scale": "F1 and BLEU-1 x100, J 0-100",
         "intervals": {
             "level": 0.95,
