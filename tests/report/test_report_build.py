@@ -254,3 +254,14 @@ def test_report_means_equal_the_scorers_summary_for_every_protocol_and_category(
             assert cell.mean == pytest.approx(100 * scorer["by_category"][str(cid)]["mean"])
             checked += 1
     assert checked == 5 + 4 + 4 + 5  # locomo, mem0 f1, mem0 bleu1, spec
+
+
+def test_a_run_without_adversarial_questions_is_warned_off_the_locomo_overall(
+    tmp_path: Path,
+) -> None:
+    rows = [r for r in base_rows() if r["category"] != 5]
+    analysis = analyse(load_results(write_folder(tmp_path / "r", rows)))
+    table = format_f1_comparison_table(analysis)
+    assert "This run has no adversarial questions" in table
+    with_adv = analyse(load_results(write_folder(tmp_path / "s", base_rows())))
+    assert "no adversarial questions" not in format_f1_comparison_table(with_adv)

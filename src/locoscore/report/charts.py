@@ -11,8 +11,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 
-WIDTH, HEIGHT = 760, 340
-LEFT, RIGHT, TOP, BOTTOM = 56, 16, 40, 64
+WIDTH = 760
+LEFT, RIGHT, TOP = 56, 16, 40
+PLOT_H = 236  # height of the plotting area; axis labels and the legend go below it
+AXIS_BELOW = 40  # room under the plot for tick labels and an axis title
+LEGEND_ROW = 18
+CHAR_W = 7.4  # rough width of a 12 px character, for laying out legend entries
 PALETTE = (
     "#1f5fa8",
     "#e07b39",
@@ -39,14 +43,14 @@ def _num(x: float) -> str:
     return f"{x:.1f}"
 
 
-def _open(title: str, standalone: bool) -> list[str]:
+def _open(title: str, standalone: bool, height: float) -> list[str]:
     ns = f' xmlns="{SVG_NS}"' if standalone else ""
     return [
-        f'<svg{ns} class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" '
-        f'height="{HEIGHT}" role="img" aria-label="{escape(title)}" '
+        f'<svg{ns} class="chart" viewBox="0 0 {WIDTH} {_num(height)}" width="{WIDTH}" '
+        f'height="{_num(height)}" role="img" aria-label="{escape(title)}" '
         'font-family="system-ui, sans-serif" font-size="12">',
         f"<title>{escape(title)}</title>",
-        f'<rect width="{WIDTH}" height="{HEIGHT}" fill="#ffffff"/>',
+        f'<rect width="{WIDTH}" height="{_num(height)}" fill="#ffffff"/>',
         f'<text x="{WIDTH / 2}" y="20" text-anchor="middle" font-size="14" '
         f'font-weight="bold">{escape(title)}</text>',
     ]
@@ -63,7 +67,7 @@ def _nice_max(value: float) -> float:
 
 
 def _y_axis(y_max: float, label: str) -> list[str]:
-    plot_h = HEIGHT - TOP - BOTTOM
+    plot_h = PLOT_H
     out = []
     for i in range(6):
         value = y_max * i / 5
@@ -81,18 +85,34 @@ def _y_axis(y_max: float, label: str) -> list[str]:
     return out
 
 
+def _legend_positions(names: Sequence[str]) -> list[tuple[float, int]]:
+    """(x, row) of each entry, wrapping onto a new row at the right edge."""
+    positions = []
+    x, row = float(LEFT), 0
+    for name in names:
+        width = 24 + CHAR_W * len(name)
+        if x > LEFT and x + width > WIDTH - RIGHT:
+            x, row = float(LEFT), row + 1
+        positions.append((x, row))
+        x += width
+    return positions
+
+
+def _height(legend_names: Sequence[str]) -> float:
+    rows = max((row for _, row in _legend_positions(legend_names)), default=-1) + 1
+    return TOP + PLOT_H + AXIS_BELOW + rows * LEGEND_ROW + 6
+
+
 def _legend(names: Sequence[str]) -> list[str]:
     out = []
-    x = float(LEFT)
-    y = HEIGHT - 14
-    for i, name in enumerate(names):
+    for i, (name, (x, row)) in enumerate(zip(names, _legend_positions(names), strict=True)):
+        y = TOP + PLOT_H + AXIS_BELOW + row * LEGEND_ROW + 6
         colour = PALETTE[i % len(PALETTE)]
         out.append(
             f'<rect class="legend" x="{_num(x)}" y="{y - 9}" width="10" height="10" '
             f'fill="{colour}"/>'
         )
         out.append(f'<text x="{_num(x + 14)}" y="{y}">{escape(name)}</text>')
-        x += 22 + 6.6 * len(name)
     return out
 
 
@@ -108,18 +128,19 @@ def grouped_bar_chart(
     highest = [v for s in series for v in (*s.values, *(s.high or ())) if v is not None]
     top = y_max if y_max is not None else _nice_max(max(highest, default=1.0))
     plot_w = WIDTH - LEFT - RIGHT
-    plot_h = HEIGHT - TOP - BOTTOM
+    plot_h = PLOT_H
     group_w = plot_w / max(len(groups), 1)
     bar_w = group_w * 0.8 / max(len(series), 1)
 
     def y_of(v: float) -> float:
         return TOP + plot_h * (1 - min(max(v, 0.0), top) / top)
 
-    out = _open(title, standalone) + _y_axis(top, y_label)
+    names = [s.name for s in series]
+    out = _open(title, standalone, _height(names)) + _y_axis(top, y_label)
     for g, group in enumerate(groups):
         gx = LEFT + g * group_w
         out.append(
-            f'<text x="{_num(gx + group_w / 2)}" y="{HEIGHT - BOTTOM + 16}" '
+            f'<text x="{_num(gx + group_w / 2)}" y="{TOP + PLOT_H + 16}" '
             f'text-anchor="middle">{escape(group)}</text>'
         )
         for k, s in enumerate(series):
@@ -148,7 +169,7 @@ def grouped_bar_chart(
                         f'x2="{_num(x + bar_w * 0.75 - 1)}" y1="{yy}" y2="{yy}" '
                         'stroke="#222" stroke-width="1.5"/>'
                     )
-    out += _legend([s.name for s in series])
+    out += _legend(names)
     out.append("</svg>")
     return "\n".join(out)
 
@@ -170,9 +191,9 @@ def histogram(
                 break
     top = _nice_max(max(counts, default=1))
     plot_w = WIDTH - LEFT - RIGHT
-    plot_h = HEIGHT - TOP - BOTTOM
+    plot_h = PLOT_H
     bin_w = plot_w / max(len(counts), 1)
-    out = _open(title, standalone) + _y_axis(top, "questions")
+    out = _open(title, standalone, _height([])) + _y_axis(top, "questions")
     for i, count in enumerate(counts):
         h = plot_h * count / top
         x = LEFT + i * bin_w
@@ -182,15 +203,13 @@ def histogram(
             f"<title>{edges[i]:g}-{edges[i + 1]:g}: {count}</title></rect>"
         )
         out.append(
-            f'<text x="{_num(x)}" y="{HEIGHT - BOTTOM + 16}" '
-            f'text-anchor="middle">{edges[i]:g}</text>'
+            f'<text x="{_num(x)}" y="{TOP + PLOT_H + 16}" text-anchor="middle">{edges[i]:g}</text>'
         )
     out.append(
-        f'<text x="{WIDTH - RIGHT}" y="{HEIGHT - BOTTOM + 16}" '
-        f'text-anchor="end">{edges[-1]:g}</text>'
+        f'<text x="{WIDTH - RIGHT}" y="{TOP + PLOT_H + 16}" text-anchor="end">{edges[-1]:g}</text>'
     )
     out.append(
-        f'<text x="{LEFT + plot_w / 2}" y="{HEIGHT - 14}" '
+        f'<text x="{LEFT + plot_w / 2}" y="{TOP + PLOT_H + 32}" '
         f'text-anchor="middle">{escape(x_label)}</text>'
     )
     out.append("</svg>")
@@ -202,17 +221,17 @@ def cdf_chart(
 ) -> str:
     """Empirical CDFs as step lines, one per series, on a shared x axis from 0."""
     plot_w = WIDTH - LEFT - RIGHT
-    plot_h = HEIGHT - TOP - BOTTOM
+    plot_h = PLOT_H
     x_max = _nice_max(max((max(v) for v in series.values() if v), default=1.0))
-    out = _open(title, standalone) + _y_axis(1.0, "share of questions")
+    out = _open(title, standalone, _height(list(series))) + _y_axis(1.0, "share of questions")
     for i in range(6):
         value = x_max * i / 5
         x = LEFT + plot_w * i / 5
         out.append(
-            f'<text x="{_num(x)}" y="{HEIGHT - BOTTOM + 16}" text-anchor="middle">{value:g}</text>'
+            f'<text x="{_num(x)}" y="{TOP + PLOT_H + 16}" text-anchor="middle">{value:g}</text>'
         )
     out.append(
-        f'<text x="{LEFT + plot_w / 2}" y="{HEIGHT - BOTTOM + 34}" '
+        f'<text x="{LEFT + plot_w / 2}" y="{TOP + PLOT_H + 32}" '
         f'text-anchor="middle">{escape(x_label)}</text>'
     )
     for k, (name, values) in enumerate(series.items()):

@@ -70,7 +70,13 @@ def comparison_table(
         highlight = frozenset({0})
     rows += [_published(r, ids, decimals) for r in baselines.rows_for(protocol)]
     numeric = (False, *(True for _ in ids), True, False)
-    return Table(_headers(ids, f"overall ({scope})"), rows, highlight, numeric)
+    caption = ""
+    if ms is not None and includes_adversarial and ADVERSARIAL not in ms.by_category:
+        caption = (
+            "This run has no adversarial questions, so its overall covers fewer question types "
+            "than the published overall (which includes them): compare category by category."
+        )
+    return Table(_headers(ids, f"overall ({scope})"), rows, highlight, numeric, caption)
 
 
 def paper_columns_table(protocol: str, decimals: int = 2) -> Table:
