@@ -23,5 +23,3 @@ def api_keys(monkeypatch: pytest.MonkeyPatch) -> None:
 def fake() -> Iterator[FakeProvider]:
     with FakeProvider(FakeConfig(latency_s=0.0, timeout_s=5.0)) as provider:
         yield provider
-
-

@@ -23,7 +23,9 @@ def score_by_question(text: str) -> int:
     return 40 + sum(question.encode()) % 61
 
 
-def make_records(count: int, *, categories: tuple[int, ...] = (1, 2, 3, 4)) -> list[PredictionRecord]:
+def make_records(
+    count: int, *, categories: tuple[int, ...] = (1, 2, 3, 4)
+) -> list[PredictionRecord]:
     return [
         PredictionRecord(
             sample_id=f"conv-t{i // 10}",

@@ -36,8 +36,19 @@ def test_judge_writes_judgments_scores_and_summary(fake: FakeProvider, tmp_path:
     judgments = _rows(tmp_path / "out" / "judgments.jsonl")
     assert [j["run"] for j in judgments] == list(range(10))
     assert set(judgments[0]) >= {
-        "key", "sample_id", "qa_index", "category", "run", "score", "explanation", "error",
-        "input_tokens", "output_tokens", "latency_s", "prompt_hash", "cached",
+        "key",
+        "sample_id",
+        "qa_index",
+        "category",
+        "run",
+        "score",
+        "explanation",
+        "error",
+        "input_tokens",
+        "output_tokens",
+        "latency_s",
+        "prompt_hash",
+        "cached",
     }
     (row,) = _rows(tmp_path / "out" / "scores.jsonl")
     assert row["j_scores"] == [70.0, 72.0, 68.0, 71.0, 73.0, 69.0, 70.0, 72.0, 71.0, 70.0]
@@ -48,11 +59,25 @@ def test_judge_writes_judgments_scores_and_summary(fake: FakeProvider, tmp_path:
     judge = json.loads((tmp_path / "out" / "summary.json").read_text())["judge"]
     assert judge["temperature"] == 0.5 and judge["api_version"] == "2023-06-01"
     assert judge["overall"] == {"mean": 70.6, "std": None, "count": 1}
-    assert judge["run_level"]["per_run_means"] == [70.0, 72.0, 68.0, 71.0, 73.0, 69.0,
-                                                   70.0, 72.0, 71.0, 70.0]
+    assert judge["run_level"]["per_run_means"] == [
+        70.0,
+        72.0,
+        68.0,
+        71.0,
+        73.0,
+        69.0,
+        70.0,
+        72.0,
+        71.0,
+        70.0,
+    ]
     assert judge["run_level"]["std"] == pytest.approx(1.5055, abs=1e-4)
     assert judge["calls"] == {
-        "made": 10, "cached": 0, "failed": 0, "skipped": 0, "short_circuited": 0
+        "made": 10,
+        "cached": 0,
+        "failed": 0,
+        "skipped": 0,
+        "short_circuited": 0,
     }
 
 
@@ -117,8 +142,9 @@ def test_max_cost_stops_scheduling_and_saves_what_was_done(
 ) -> None:
     predictions = write_native(tmp_path / "p.jsonl", make_records(10))
     # one call here costs roughly $0.001-0.002 (about 300 tokens in, 30 out at $3/$15)
-    result = _judge(fake, predictions, tmp_path, "--runs", "2", "--max-cost", "0.005",
-                    "--concurrency", "1")
+    result = _judge(
+        fake, predictions, tmp_path, "--runs", "2", "--max-cost", "0.005", "--concurrency", "1"
+    )
     assert result.exit_code == 1
     assert "--max-cost 0.005 USD would be exceeded" in result.output
     judge = json.loads((tmp_path / "summary.json").read_text())["judge"]
@@ -144,8 +170,17 @@ def test_model_that_rejects_temperature_is_exit_2_naming_the_choices(
     result = _judge(fake, predictions, tmp_path / "out", "--model", "claude-opus-4-7")
     assert result.exit_code == 2
     assert "--sampling default" in result.output
-    ok = _judge(fake, predictions, tmp_path / "out", "--model", "claude-opus-4-7",
-                "--sampling", "default", "--runs", "1")
+    ok = _judge(
+        fake,
+        predictions,
+        tmp_path / "out",
+        "--model",
+        "claude-opus-4-7",
+        "--sampling",
+        "default",
+        "--runs",
+        "1",
+    )
     assert ok.exit_code == 0, ok.output
     judge = json.loads((tmp_path / "out" / "summary.json").read_text())["judge"]
     assert judge["temperature"] is None and "temp:model-default" in judge["signature"]
@@ -165,8 +200,20 @@ def test_base_url_from_the_environment_is_honoured(
 ) -> None:
     monkeypatch.setenv("OPENAI_BASE_URL", fake.openai_url)
     predictions = write_native(tmp_path / "p.jsonl", make_records(2))
-    result = runner.invoke(app, ["judge", str(predictions), "--out", str(tmp_path / "o"),
-                                 "--provider", "openai", "--runs", "3", "--no-progress"])
+    result = runner.invoke(
+        app,
+        [
+            "judge",
+            str(predictions),
+            "--out",
+            str(tmp_path / "o"),
+            "--provider",
+            "openai",
+            "--runs",
+            "3",
+            "--no-progress",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert fake.generation_calls == 6
 
@@ -181,8 +228,22 @@ def test_api_key_appears_in_no_output_file_and_no_log_line(
     predictions = write_native(tmp_path / "p.jsonl", make_records(3))
     url = fake.url if provider == "anthropic" else fake.openai_url
     out = tmp_path / "out"
-    result = runner.invoke(app, ["judge", str(predictions), "--out", str(out), "--runs", "2",
-                                 "--provider", provider, "--base-url", url, "--no-progress"])
+    result = runner.invoke(
+        app,
+        [
+            "judge",
+            str(predictions),
+            "--out",
+            str(out),
+            "--runs",
+            "2",
+            "--provider",
+            provider,
+            "--base-url",
+            url,
+            "--no-progress",
+        ],
+    )
     assert result.exit_code == 0, result.output
     key = ANTHROPIC_KEY if provider == "anthropic" else OPENAI_KEY
     secret = key.split("-")[-1]
@@ -193,5 +254,7 @@ def test_api_key_appears_in_no_output_file_and_no_log_line(
     for path in files:
         assert key.encode() not in path.read_bytes(), path
     # the key did reach the server (so the check above means something)
-    assert fake.requests_log[0]["headers"].get("authorization") == "REDACTED" or \
-        fake.requests_log[0]["headers"].get("x-api-key") == "REDACTED"
+    assert (
+        fake.requests_log[0]["headers"].get("authorization") == "REDACTED"
+        or fake.requests_log[0]["headers"].get("x-api-key") == "REDACTED"
+    )

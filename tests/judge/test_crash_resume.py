@@ -23,8 +23,18 @@ NEEDED = QUESTIONS * RUNS
 def _command(fake: FakeProvider, predictions: Path, out: Path) -> list[str]:
     script = Path(sys.executable).parent / "locoscore"
     return [
-        str(script), "judge", str(predictions), "--out", str(out), "--base-url", fake.url,
-        "--runs", str(RUNS), "--concurrency", str(CONCURRENCY), "--no-progress",
+        str(script),
+        "judge",
+        str(predictions),
+        "--out",
+        str(out),
+        "--base-url",
+        fake.url,
+        "--runs",
+        str(RUNS),
+        "--concurrency",
+        str(CONCURRENCY),
+        "--no-progress",
     ]
 
 

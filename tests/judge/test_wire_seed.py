@@ -23,7 +23,10 @@ SEED_RUNS = [70, 72, 68, 71, 73, 69, 70, 72, 71, 70]
 def test_request_carries_seed_model_temperature_and_max_tokens(fake: FakeProvider) -> None:
     fake.config.scores = [80]
     result = judge_answer(
-        "When did Ana adopt her cat?", "June 2022", "She adopted it in June 2022.", 2,
+        "When did Ana adopt her cat?",
+        "June 2022",
+        "She adopted it in June 2022.",
+        2,
         settings=anthropic_settings(fake),
     )
     assert result.score == 80.0
@@ -42,7 +45,9 @@ def test_request_carries_seed_model_temperature_and_max_tokens(fake: FakeProvide
 
 def test_ten_runs_70_72_68_give_mean_70_6_std_1_506(fake: FakeProvider) -> None:
     fake.config.scores = SEED_RUNS
-    agg = judge_answer_multiple_runs("q", "a", "p", 4, num_runs=10, settings=anthropic_settings(fake))
+    agg = judge_answer_multiple_runs(
+        "q", "a", "p", 4, num_runs=10, settings=anthropic_settings(fake)
+    )
     assert sorted(agg.individual_scores) == sorted(float(s) for s in SEED_RUNS)
     assert agg.mean_score == pytest.approx(70.6)
     assert round(agg.std_dev or 0, 3) == 1.506
@@ -145,8 +150,12 @@ def test_openai_compatible_server_ignoring_n_falls_back_to_single_runs(
 
     monkeypatch.setattr(_openai_wire, "handle_chat_completion", one_choice)
     settings = JudgeSettings(
-        provider="openai-compatible", model="llama-3-8b", base_url=fake.openai_url, runs=4,
-        concurrency=2, timeout_s=2.0,
+        provider="openai-compatible",
+        model="llama-3-8b",
+        base_url=fake.openai_url,
+        runs=4,
+        concurrency=2,
+        timeout_s=2.0,
     )
     with pytest.warns(UserWarning, match="only 4"):
         agg = judge_answer_multiple_runs("q", "a", "p", 4, num_runs=4, settings=settings)
