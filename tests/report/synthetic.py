@@ -152,10 +152,10 @@ def summary_for(rows: list[dict[str, Any]], judge: dict[str, Any] | None = None)
         "dataset": {"path": "locomo10.json", "sha256": "1" * 64, "checksum_ok": True},
         "join": {
             "matched": len(rows),
-            "unmatched": 0,
-            "duplicates": 0,
-            "gold_mismatches": 0,
-            "examples": {},
+            **{
+                name: {"count": 0, "examples": []}
+                for name in ("unmatched", "duplicates", "gold_mismatches")
+            },
         },
         "lexical": lexical,
     }

@@ -31,6 +31,11 @@ def _clip(text: Any) -> str:
     return value if len(value) <= TEXT_LIMIT else value[: TEXT_LIMIT - 1] + "…"
 
 
+def _count(value: Any) -> Any:
+    """A join count, written either as a number or as {"count": n, "examples": [...]}."""
+    return value.get("count") if isinstance(value, dict) else value
+
+
 def _ci(cell: CellStats, decimals: int, clustered: bool = False) -> str:
     ci = cell.clustered if clustered else cell.bootstrap
     if not (math.isfinite(ci.low) and math.isfinite(ci.high)):
@@ -283,11 +288,12 @@ def provenance_blocks(a: Analysis) -> list[Block]:
     else:
         items.append("No dataset given: predictions were scored against their own gold.")
     if join:
-        items.append(
-            f"Join: {join.get('matched')} matched, {join.get('unmatched')} unmatched, "
-            f"{join.get('duplicates')} duplicates, {join.get('gold_mismatches')} gold "
-            "mismatches."
-        )
+        problems = [
+            f"{_count(value)} {name.replace('_', ' ')}"
+            for name, value in join.items()
+            if name not in ("matched", "examples")
+        ]
+        items.append(f"Join to the dataset: {join.get('matched')} matched; {', '.join(problems)}.")
     return [
         Heading("Protocol signatures"),
         Preformatted(lines or ["(none recorded)"]),
