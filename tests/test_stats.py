@@ -216,3 +216,8 @@ def test_mcnemar_exact_by_hand() -> None:
 
 def test_mcnemar_without_discordant_pairs_is_one() -> None:
     assert stats.mcnemar_exact([True, False], [True, False]).p_value == 1.0
+
+
+def test_wilcoxon_p_value_keeps_precision_far_in_the_tail() -> None:
+    result = stats.wilcoxon_signed_rank([float(i) for i in range(1, 201)])
+    assert 0 < result.p_value < 1e-30

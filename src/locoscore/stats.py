@@ -313,7 +313,8 @@ def wilcoxon_signed_rank(differences: Sequence[float]) -> WilcoxonResult:
     if var <= 0:
         return WilcoxonResult(n, w_plus, w_minus, 0.0, 1.0)
     z = (w_plus - mean) / math.sqrt(var)
-    p = min(1.0, 2 * (1 - _NORMAL.cdf(abs(z))))
+    # erfc keeps precision in the far tail, where 1 - cdf(z) rounds to 0
+    p = min(1.0, math.erfc(abs(z) / math.sqrt(2)))
     return WilcoxonResult(n, w_plus, w_minus, z, p)
 
 

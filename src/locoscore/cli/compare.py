@@ -10,7 +10,7 @@ from rich.table import Table
 
 from locoscore.cli._app import app, console, handle_errors
 from locoscore.compare import compare_results
-from locoscore.report.comparison import write_comparison
+from locoscore.report.comparison import format_p, write_comparison
 from locoscore.report.load import load_results
 
 
@@ -37,7 +37,7 @@ def compare(
             f"{cell.mean_b:.{d}f}",
             f"{cell.difference:+.{d}f}",
             f"[{cell.ci.low:+.{d}f}, {cell.ci.high:+.{d}f}]",
-            f"{cell.wilcoxon.p_value:.4f}",
+            format_p(cell.wilcoxon.p_value),
         )
     console.print(table)
     missing = len(comparison.only_in_a) + len(comparison.only_in_b)

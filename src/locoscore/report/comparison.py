@@ -22,6 +22,11 @@ def _name(comparison: Comparison, which: str) -> str:
     return f"{which} = {results.path}" + (f" (input {source})" if source else "")
 
 
+def format_p(p: float) -> str:
+    """Four decimals, or scientific notation below 0.001 so a tiny p never prints as 0."""
+    return f"{p:.4f}" if p >= 0.001 else f"{p:.1e}"
+
+
 def _row(label: str, cell: PairedCell, decimals: int) -> list[str]:
     verdict = "yes" if cell.significant else "no"
     return [
@@ -31,7 +36,7 @@ def _row(label: str, cell: PairedCell, decimals: int) -> list[str]:
         fmt(cell.mean_b, decimals),
         f"{cell.difference:+.{decimals}f}",
         f"[{cell.ci.low:+.{decimals}f}, {cell.ci.high:+.{decimals}f}]",
-        f"{cell.wilcoxon.p_value:.4f}",
+        format_p(cell.wilcoxon.p_value),
         verdict,
     ]
 
@@ -41,7 +46,16 @@ def metric_blocks(mc: MetricComparison) -> list[Block]:
     rows = [_row(f"{CATEGORY_NAMES[c]} ({c})", cell, d) for c, cell in mc.by_category.items()]
     scope = "incl. adversarial" if mc.includes_adversarial else "excl. adversarial"
     rows.append(_row(f"overall ({scope})", mc.overall, d))
-    headers = ["Category", "n", "A", "B", "B - A", "95 % CI of B - A", "Wilcoxon p", f"p < {ALPHA}"]
+    headers = [
+        "Category",
+        "n",
+        "A",
+        "B",
+        "B - A",
+        "95 % CI of B - A",
+        "Wilcoxon p",
+        f"significant at {ALPHA:.0%}",
+    ]
     numeric = (False, True, True, True, True, False, True, False)
     blocks: list[Block] = [
         Heading(mc.metric.label, 3),
@@ -52,7 +66,7 @@ def metric_blocks(mc: MetricComparison) -> list[Block]:
         blocks.append(
             Paragraph(
                 f"McNemar (exact) on majority verdicts: {m.only_a} questions correct only in A, "
-                f"{m.only_b} correct only in B, p = {m.p_value:.4f}."
+                f"{m.only_b} correct only in B, p = {format_p(m.p_value)}."
             )
         )
     groups = [CATEGORY_NAMES[c] for c in mc.by_category] + ["overall"]
