@@ -6,9 +6,31 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.table import Table
 
 from locoscore.cli._app import app, console, handle_errors
+from locoscore.report.analysis import Analysis
 from locoscore.report.build import build_reports
+
+
+def _headline(analysis: Analysis) -> Table:
+    table = Table(
+        title="overall scores, 95 % intervals",
+        caption="bootstrap over questions; clustered by conversation",
+    )
+    for column in ("metric", "n", "score", "bootstrap", "clustered"):
+        table.add_column(column, justify="left" if column == "metric" else "right")
+    for ms in analysis.metrics:
+        d, cell = ms.metric.decimals, ms.overall
+        boot, clus = cell.bootstrap, cell.clustered
+        table.add_row(
+            ms.metric.label,
+            str(cell.n),
+            f"{cell.mean:.{d}f}",
+            f"[{boot.low:.{d}f}, {boot.high:.{d}f}]",
+            f"[{clus.low:.{d}f}, {clus.high:.{d}f}]" if clus.se is not None else "n/a",
+        )
+    return table
 
 
 @app.command("report")
@@ -29,6 +51,7 @@ def report(
 ) -> None:
     """Write report.md, report.html (self-contained, charts inline), scores.csv and the
     statistics section of summary.json."""
-    paths = build_reports(directory, paper_columns=paper_columns, svg_dir=svg)
-    for path in paths:
+    built = build_reports(directory, paper_columns=paper_columns, svg_dir=svg)
+    console.print(_headline(built.analysis))
+    for path in built.paths:
         console.print(f"wrote {path}", highlight=False)

@@ -7,7 +7,7 @@ failure leaves the folder as it was.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -96,10 +96,16 @@ def svg_file_text(figure: Figure) -> str:
     return figure.svg.replace("<svg ", '<svg xmlns="http://www.w3.org/2000/svg" ', 1) + "\n"
 
 
+@dataclass(frozen=True)
+class BuiltReports:
+    paths: list[Path]
+    analysis: Analysis
+
+
 def build_reports(
     directory: Path, paper_columns: bool = False, svg_dir: Path | None = None
-) -> list[Path]:
-    """Rebuild every report file in `directory` from its saved results; returns the paths."""
+) -> BuiltReports:
+    """Rebuild every report file in `directory` from its saved results."""
     results = load_results(directory)
     analysis = an.analyse(results)
     blocks = full_report_blocks(analysis, paper_columns)
@@ -118,4 +124,4 @@ def build_reports(
                 outputs[svg_dir / f"{block.name}.svg"] = svg_file_text(block)
     for path, text in outputs.items():
         write_text_atomic(path, text)
-    return list(outputs)
+    return BuiltReports(list(outputs), analysis)
