@@ -1,15 +1,14 @@
 """The live runner: every missing call of a pass in one async pool.
 
-Concurrency per (provider, model) adapts: x0.8 and a pause of at least `Retry-After` on a
-429, +1 after a window of healthy calls, growth paused after 5xx or timeouts. This is the
-only retry layer (the SDK clients run with `max_retries=0`); only retryable errors are
-retried. Each finished call is committed to the store before the next one is counted.
+Concurrency per (provider, model) adapts (see `limiter`). This is the only retry layer:
+the SDK clients run with `max_retries=0`, so every 429 reaches the limiter; only
+retryable errors are retried, with backoff and at least their Retry-After. Each finished
+call is committed to the store before the next one is counted.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import random
 import time
 from dataclasses import dataclass, field
@@ -17,14 +16,13 @@ from typing import Protocol
 
 from locoscore.judge.cache import CachedVerdict, JudgeStore
 from locoscore.judge.cost import estimate_prompt_tokens
+from locoscore.judge.limiter import AdaptiveLimiter
 from locoscore.judge.parsing import parse_verdict
 from locoscore.judge.plan import CallPlan, CallSpec, JudgmentRow, base_row
 from locoscore.judge.providers import CallError, JudgeClient, Reply, classify_error, make_client
 from locoscore.judge.settings import ResolvedJudge
 
 STOPPED_PREFIX = "not run: "
-# Start here and grow while healthy, up to --concurrency.
-INITIAL_CONCURRENCY = 10
 
 
 class ProgressSink(Protocol):
@@ -33,61 +31,6 @@ class ProgressSink(Protocol):
     def update(self, rows: list[JudgmentRow], cost_usd: float | None) -> None: ...
 
     def stop(self) -> None: ...
-
-
-class AdaptiveLimiter:
-    """A concurrency limit that shrinks on 429s and grows while calls succeed."""
-
-    def __init__(self, max_limit: int, initial: int | None = None, shrink: float = 0.8) -> None:
-        self.max_limit = max_limit
-        self.limit = float(min(max_limit, initial or INITIAL_CONCURRENCY))
-        self.shrink = shrink
-        self.in_flight = 0
-        self.peak_in_flight = 0
-        self.pause_until = 0.0
-        self.growth_paused_until = 0.0
-        self.rate_limited = 0
-        self._healthy_streak = 0
-        self._cond = asyncio.Condition()
-
-    async def acquire(self) -> None:
-        loop = asyncio.get_running_loop()
-        async with self._cond:
-            while True:
-                wait = self.pause_until - loop.time()
-                if wait > 0:
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self._cond.wait(), wait)
-                    continue
-                if self.in_flight < max(1, int(self.limit)):
-                    self.in_flight += 1
-                    self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
-                    return
-                await self._cond.wait()
-
-    async def release(self) -> None:
-        async with self._cond:
-            self.in_flight -= 1
-            self._cond.notify_all()
-
-    def on_success(self) -> None:
-        if time.monotonic() < self.growth_paused_until:
-            return
-        self._healthy_streak += 1
-        if self._healthy_streak >= max(1, int(self.limit)) and self.limit < self.max_limit:
-            self.limit = min(self.max_limit, self.limit + 1)
-            self._healthy_streak = 0
-
-    def on_rate_limited(self, retry_after: float | None) -> None:
-        self.rate_limited += 1
-        self.limit = max(1.0, self.limit * self.shrink)
-        self._healthy_streak = 0
-        loop = asyncio.get_running_loop()
-        self.pause_until = max(self.pause_until, loop.time() + (retry_after or 1.0))
-
-    def on_transient_error(self) -> None:
-        self._healthy_streak = 0
-        self.growth_paused_until = time.monotonic() + 5.0
 
 
 @dataclass
@@ -262,7 +205,7 @@ class Runner:
                     f"--max-cost {self.judge.settings.max_cost_usd:g} USD would be exceeded"
                 )
                 continue
-            await self.limiter.acquire()
+            epoch = await self.limiter.acquire()
             self._reserved_usd += estimate
             started = time.monotonic()
             error: CallError | None = None
@@ -297,7 +240,7 @@ class Runner:
                 return
             attempt += 1
             if error.kind == "rate_limit":
-                self.limiter.on_rate_limited(error.retry_after)
+                self.limiter.on_rate_limited(error.retry_after, epoch)
             elif error.retryable:
                 self.limiter.on_transient_error()
             if error.kind == "quota":
