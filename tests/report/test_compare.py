@@ -7,12 +7,12 @@ import math
 from pathlib import Path
 
 import pytest
+from report_helpers import add_judge, base_rows, write_folder
 from typer.testing import CliRunner
 
 from locoscore.cli import app
 from locoscore.compare import compare_results, majority_correct
 from locoscore.report.load import load_results
-from tests.report.synthetic import add_judge, base_rows, write_folder
 
 runner = CliRunner()
 

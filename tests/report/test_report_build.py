@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from report_helpers import add_judge, base_rows, write_folder
 from typer.testing import CliRunner
 
 from locoscore._io import sha256_file
@@ -20,7 +21,6 @@ from locoscore.report import (
 )
 from locoscore.report.build import build_reports
 from locoscore.report.metrics import F1_MEM0
-from tests.report.synthetic import add_judge, base_rows, write_folder
 
 REPO = Path(__file__).resolve().parents[2]
 runner = CliRunner()

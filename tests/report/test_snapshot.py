@@ -8,8 +8,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from report_helpers import add_judge, base_rows, write_folder
+
 from locoscore.report.build import build_reports
-from tests.report.synthetic import add_judge, base_rows, write_folder
 
 SNAPSHOT = Path(__file__).parent / "snapshots" / "report.md"
 
