@@ -69,6 +69,7 @@ def write_results(
     each file is replaced atomically, so a failure leaves the folder as it was."""
     merged = merge_rows(load_scores(directory), rows, owned_prefixes)
     summary = {**load_summary(directory), **summary_sections, "schema_version": SCHEMA_VERSION}
+    summary.pop("report", None)  # statistics of the old rows; `locoscore report` rebuilds them
     lines = [json.dumps(row, ensure_ascii=False, allow_nan=False) for row in merged]
     texts = {SCORES: "\n".join(lines) + ("\n" if lines else ""), SUMMARY: dumps_json(summary)}
     if extra_files is not None:

@@ -1,0 +1,191 @@
+"""The judge's public calls: a whole pass over an output folder, and the seed's API.
+
+`judge_pass` is what `locoscore judge` and scripts/score_prototype.py both run; the seed's
+`judge_answer` / `judge_answer_multiple_runs` are the same engine on one question.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from locoscore.categories import parse_category
+from locoscore.data.models import PredictionRecord
+from locoscore.judge.aggregate import JudgeAggregation, aggregate_runs
+from locoscore.judge.batch import BatchRunner
+from locoscore.judge.cache import JudgeStore
+from locoscore.judge.cost import Estimate, estimate_calls
+from locoscore.judge.outputs import CACHE_FILE, write_outputs
+from locoscore.judge.plan import CallPlan, judged_records, plan_calls
+from locoscore.judge.providers import JudgeClient
+from locoscore.judge.runner import JudgeRun, ProgressSink, run_plan
+from locoscore.judge.settings import JudgeSettings, ResolvedJudge
+
+
+@dataclass(frozen=True)
+class JudgeResult:
+    """One judge run: score 0-100, or -1 with the reason in `explanation`."""
+
+    score: float
+    explanation: str
+
+
+@dataclass
+class PassResult:
+    judge: ResolvedJudge
+    plan: CallPlan
+    estimate: Estimate
+    run: JudgeRun | None = None
+    summary: dict[str, Any] | None = None
+
+
+def estimate_plan(judge: ResolvedJudge, plan: CallPlan, *, batch: bool = False) -> Estimate:
+    prompts = [
+        judge.template.render(
+            s.record.question, s.record.answer_text, s.record.prediction, s.record.category
+        )
+        for s in plan.missing
+    ]
+    return estimate_calls(prompts, judge.protocol, judge.model, judge.settings.prices, batch=batch)
+
+
+async def judge_pass(
+    records: list[PredictionRecord],
+    settings: JudgeSettings,
+    out_dir: Path,
+    *,
+    batch: bool = False,
+    dry_run: bool = False,
+    progress: ProgressSink | None = None,
+    client: JudgeClient | None = None,
+    poll_interval_s: float = 30.0,
+    max_wait_s: float = 24 * 3600.0,
+    initial_concurrency: int | None = None,
+) -> PassResult:
+    """Judge every record (cache first) and write judgments, scores and summary to out_dir.
+
+    A dry run only plans and estimates. A batch still pending after `max_wait_s` leaves
+    the outputs untouched (`result.run.pending_batch` names it); rerun to collect it.
+    """
+    judge = settings.resolve()
+    judged = judged_records(records, settings.include_adversarial)
+    cache_path = out_dir / CACHE_FILE
+    if dry_run:
+        # A dry run reads the cache when there is one and writes nothing.
+        if not cache_path.exists():
+            plan = plan_calls(records, judge, None)
+            return PassResult(judge, plan, estimate_plan(judge, plan, batch=batch))
+        with JudgeStore(cache_path) as store:
+            plan = plan_calls(records, judge, store)
+            return PassResult(judge, plan, estimate_plan(judge, plan, batch=batch))
+    with JudgeStore(cache_path) as store:
+        plan = plan_calls(records, judge, store)
+        result = PassResult(judge, plan, estimate_plan(judge, plan, batch=batch))
+        if batch and plan.missing:
+            runner = BatchRunner(
+                judge,
+                store,
+                client=client,
+                progress=progress,
+                poll_interval_s=poll_interval_s,
+                max_wait_s=max_wait_s,
+            )
+            result.run = await runner.run(plan)
+        else:
+            result.run = await run_plan(
+                judge,
+                plan,
+                store,
+                client=client,
+                progress=progress,
+                initial_concurrency=initial_concurrency,
+            )
+    if result.run.pending_batch is None:
+        result.summary = write_outputs(out_dir, judge, records, judged, result.run)
+    return result
+
+
+# ------------------------------------------------------------------ the seed's API
+
+
+def _one_question(
+    question: str,
+    ground_truth: str | int,
+    predicted_answer: str,
+    category: int | str,
+) -> PredictionRecord:
+    return PredictionRecord(
+        category=parse_category(category),
+        question=question,
+        answer=ground_truth,
+        prediction=predicted_answer,
+        source="api",
+    )
+
+
+async def ajudge_answer_runs(
+    question: str,
+    ground_truth: str | int,
+    predicted_answer: str,
+    category: int | str,
+    *,
+    num_runs: int,
+    settings: JudgeSettings | None = None,
+    store: JudgeStore | None = None,
+) -> list[JudgeResult]:
+    base = settings or JudgeSettings()
+    settings = dataclasses.replace(base, runs=num_runs, include_adversarial=True)
+    judge = settings.resolve()
+    record = _one_question(question, ground_truth, predicted_answer, category)
+    plan = plan_calls([record], judge, store)
+    run = await run_plan(judge, plan, store)
+    results = [JudgeResult(-1.0, "no result") for _ in range(num_runs)]
+    for row in run.rows:
+        if row.score is None:
+            results[row.run] = JudgeResult(-1.0, row.error or "unscored")
+        else:
+            results[row.run] = JudgeResult(row.score, row.explanation)
+    return results
+
+
+def judge_answer(
+    question: str,
+    ground_truth: str | int,
+    predicted_answer: str,
+    category: int | str,
+    *,
+    settings: JudgeSettings | None = None,
+) -> JudgeResult:
+    """One judge run (the seed's API). Score -1 when no verdict could be read."""
+    runs = asyncio.run(
+        ajudge_answer_runs(
+            question, ground_truth, predicted_answer, category, num_runs=1, settings=settings
+        )
+    )
+    return runs[0]
+
+
+def judge_answer_multiple_runs(
+    question: str,
+    ground_truth: str | int,
+    predicted_answer: str,
+    category: int | str,
+    num_runs: int = 10,
+    *,
+    settings: JudgeSettings | None = None,
+) -> JudgeAggregation:
+    """N independent runs; -1 runs dropped; sample std (n-1); a warning under 5 runs."""
+    runs = asyncio.run(
+        ajudge_answer_runs(
+            question,
+            ground_truth,
+            predicted_answer,
+            category,
+            num_runs=num_runs,
+            settings=settings,
+        )
+    )
+    return aggregate_runs([r.score for r in runs], label=question[:60])

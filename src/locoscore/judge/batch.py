@@ -1,0 +1,234 @@
+"""Batch mode (half price): Anthropic Message Batches and OpenAI Batch.
+
+Every missing call is submitted with its cache key as `custom_id`; the batch id is written
+to the store before any waiting, so a restart resumes polling the same batch instead of
+paying for a second one. Results are unordered and matched by `custom_id`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Awaitable, Callable
+from functools import partial
+from typing import Any, TypeVar
+
+from locoscore.judge.cache import JudgeStore
+from locoscore.judge.plan import CallPlan, CallSpec, JudgmentRow
+from locoscore.judge.providers import (
+    AnthropicJudge,
+    JudgeClient,
+    OpenAIJudge,
+    classify_error,
+    make_client,
+    replies_from_openai,
+    reply_from_anthropic,
+)
+from locoscore.judge.runner import JudgeRun, ProgressSink, RunStats, failed_row, row_from_reply
+from locoscore.judge.settings import ResolvedJudge
+
+T = TypeVar("T")
+_OPENAI_DONE = ("completed", "failed", "expired", "cancelled")
+
+
+async def _retrying(call: Callable[[], Awaitable[T]], attempts: int = 6) -> T:
+    """Batch endpoints share the call layer's policy: retry only what is retryable."""
+    for attempt in range(1, attempts + 1):
+        try:
+            return await call()
+        except Exception as exc:
+            error = classify_error(exc)
+            if not error.retryable or attempt == attempts:
+                raise
+            await asyncio.sleep(max(error.retry_after or 0.0, min(10.0, 0.2 * 2**attempt)))
+    raise AssertionError("unreachable")
+
+
+class BatchRunner:
+    def __init__(
+        self,
+        judge: ResolvedJudge,
+        store: JudgeStore,
+        *,
+        client: JudgeClient | None = None,
+        progress: ProgressSink | None = None,
+        poll_interval_s: float = 30.0,
+        max_wait_s: float = 24 * 3600.0,
+    ) -> None:
+        self.judge = judge
+        self.store = store
+        self.client = client
+        self.progress = progress
+        self.poll_interval_s = poll_interval_s
+        self.max_wait_s = max_wait_s
+        self.stats = RunStats()
+        self.rows: list[JudgmentRow] = []
+
+    # ------------------------------------------------------------ provider specifics
+
+    async def _submit(self, specs: list[CallSpec]) -> str:
+        client = self.client
+        judge = self.judge
+        prompts = [
+            judge.template.render(
+                s.record.question, s.record.answer_text, s.record.prediction, s.record.category
+            )
+            for s in specs
+        ]
+        if isinstance(client, AnthropicJudge):
+            requests: Any = [
+                {"custom_id": s.key, "params": client.request_params(p)}
+                for s, p in zip(specs, prompts, strict=True)
+            ]
+            batches = client.client.messages.batches
+            batch = await _retrying(lambda: batches.create(requests=requests))
+            return str(batch.id)
+        assert isinstance(client, OpenAIJudge)
+        lines = [
+            json.dumps(
+                {
+                    "custom_id": s.key,
+                    "method": "POST",
+                    "url": "/v1/chat/completions",
+                    "body": client.request_params(p),
+                }
+            )
+            for s, p in zip(specs, prompts, strict=True)
+        ]
+        data = ("\n".join(lines) + "\n").encode("utf-8")
+        upload = await _retrying(
+            lambda: client.client.files.create(
+                file=("locoscore_judge_batch.jsonl", data, "application/jsonl"), purpose="batch"
+            )
+        )
+        created = await _retrying(
+            lambda: client.client.batches.create(
+                input_file_id=upload.id,
+                endpoint="/v1/chat/completions",
+                completion_window="24h",
+            )
+        )
+        return str(created.id)
+
+    async def _is_done(self, batch_id: str) -> bool:
+        client = self.client
+        if isinstance(client, AnthropicJudge):
+            batch = await _retrying(lambda: client.client.messages.batches.retrieve(batch_id))
+            return batch.processing_status == "ended"
+        assert isinstance(client, OpenAIJudge)
+        status = await _retrying(lambda: client.client.batches.retrieve(batch_id))
+        return status.status in _OPENAI_DONE
+
+    async def _results(self, batch_id: str) -> dict[str, tuple[dict[str, Any] | None, str]]:
+        """custom_id -> (reply body, "") on success, (None, reason) on failure."""
+        client = self.client
+        out: dict[str, tuple[dict[str, Any] | None, str]] = {}
+        if isinstance(client, AnthropicJudge):
+            decoder = await _retrying(lambda: client.client.messages.batches.results(batch_id))
+            async for item in decoder:
+                result = item.result
+                if result.type == "succeeded":
+                    out[item.custom_id] = (result.message.model_dump(mode="json"), "")
+                else:
+                    detail = getattr(result, "error", None)
+                    reason = f"batch entry {result.type}"
+                    if detail is not None:
+                        reason += f": {json.dumps(detail.model_dump(mode='json'))[:300]}"
+                    out[item.custom_id] = (None, reason)
+            return out
+        assert isinstance(client, OpenAIJudge)
+        status = await _retrying(lambda: client.client.batches.retrieve(batch_id))
+        for file_id in (status.output_file_id, status.error_file_id):
+            if not file_id:
+                continue
+            content = await _retrying(partial(client.client.files.content, file_id))
+            for line in content.text.splitlines():
+                if not line.strip():
+                    continue
+                entry = json.loads(line)
+                response = entry.get("response") or {}
+                if entry.get("error") or response.get("status_code", 200) >= 400:
+                    reason = json.dumps(entry.get("error") or response.get("body"))[:300]
+                    out[entry["custom_id"]] = (None, f"batch entry errored: {reason}")
+                else:
+                    out[entry["custom_id"]] = (response.get("body") or {}, "")
+        return out
+
+    # ------------------------------------------------------------ the pass
+
+    def _ingest(
+        self, batch_id: str, specs: dict[str, CallSpec], keys: list[str], results: dict[str, Any]
+    ) -> None:
+        rows: list[JudgmentRow] = []
+        for key in keys:
+            spec = specs.get(key)
+            if spec is None:
+                continue  # an entry of an older pass no longer asked for
+            body, reason = results.get(key, (None, "no result for this entry (batch expired?)"))
+            if body is None:
+                rows.append(failed_row(self.judge, spec, reason))
+                continue
+            if self.judge.provider == "anthropic":
+                reply = reply_from_anthropic(body)
+            else:
+                replies = replies_from_openai(body)
+                if not replies:
+                    rows.append(failed_row(self.judge, spec, "batch entry without choices"))
+                    continue
+                reply = replies[0]
+            rows.append(row_from_reply(self.judge, spec, reply, 0.0, self.store))
+        for row in rows:
+            self.stats.input_tokens += row.input_tokens
+            self.stats.output_tokens += row.output_tokens
+            if row.score is None:
+                self.stats.failed += 1
+        self.rows.extend(rows)
+        if self.progress is not None:
+            self.progress.update(rows, None)
+        self.store.finish_batch(batch_id)
+
+    async def run(self, plan: CallPlan) -> JudgeRun:
+        judge = self.judge
+        self.stats.cached = plan.cached
+        self.stats.short_circuited = plan.short_circuited
+        self.rows.extend(plan.done)
+        specs = {s.key: s for s in plan.missing}
+        owns_client = self.client is None
+        if specs and self.client is None:
+            self.client = make_client(judge.provider_config())
+        if self.progress is not None:
+            self.progress.start(len(plan.done) + len(specs), len(plan.done), plan.cached)
+        try:
+            pending = [
+                b
+                for b in self.store.pending_batches(judge.provider, judge.model)
+                if any(k in specs for k in b.keys)
+            ]
+            covered = {k for b in pending for k in b.keys}
+            to_submit = [s for s in plan.missing if s.key not in covered]
+            batches = [(b.batch_id, b.keys) for b in pending]
+            if to_submit:
+                batch_id = await self._submit(to_submit)
+                keys = [s.key for s in to_submit]
+                self.store.add_batch(batch_id, judge.provider, judge.model, keys)
+                self.stats.made += len(keys)
+                batches.append((batch_id, keys))
+            deadline = time.monotonic() + self.max_wait_s
+            for batch_id, keys in batches:
+                while not await self._is_done(batch_id):
+                    if time.monotonic() >= deadline:
+                        return JudgeRun(self.rows, self.stats, pending_batch=batch_id)
+                    await asyncio.sleep(self.poll_interval_s)
+                self._ingest(batch_id, specs, keys, await self._results(batch_id))
+        finally:
+            if owns_client and self.client is not None:
+                await self.client.aclose()
+            if self.progress is not None:
+                self.progress.stop()
+        cost = judge.settings.prices.cost(
+            judge.model, self.stats.input_tokens, self.stats.output_tokens, batch=True
+        )
+        self.stats.cost_usd = cost or 0.0
+        self.stats.cost_known = cost is not None
+        return JudgeRun(self.rows, self.stats)

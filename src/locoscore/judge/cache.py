@@ -1,0 +1,198 @@
+"""Durable judge cache = resume. SQLite in WAL mode, one commit per finished call.
+
+A key covers everything that can change a verdict: provider, model, protocol, prompt
+version, every sampling parameter, the question's identity and text, the gold, the
+candidate text, and the repeat index, so ten repeats are ten entries and a changed prompt
+or model never hits a stale one. Only scored verdicts are stored: refusals, parse
+failures and transport errors are not, so a rerun asks again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS judgments (
+    key TEXT PRIMARY KEY,
+    question_key TEXT NOT NULL,
+    run_index INTEGER NOT NULL,
+    provider TEXT NOT NULL,
+    model TEXT NOT NULL,
+    protocol TEXT NOT NULL,
+    prompt_hash TEXT NOT NULL,
+    params TEXT NOT NULL,
+    score REAL NOT NULL,
+    explanation TEXT NOT NULL,
+    method TEXT NOT NULL,
+    raw_reply TEXT NOT NULL,
+    input_tokens INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    latency_s REAL NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS batches (
+    batch_id TEXT PRIMARY KEY,
+    provider TEXT NOT NULL,
+    model TEXT NOT NULL,
+    keys TEXT NOT NULL,
+    state TEXT NOT NULL,
+    created_at REAL NOT NULL
+);
+"""
+
+
+def cache_key(
+    *,
+    provider: str,
+    model: str,
+    protocol: str,
+    prompt_hash: str,
+    params: dict[str, Any],
+    question_key: str,
+    question: str,
+    gold: str,
+    candidate: str,
+    run_index: int,
+) -> str:
+    identity = [
+        provider,
+        model,
+        protocol,
+        prompt_hash,
+        sorted(params.items()),
+        question_key,
+        question,
+        gold,
+        candidate,
+        run_index,
+    ]
+    payload = json.dumps(identity, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class CachedVerdict:
+    key: str
+    question_key: str
+    run_index: int
+    score: float
+    explanation: str
+    method: str
+    raw_reply: str
+    input_tokens: int
+    output_tokens: int
+    latency_s: float
+
+
+@dataclass(frozen=True)
+class PendingBatch:
+    batch_id: str
+    provider: str
+    model: str
+    keys: list[str]
+
+
+class JudgeStore:
+    """The SQLite file: finished verdicts and submitted batches."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self.conn = sqlite3.connect(str(path), timeout=30.0, isolation_level=None)
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        # WAL + NORMAL: a committed call survives kill -9 of the process.
+        self.conn.execute("PRAGMA synchronous=NORMAL")
+        self.conn.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> JudgeStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def get(self, key: str) -> CachedVerdict | None:
+        row = self.conn.execute(
+            "SELECT key, question_key, run_index, score, explanation, method, raw_reply, "
+            "input_tokens, output_tokens, latency_s FROM judgments WHERE key = ?",
+            (key,),
+        ).fetchone()
+        return CachedVerdict(*row) if row else None
+
+    def get_many(self, keys: list[str]) -> dict[str, CachedVerdict]:
+        found: dict[str, CachedVerdict] = {}
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = self.conn.execute(
+                "SELECT key, question_key, run_index, score, explanation, method, raw_reply, "
+                f"input_tokens, output_tokens, latency_s FROM judgments WHERE key IN ({marks})",
+                chunk,
+            ).fetchall()
+            for row in rows:
+                found[row[0]] = CachedVerdict(*row)
+        return found
+
+    def put(
+        self,
+        verdict: CachedVerdict,
+        *,
+        provider: str,
+        model: str,
+        protocol: str,
+        prompt_hash: str,
+        params: dict[str, Any],
+    ) -> None:
+        if verdict.score < 0:
+            raise ValueError("only scored verdicts are cached")
+        self.conn.execute(
+            "INSERT OR REPLACE INTO judgments VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                verdict.key,
+                verdict.question_key,
+                verdict.run_index,
+                provider,
+                model,
+                protocol,
+                prompt_hash,
+                json.dumps(params, sort_keys=True),
+                verdict.score,
+                verdict.explanation,
+                verdict.method,
+                verdict.raw_reply,
+                verdict.input_tokens,
+                verdict.output_tokens,
+                verdict.latency_s,
+                time.time(),
+            ),
+        )  # autocommit: each finished call is durable at once
+
+    def count(self) -> int:
+        return int(self.conn.execute("SELECT COUNT(*) FROM judgments").fetchone()[0])
+
+    # ------------------------------------------------------------------ batches
+
+    def add_batch(self, batch_id: str, provider: str, model: str, keys: list[str]) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO batches VALUES (?,?,?,?,?,?)",
+            (batch_id, provider, model, json.dumps(keys), "pending", time.time()),
+        )
+
+    def pending_batches(self, provider: str, model: str) -> list[PendingBatch]:
+        rows = self.conn.execute(
+            "SELECT batch_id, provider, model, keys FROM batches "
+            "WHERE state = 'pending' AND provider = ? AND model = ? ORDER BY created_at",
+            (provider, model),
+        ).fetchall()
+        return [PendingBatch(r[0], r[1], r[2], json.loads(r[3])) for r in rows]
+
+    def finish_batch(self, batch_id: str, state: str = "ingested") -> None:
+        self.conn.execute("UPDATE batches SET state = ? WHERE batch_id = ?", (state, batch_id))

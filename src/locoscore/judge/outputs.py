@@ -1,0 +1,116 @@
+"""Writing a judge pass into an output folder, composing with `locoscore score`.
+
+judgments.jsonl is rewritten whole; scores.jsonl gains j_* fields on the lines it already
+has (matched as `locoscore.results_dir` matches rows: sample_id + qa_index, else question
+and prediction) and keeps everything else; summary.json gains or replaces only its "judge"
+key. Every write is atomic.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from locoscore._io import write_jsonl_atomic
+from locoscore.data.models import PredictionRecord
+from locoscore.errors import InputError
+from locoscore.judge.aggregate import QuestionScores, summarise
+from locoscore.judge.plan import JudgmentRow
+from locoscore.judge.runner import JudgeRun
+from locoscore.judge.settings import ResolvedJudge
+from locoscore.results_dir import load_scores, row_key, write_results
+
+JUDGMENTS_FILE = "judgments.jsonl"
+JUDGE_PREFIX = "j_"
+CACHE_FILE = "judge_cache.sqlite"
+
+
+def question_scores(
+    records: list[PredictionRecord], rows: list[JudgmentRow], runs: int
+) -> list[QuestionScores]:
+    by_key: dict[str, list[float | None]] = {r.key: [None] * runs for r in records}
+    for row in rows:
+        if row.key in by_key and 0 <= row.run < runs:
+            by_key[row.key][row.run] = row.score
+    return [QuestionScores(r.key, r.category, by_key[r.key]) for r in records]
+
+
+def scores_rows(
+    directory: Path,
+    all_records: list[PredictionRecord],
+    questions: list[QuestionScores],
+    signature: str,
+) -> list[dict[str, Any]]:
+    """Every existing scores.jsonl row (else each record's base row) with fresh j_* fields."""
+    fields = {q.key: {**q.fields(), "j_protocol": signature} for q in questions}
+    by_row_key = {row_key(r.base_row()): fields.get(r.key) for r in all_records}
+    try:
+        existing = load_scores(directory)
+    except (OSError, ValueError) as exc:
+        raise InputError(f"cannot read existing scores: {exc}", file=str(directory)) from None
+    rows = existing or [r.base_row() for r in all_records]
+    seen = {row_key(row) for row in rows}
+    rows += [r.base_row() for r in all_records if row_key(r.base_row()) not in seen]
+    out = []
+    for row in rows:
+        kept = {k: v for k, v in row.items() if not k.startswith(JUDGE_PREFIX)}
+        out.append({**kept, **(by_row_key.get(row_key(row)) or {})})
+    return out
+
+
+def judge_summary(
+    judge: ResolvedJudge, questions: list[QuestionScores], run: JudgeRun
+) -> dict[str, Any]:
+    s = judge.settings
+    stats = run.stats
+    section: dict[str, Any] = {
+        "signature": judge.signature,
+        "protocol": judge.protocol,
+        "provider": judge.provider,
+        "model": judge.model,
+        "temperature": judge.sampling.temperature,
+        "api_version": judge.sampling.api_version,
+        "runs": s.runs,
+        "prompt_hash": judge.prompt_hash,
+        "prompt_name": judge.template.name,
+        "include_adversarial": s.include_adversarial,
+        "scale": "0-100",
+        "std": "sample (n-1)",
+    }
+    section.update(summarise(questions, s.runs))
+    section["calls"] = {
+        "made": stats.made,
+        "cached": stats.cached,
+        "failed": stats.failed,
+        "skipped": stats.skipped,
+        "short_circuited": stats.short_circuited,
+    }
+    section["usage"] = {
+        "input_tokens": stats.input_tokens,
+        "output_tokens": stats.output_tokens,
+        "estimated_cost_usd": round(stats.cost_usd, 4) if stats.cost_known else None,
+    }
+    if run.stop_reason:
+        section["stopped"] = run.stop_reason
+    return section
+
+
+def write_outputs(
+    out_dir: Path,
+    judge: ResolvedJudge,
+    all_records: list[PredictionRecord],
+    judged: list[PredictionRecord],
+    run: JudgeRun,
+) -> dict[str, Any]:
+    """Write the three files; return the summary's judge section."""
+    order = {r.key: i for i, r in enumerate(judged)}
+    rows = sorted(run.rows, key=lambda r: (order.get(r.key, len(order)), r.run))
+    write_jsonl_atomic(out_dir / JUDGMENTS_FILE, [r.as_json() for r in rows])
+    questions = question_scores(judged, rows, judge.settings.runs)
+    new_rows = scores_rows(out_dir, all_records, questions, judge.signature)
+    section = judge_summary(judge, questions, run)
+    try:
+        write_results(out_dir, new_rows, {"judge": section}, owned_prefixes=(JUDGE_PREFIX,))
+    except ValueError as exc:
+        raise InputError(f"cannot read existing summary: {exc}", file=str(out_dir)) from None
+    return section

@@ -1,0 +1,61 @@
+"""A rich progress bar for a judge pass: done/total, calls/s, ETA, hits, failures, cost."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeRemainingColumn,
+)
+
+from locoscore.judge.plan import JudgmentRow
+
+
+class RichProgress:
+    def __init__(self, console: Console | None = None, description: str = "judging") -> None:
+        self.console = console or Console(stderr=True)
+        self.description = description
+        self.progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]} calls/s"),
+            TimeRemainingColumn(),
+            TextColumn("{task.fields[status]}"),
+            console=self.console,
+            transient=False,
+        )
+        self.task: TaskID | None = None
+        self.cached = 0
+        self.failed = 0
+        self.tokens = 0
+        self.calls = 0
+
+    def start(self, total: int, done: int, cached: int) -> None:
+        self.cached = cached
+        self.progress.start()
+        self.task = self.progress.add_task(
+            self.description, total=total, completed=done, rate="0.0", status=self._status(None)
+        )
+
+    def _status(self, cost_usd: float | None) -> str:
+        cost = "n/a" if cost_usd is None else f"${cost_usd:.2f}"
+        return f"cached {self.cached} · failed {self.failed} · tokens {self.tokens:,} · cost {cost}"
+
+    def update(self, rows: list[JudgmentRow], cost_usd: float | None) -> None:
+        if self.task is None:
+            return
+        self.calls += len(rows)
+        self.failed += sum(1 for r in rows if r.score is None)
+        self.tokens += sum(r.input_tokens + r.output_tokens for r in rows)
+        task = self.progress.tasks[self.task]
+        elapsed = task.elapsed or 0.0
+        rate = f"{self.calls / elapsed:.1f}" if elapsed > 0 else "0.0"
+        self.progress.update(self.task, advance=len(rows), rate=rate, status=self._status(cost_usd))
+
+    def stop(self) -> None:
+        self.progress.stop()

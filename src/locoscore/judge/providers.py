@@ -1,0 +1,376 @@
+"""Judge providers through the official async SDKs: what each accepts, and one call.
+
+Sampling parameters are requests a provider may refuse. `resolve_sampling` knows, per
+provider, model and API version, whether a temperature can be sent at all, and returns
+the plan actually applied; the signature of every result is built from that plan.
+
+Retries: the SDK clients are built with `max_retries=0`; the runner owns the one retry
+layer (it must see every 429 to adapt its concurrency).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from typing import TYPE_CHECKING, Any
+
+from locoscore.errors import InputError
+from locoscore.judge.prompts import output_schema
+
+if TYPE_CHECKING:
+    pass
+
+PROVIDERS: tuple[str, ...] = ("anthropic", "openai", "openai-compatible")
+DEFAULT_MODELS = {"anthropic": "claude-sonnet-4-6", "openai": "gpt-4o-mini"}
+# The API version the anthropic SDK 2.x sends by default: it accepts no sampling params.
+ANTHROPIC_SDK_API_VERSION = "2026-10-21"
+# The older API version under which `temperature` is still accepted for most models.
+ANTHROPIC_LEGACY_API_VERSION = "2023-06-01"
+# Models that reject `temperature` under every API version.
+_ANTHROPIC_NO_TEMPERATURE = re.compile(r"^claude-(?:opus-4-[78]|[a-z]+-5)(?:$|[-@.])")
+# OpenAI reasoning models accept only their default sampling.
+_OPENAI_NO_TEMPERATURE = re.compile(r"^(?:o\d|gpt-5)")
+_API_KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+
+
+class SamplingNotSupported(InputError):
+    """The requested sampling cannot be sent to this provider/model/API version."""
+
+
+@dataclass(frozen=True)
+class SamplingPlan:
+    """The sampling actually applied. `temperature=None` means the model's own default."""
+
+    temperature: float | None
+    api_version: str | None = None  # anthropic-version header sent (anthropic only)
+
+    @property
+    def signature(self) -> str:
+        temp = "model-default" if self.temperature is None else f"{self.temperature:g}"
+        api = f"|api:{self.api_version}" if self.api_version else ""
+        return f"temp:{temp}{api}"
+
+    def cache_params(self) -> dict[str, Any]:
+        return {"temperature": self.temperature, "api_version": self.api_version}
+
+
+def resolve_sampling(
+    provider: str,
+    model: str,
+    temperature: float,
+    *,
+    use_model_default: bool = False,
+    api_version: str | None = None,
+) -> SamplingPlan:
+    """What to send for `temperature`, or SamplingNotSupported naming the choices."""
+    if provider == "anthropic":
+        version = api_version or None
+        if use_model_default:
+            return SamplingPlan(None, version or ANTHROPIC_SDK_API_VERSION)
+        if _ANTHROPIC_NO_TEMPERATURE.match(model):
+            raise SamplingNotSupported(
+                f"model {model} rejects temperature under every API version; choices: "
+                f"--sampling default (use the model's own sampling, recorded as "
+                f"temp:model-default), or a model that accepts it such as claude-sonnet-4-6"
+            )
+        if version is not None and version >= ANTHROPIC_SDK_API_VERSION:
+            raise SamplingNotSupported(
+                f"anthropic-version {version} accepts no temperature; choices: omit "
+                f"--api-version (locoscore then sends temperature {temperature:g} with "
+                f"anthropic-version {ANTHROPIC_LEGACY_API_VERSION}), or --sampling default"
+            )
+        return SamplingPlan(temperature, version or ANTHROPIC_LEGACY_API_VERSION)
+    if use_model_default:
+        return SamplingPlan(None)
+    if provider == "openai" and _OPENAI_NO_TEMPERATURE.match(model):
+        raise SamplingNotSupported(
+            f"model {model} accepts only its default sampling; choices: --sampling default, "
+            f"or a model that accepts temperature such as gpt-4o-mini"
+        )
+    return SamplingPlan(temperature)
+
+
+@dataclass(frozen=True)
+class ProviderConfig:
+    provider: str
+    model: str
+    protocol: str
+    sampling: SamplingPlan
+    max_tokens: int = 256
+    base_url: str | None = None
+    timeout_s: float = 60.0
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One judge answer (one choice of a response)."""
+
+    text: str
+    structured: dict[str, Any] | None
+    stop_reason: str | None
+    raw: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    refusal: bool = False
+    truncated: bool = False
+
+
+def api_key(provider: str) -> str:
+    if provider == "openai-compatible":
+        # Local servers (vLLM, Ollama, llama.cpp) usually need no key.
+        return os.environ.get("OPENAI_API_KEY") or "not-needed"
+    env = _API_KEY_ENV[provider]
+    value = os.environ.get(env)
+    if not value:
+        raise InputError(f"{env} is not set: the {provider} judge needs an API key")
+    return value
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+class AnthropicJudge:
+    """Messages API, structured output via `output_config` JSON schema."""
+
+    supports_n = False
+
+    def __init__(self, config: ProviderConfig) -> None:
+        self.config = config
+        headers = {}
+        if config.sampling.api_version and config.sampling.api_version != (
+            ANTHROPIC_SDK_API_VERSION
+        ):
+            headers["anthropic-version"] = config.sampling.api_version
+        import anthropic  # the SDKs load only when a judge runs (1.4 s of imports)
+
+        self.client = anthropic.AsyncAnthropic(
+            api_key=api_key("anthropic"),
+            base_url=config.base_url,
+            max_retries=0,
+            timeout=config.timeout_s,
+            default_headers=headers or None,
+        )
+
+    def request_params(self, prompt: str) -> dict[str, Any]:
+        """The Messages request body (also one Message Batches entry)."""
+        params: dict[str, Any] = {
+            "model": self.config.model,
+            "max_tokens": self.config.max_tokens,
+            "messages": [{"role": "user", "content": prompt}],
+            "output_config": {
+                "format": {"type": "json_schema", "schema": output_schema(self.config.protocol)}
+            },
+        }
+        if self.config.sampling.temperature is not None:
+            params["temperature"] = self.config.sampling.temperature
+        return params
+
+    async def complete(self, prompt: str, n: int = 1) -> list[Reply]:
+        params = self.request_params(prompt)
+        extra = {}
+        if "temperature" in params:
+            # SDK 2.x has no temperature argument; older API versions accept it in the body.
+            extra["temperature"] = params.pop("temperature")
+        message = await self.client.messages.create(**params, extra_body=extra or None)
+        return [reply_from_anthropic(message.model_dump(mode="json"))]
+
+    async def aclose(self) -> None:
+        await self.client.close()
+
+
+def reply_from_anthropic(body: dict[str, Any]) -> Reply:
+    text_parts: list[str] = []
+    structured: dict[str, Any] | None = None
+    for block in body.get("content") or []:
+        if block.get("type") == "text":
+            text_parts.append(block.get("text") or "")
+        elif block.get("type") == "tool_use" and isinstance(block.get("input"), dict):
+            structured = block["input"]
+    text = "".join(text_parts)
+    stop = body.get("stop_reason")
+    truncated = stop == "max_tokens"
+    if structured is None and not truncated:
+        structured = _json_object(text.strip())
+    usage = body.get("usage") or {}
+    return Reply(
+        text=text,
+        structured=structured,
+        stop_reason=stop,
+        raw=json.dumps(body, ensure_ascii=False),
+        input_tokens=int(usage.get("input_tokens") or 0),
+        output_tokens=int(usage.get("output_tokens") or 0),
+        refusal=stop == "refusal",
+        truncated=truncated,
+    )
+
+
+class OpenAIJudge:
+    """Chat Completions with a `json_schema` response format; `n` serves several runs."""
+
+    def __init__(self, config: ProviderConfig, *, supports_n: bool = True) -> None:
+        self.config = config
+        self.supports_n = supports_n
+        import openai
+
+        self.client = openai.AsyncOpenAI(
+            api_key=api_key(config.provider),
+            base_url=config.base_url,
+            max_retries=0,
+            timeout=config.timeout_s,
+        )
+
+    def request_params(self, prompt: str, n: int = 1) -> dict[str, Any]:
+        params: dict[str, Any] = {
+            "model": self.config.model,
+            "messages": [{"role": "user", "content": prompt}],
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {
+                    "name": f"judge_{self.config.protocol}",
+                    "schema": output_schema(self.config.protocol),
+                    "strict": True,
+                },
+            },
+            "max_tokens": self.config.max_tokens,
+        }
+        if self.config.sampling.temperature is not None:
+            params["temperature"] = self.config.sampling.temperature
+        if n > 1:
+            params["n"] = n
+        return params
+
+    async def complete(self, prompt: str, n: int = 1) -> list[Reply]:
+        completion = await self.client.chat.completions.create(**self.request_params(prompt, n))
+        return replies_from_openai(completion.model_dump(mode="json"))
+
+    async def aclose(self) -> None:
+        await self.client.close()
+
+
+def replies_from_openai(body: dict[str, Any]) -> list[Reply]:
+    choices = body.get("choices") or []
+    usage = body.get("usage") or {}
+    prompt_tokens = int(usage.get("prompt_tokens") or 0)
+    completion_tokens = int(usage.get("completion_tokens") or 0)
+    raw = json.dumps(body, ensure_ascii=False)
+    replies = []
+    for i, choice in enumerate(choices):
+        message = choice.get("message") or {}
+        text = message.get("content") or ""
+        finish = choice.get("finish_reason")
+        refused = bool(message.get("refusal")) or finish == "content_filter"
+        truncated = finish == "length"
+        replies.append(
+            Reply(
+                text=text,
+                structured=None if truncated else _json_object(text.strip()),
+                stop_reason=finish,
+                raw=raw if len(choices) == 1 else json.dumps(choice, ensure_ascii=False),
+                # The prompt is billed once per request: charge it to the first choice.
+                input_tokens=prompt_tokens if i == 0 else 0,
+                output_tokens=completion_tokens // len(choices)
+                + (completion_tokens % len(choices) if i == 0 else 0),
+                refusal=refused,
+                truncated=truncated,
+            )
+        )
+    return replies
+
+
+JudgeClient = AnthropicJudge | OpenAIJudge
+
+
+def make_client(config: ProviderConfig) -> JudgeClient:
+    if config.provider == "anthropic":
+        return AnthropicJudge(config)
+    if config.provider in ("openai", "openai-compatible"):
+        return OpenAIJudge(config)
+    raise InputError(f"unknown provider {config.provider!r} (expected {', '.join(PROVIDERS)})")
+
+
+# ---------------------------------------------------------------- error classification
+
+
+@dataclass(frozen=True)
+class CallError:
+    """A failed call, classified. `message` never carries request headers (keys)."""
+
+    kind: str
+    message: str
+    retryable: bool
+    fatal: bool = False  # stop scheduling: every further call would fail the same way
+    retry_after: float | None = None
+    status: int | None = None
+
+
+_QUOTA_WORDS = ("insufficient_quota", "quota", "credit balance", "billing", "spend limit")
+_SAMPLING_WORDS = ("temperature", "top_p", "top_k")
+
+
+def retry_after_seconds(headers: Any) -> float | None:
+    """`retry-after-ms` or `retry-after` (seconds or an HTTP date), capped at one minute."""
+    if headers is None:
+        return None
+    value = headers.get("retry-after-ms")
+    try:
+        if value is not None:
+            return min(60.0, max(0.0, float(value) / 1000))
+        value = headers.get("retry-after")
+        if value is None:
+            return None
+        try:
+            return min(60.0, max(0.0, float(value)))
+        except ValueError:
+            import time
+
+            return min(60.0, max(0.0, parsedate_to_datetime(value).timestamp() - time.time()))
+    except (TypeError, ValueError):
+        return None
+
+
+def classify_error(exc: BaseException) -> CallError:
+    import anthropic
+    import openai
+
+    if isinstance(exc, TimeoutError | anthropic.APITimeoutError | openai.APITimeoutError):
+        return CallError("timeout", "request timed out", retryable=True)
+    if isinstance(exc, anthropic.APIConnectionError | openai.APIConnectionError):
+        return CallError("connection", "connection error", retryable=True)
+    if isinstance(exc, anthropic.APIStatusError | openai.APIStatusError):
+        status = exc.status_code
+        body_text = json.dumps(exc.body, default=str)[:400] if exc.body is not None else ""
+        detail = f"HTTP {status}: {body_text}" if body_text else f"HTTP {status}"
+        wait = retry_after_seconds(exc.response.headers)
+        lowered = body_text.lower()
+        if status == 429 and any(word in lowered for word in _QUOTA_WORDS):
+            return CallError("quota", detail, retryable=False, status=status)
+        if status == 429:
+            return CallError("rate_limit", detail, retryable=True, retry_after=wait, status=429)
+        if status == 529:
+            return CallError("overloaded", detail, retryable=True, retry_after=wait, status=529)
+        if status in (408, 409) or status >= 500:
+            return CallError("server", detail, retryable=True, retry_after=wait, status=status)
+        if status == 400 and any(word in lowered for word in _SAMPLING_WORDS):
+            return CallError(
+                "sampling_rejected",
+                f"the provider refused the sampling parameters ({detail}); choices: "
+                f"--sampling default (the model's own sampling), another --api-version, "
+                f"or a model that accepts temperature",
+                retryable=False,
+                fatal=True,
+                status=status,
+            )
+        if status in (401, 403):
+            return CallError("auth", detail, retryable=False, fatal=True, status=status)
+        if status == 404:
+            return CallError("not_found", detail, retryable=False, fatal=True, status=status)
+        return CallError("client_error", detail, retryable=False, status=status)
+    return CallError("error", f"{type(exc).__name__}: {str(exc)[:300]}", retryable=False)

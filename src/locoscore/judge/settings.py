@@ -1,0 +1,128 @@
+"""A judge configuration, resolved once: the prompt, the sampling applied, the signature."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from locoscore._version import __version__
+from locoscore.errors import InputError
+from locoscore.judge.cost import PriceTable
+from locoscore.judge.prompts import PROTOCOLS, PromptTemplate, builtin_template
+from locoscore.judge.providers import (
+    DEFAULT_MODELS,
+    PROVIDERS,
+    ProviderConfig,
+    SamplingPlan,
+    resolve_sampling,
+)
+
+# The seed's rubric runs at temperature 0.5; the binary protocol (Mem0's J) at 0.
+DEFAULT_TEMPERATURE = {"rubric": 0.5, "binary": 0.0}
+
+
+@dataclass
+class JudgeSettings:
+    """What the user asked for. `resolve()` turns it into what will be applied."""
+
+    protocol: str = "rubric"
+    provider: str = "anthropic"
+    model: str | None = None
+    base_url: str | None = None
+    runs: int = 10
+    temperature: float | None = None  # None: the protocol's default
+    use_model_default_sampling: bool = False
+    api_version: str | None = None
+    max_tokens: int = 256
+    concurrency: int = 32
+    timeout_s: float = 60.0
+    max_attempts: int = 6  # per call, for retryable errors only
+    retry_base_delay_s: float = 0.5  # backoff doubles per attempt; Retry-After wins if longer
+    template: PromptTemplate | None = None
+    include_adversarial: bool = False
+    max_cost_usd: float | None = None
+    prices: PriceTable = field(default_factory=PriceTable)
+    n_per_request: int | None = None  # OpenAI `n`: runs served by one request (None: all)
+
+    def resolve(self) -> ResolvedJudge:
+        if self.protocol not in PROTOCOLS:
+            raise InputError(f"unknown protocol {self.protocol!r} (expected rubric or binary)")
+        if self.provider not in PROVIDERS:
+            raise InputError(
+                f"unknown provider {self.provider!r} (expected {', '.join(PROVIDERS)})"
+            )
+        if self.runs < 1:
+            raise InputError("--runs must be at least 1")
+        if self.concurrency < 1:
+            raise InputError("--concurrency must be at least 1")
+        model = self.model or DEFAULT_MODELS.get(self.provider)
+        if not model:
+            raise InputError(f"--model is required for provider {self.provider}")
+        template = self.template or builtin_template(self.protocol)
+        if template.protocol != self.protocol:
+            raise InputError(
+                f"prompt template declares protocol {template.protocol}, not {self.protocol}"
+            )
+        temperature = (
+            self.temperature if self.temperature is not None else DEFAULT_TEMPERATURE[self.protocol]
+        )
+        sampling = resolve_sampling(
+            self.provider,
+            model,
+            temperature,
+            use_model_default=self.use_model_default_sampling,
+            api_version=self.api_version,
+        )
+        return ResolvedJudge(self, model, template, sampling)
+
+
+@dataclass(frozen=True)
+class ResolvedJudge:
+    settings: JudgeSettings
+    model: str
+    template: PromptTemplate
+    sampling: SamplingPlan
+
+    @property
+    def protocol(self) -> str:
+        return self.settings.protocol
+
+    @property
+    def provider(self) -> str:
+        return self.settings.provider
+
+    @property
+    def prompt_hash(self) -> str:
+        return self.template.version_hash
+
+    def cache_params(self) -> dict[str, Any]:
+        """Every parameter that can change a verdict, for the cache key."""
+        return {**self.sampling.cache_params(), "max_tokens": self.settings.max_tokens}
+
+    @property
+    def n_per_request(self) -> int:
+        if self.provider == "anthropic":
+            return 1  # the Messages API has no `n`
+        return max(1, self.settings.n_per_request or self.settings.runs)
+
+    def provider_config(self) -> ProviderConfig:
+        return ProviderConfig(
+            provider=self.provider,
+            model=self.model,
+            protocol=self.protocol,
+            sampling=self.sampling,
+            max_tokens=self.settings.max_tokens,
+            base_url=self.settings.base_url,
+            timeout_s=self.settings.timeout_s,
+        )
+
+    @property
+    def signature(self) -> str:
+        """sacreBLEU-style: what was applied, never what was merely asked for."""
+        s = self.settings
+        return (
+            f"judge:{self.protocol}|prompt:{self.prompt_hash}|provider:{self.provider}"
+            f"|model:{self.model}|{self.sampling.signature}|max_tokens:{s.max_tokens}"
+            f"|runs:{s.runs}|adv:{'yes' if s.include_adversarial else 'no'}"
+            f"|std:sample|version:{__version__}"
+        )

@@ -1,0 +1,64 @@
+"""Reading a verdict: structured field first, then JSON in text, then a number or label."""
+
+from __future__ import annotations
+
+import pytest
+
+from locoscore.judge.parsing import parse_verdict, trivial_prediction_reason
+
+
+def test_structured_score_is_taken_as_is() -> None:
+    verdict = parse_verdict("rubric", {"score": 85, "explanation": "fine"}, "ignored 12")
+    assert (verdict.score, verdict.explanation, verdict.method) == (85.0, "fine", "structured")
+
+
+def test_json_in_text_is_the_first_fallback() -> None:
+    verdict = parse_verdict("rubric", None, 'Sure. {"score": 64, "explanation": "partly"} ok')
+    assert (verdict.score, verdict.method) == (64.0, "json_text")
+
+
+def test_a_number_in_text_is_the_second_fallback() -> None:
+    verdict = parse_verdict("rubric", None, "I would give this a Score: 73 overall.")
+    assert (verdict.score, verdict.method) == (73.0, "text_number")
+
+
+def test_no_score_at_all_is_unscored_with_a_reason() -> None:
+    verdict = parse_verdict("rubric", None, "The answer is quite good.")
+    assert verdict.score == -1 and not verdict.ok
+    assert verdict.error == "unparseable reply: no score 0-100 found"
+
+
+def test_out_of_range_structured_score_falls_back_to_text() -> None:
+    assert parse_verdict("rubric", {"score": 250}, "no number here").score == -1
+
+
+def test_empty_reply_is_unscored() -> None:
+    assert parse_verdict("rubric", None, "").error == "empty reply"
+
+
+@pytest.mark.parametrize(
+    ("text", "score"),
+    [("Verdict: CORRECT.", 100.0), ("This is WRONG.", 0.0), ("INCORRECT answer", 0.0)],
+)
+def test_binary_label_in_text(text: str, score: float) -> None:
+    assert parse_verdict("binary", None, text).score == score
+
+
+def test_binary_structured_label_maps_to_100_or_0() -> None:
+    assert parse_verdict("binary", {"label": "CORRECT", "explanation": ""}, "").score == 100
+    assert parse_verdict("binary", {"label": "WRONG", "explanation": ""}, "").score == 0
+
+
+def test_binary_reply_with_both_labels_is_unscored() -> None:
+    verdict = parse_verdict("binary", None, "CORRECT or WRONG, hard to say")
+    assert verdict.score == -1 and "both labels" in (verdict.error or "")
+
+
+@pytest.mark.parametrize("prediction", ["", "   ", ":", "...", "Thought process:", "Answer:"])
+def test_trivial_predictions_are_short_circuited(prediction: str) -> None:
+    assert trivial_prediction_reason(prediction) is not None
+
+
+@pytest.mark.parametrize("prediction", ["7", "Paris", "Thought process: she moved in May."])
+def test_real_answers_are_judged(prediction: str) -> None:
+    assert trivial_prediction_reason(prediction) is None
