@@ -15,15 +15,16 @@ from locoscore import stats
 from locoscore.categories import ADVERSARIAL, LOCOMO_COLUMN_ORDER
 from locoscore.report.load import Results
 from locoscore.report.metrics import METRICS, Metric
+from locoscore.results_dir import row_key
 
 ALPHA = 0.05
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
-Key = tuple[str, int]
+Key = str  # `sample_id#qa_index`, or the question text for files without ids
 
 
 def _key(row: dict[str, Any]) -> Key:
-    return (str(row["sample_id"]), int(row["qa_index"]))
+    return row_key(row)
 
 
 @dataclass(frozen=True)

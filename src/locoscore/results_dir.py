@@ -19,9 +19,11 @@ SCHEMA_VERSION = 1
 
 
 def row_key(row: dict[str, Any]) -> str:
+    """A question's identity in a results folder: `sample_id#qa_index` when joined, else
+    question and gold text (stable across systems, so folders can still be compared)."""
     if row.get("sample_id") is not None and row.get("qa_index") is not None:
         return f"{row['sample_id']}#{row['qa_index']}"
-    return f"?|{row.get('question')}|{row.get('prediction')}"
+    return f"?|{row.get('question')}|{row.get('answer')}"
 
 
 def load_scores(directory: Path) -> list[dict[str, Any]]:

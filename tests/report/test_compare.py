@@ -78,7 +78,7 @@ def test_missing_questions_are_counted_and_named(tmp_path: Path) -> None:
     b = write_folder(tmp_path / "b", [r for r in rows if r["sample_id"] != "conv-2"][:-1])
     result = compare_results(load_results(a), load_results(b))
     assert result.paired == 9
-    assert len(result.only_in_a) == 11 and result.only_in_a[0] == ("conv-1", 9)
+    assert len(result.only_in_a) == 11 and result.only_in_a[0] == "conv-1#9"
     assert result.only_in_b == []
 
 

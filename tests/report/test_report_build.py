@@ -223,7 +223,7 @@ def test_bad_results_folder_is_one_line_exit_2_and_writes_nothing(
     assert not (folder / "report.md").exists()
 
 
-def test_statistics_name_the_scores_they_came_from_and_a_rescore_drops_them(
+def test_statistics_name_the_scores_they_came_from_and_a_rescore_refreshes_them(
     tmp_path: Path,
 ) -> None:
     out = tmp_path / "example"
@@ -232,8 +232,13 @@ def test_statistics_name_the_scores_they_came_from_and_a_rescore_drops_them(
     assert runner.invoke(app, ["report", str(out)]).exit_code == 0
     summary = json.loads((out / "summary.json").read_text())
     assert summary["report"]["computed_from"]["scores_sha256"] == sha256_file(out / "scores.jsonl")
-    assert runner.invoke(app, ["score", example, "--out", str(out)]).exit_code == 0
-    assert "report" not in json.loads((out / "summary.json").read_text())
+    assert (
+        runner.invoke(app, ["score", example, "--out", str(out), "--protocols", "spec"]).exit_code
+        == 0
+    )
+    refreshed = json.loads((out / "summary.json").read_text())["report"]
+    assert refreshed["computed_from"]["scores_sha256"] == sha256_file(out / "scores.jsonl")
+    assert refreshed != summary["report"]
 
 
 def test_report_means_equal_the_scorers_summary_for_every_protocol_and_category(

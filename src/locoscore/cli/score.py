@@ -14,7 +14,8 @@ from locoscore.cli._app import app, console, handle_errors
 from locoscore.data.load import load_predictions
 from locoscore.data.readers import FORMATS
 from locoscore.errors import InputError
-from locoscore.report.plain import format_plain_report, lexical_table_rows
+from locoscore.report.build import build_reports
+from locoscore.report.plain import lexical_table_rows
 from locoscore.results_dir import write_results
 from locoscore.scoring.protocols import PROTOCOLS, get_protocol
 from locoscore.scoring.run import lexical_summary, score_records
@@ -67,15 +68,14 @@ def score(
         "lexical": lexical_summary(rows, selected),
     }
     owned = tuple(p.column(m) for p in PROTOCOLS.values() for m in p.metrics)
-    summary = write_results(
-        out,
-        rows,
-        sections,
-        owned_prefixes=owned,
-        extra_files=lambda s: {"report.md": format_plain_report(s)},
-    )
+    summary = write_results(out, rows, sections, owned_prefixes=owned)
+    # one report format everywhere: the full report (`locoscore report` rebuilds the same)
+    build_reports(out)
     _print_table(summary)
-    console.print(f"wrote {out}/scores.jsonl, summary.json, report.md")
+    console.print(
+        f"wrote {out}/scores.jsonl, summary.json, report.md, report.html, scores.csv",
+        highlight=False,
+    )
 
 
 def _print_table(summary: dict[str, Any]) -> None:

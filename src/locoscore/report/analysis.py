@@ -13,6 +13,7 @@ from locoscore import stats
 from locoscore.categories import ADVERSARIAL, LOCOMO_COLUMN_ORDER
 from locoscore.report.load import Results
 from locoscore.report.metrics import METRICS, Metric
+from locoscore.results_dir import row_key
 
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
@@ -140,7 +141,5 @@ def analyse(results: Results) -> Analysis:
     if primary is not None:
         column = primary.column
         scored = [r for r in results.rows if r.get(column) is not None]
-        ranked = sorted(
-            scored, key=lambda r: (-float(r[column]), str(r["sample_id"]), int(r["qa_index"]))
-        )
+        ranked = sorted(scored, key=lambda r: (-float(r[column]), row_key(r)))
     return Analysis(results, metrics, judge_stats(results), latency, primary, ranked)

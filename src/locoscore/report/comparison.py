@@ -86,8 +86,8 @@ def metric_blocks(mc: MetricComparison) -> list[Block]:
 
 
 def comparison_blocks(c: Comparison) -> list[Block]:
-    def keys(items: list[tuple[str, int]]) -> str:
-        shown = ", ".join(f"{s}#{q}" for s, q in items[:EXAMPLE_KEYS])
+    def keys(items: list[str]) -> str:
+        shown = ", ".join(items[:EXAMPLE_KEYS])
         more = f" and {len(items) - EXAMPLE_KEYS} more" if len(items) > EXAMPLE_KEYS else ""
         return f"{len(items)} ({shown}{more})" if items else "0"
 
