@@ -19,9 +19,11 @@ SCHEMA_VERSION = 1
 
 
 def row_key(row: dict[str, Any]) -> str:
+    """A question's identity in a results folder: `sample_id#qa_index` when joined, else
+    question and gold text (stable across systems, so folders can still be compared)."""
     if row.get("sample_id") is not None and row.get("qa_index") is not None:
         return f"{row['sample_id']}#{row['qa_index']}"
-    return f"?|{row.get('question')}|{row.get('prediction')}"
+    return f"?|{row.get('question')}|{row.get('answer')}"
 
 
 def load_scores(directory: Path) -> list[dict[str, Any]]:
@@ -69,6 +71,7 @@ def write_results(
     each file is replaced atomically, so a failure leaves the folder as it was."""
     merged = merge_rows(load_scores(directory), rows, owned_prefixes)
     summary = {**load_summary(directory), **summary_sections, "schema_version": SCHEMA_VERSION}
+    summary.pop("report", None)  # statistics of the old rows; `locoscore report` rebuilds them
     lines = [json.dumps(row, ensure_ascii=False, allow_nan=False) for row in merged]
     texts = {SCORES: "\n".join(lines) + ("\n" if lines else ""), SUMMARY: dumps_json(summary)}
     if extra_files is not None:

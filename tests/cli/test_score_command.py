@@ -132,3 +132,57 @@ def test_console_script_runs_as_a_subprocess(tmp_path: Path) -> None:
         and "f1 locomo" in proc.stdout
         and (tmp_path / "summary.json").exists()
     )
+
+
+def _unmatched_file(tmp_path: Path) -> Path:
+    path = tmp_path / "unmatched.jsonl"
+    path.write_text(
+        json.dumps(
+            {
+                "question": "A question nobody asked?",
+                "ground_truth": "x",
+                "predicted_answer": "x",
+                "category": 4,
+            }
+        )
+        + "\n"
+    )
+    return path
+
+
+def test_unmatched_prediction_is_counted_and_still_scored(
+    tmp_path: Path, locomo_path: Path
+) -> None:
+    out = tmp_path / "out"
+    result = runner.invoke(
+        app,
+        ["score", str(_unmatched_file(tmp_path)), "--dataset", str(locomo_path), "--out", str(out)],
+    )
+    assert result.exit_code == 0, result.output
+    join = json.loads((out / "summary.json").read_text())["join"]
+    assert join["matched"] == 0 and join["unmatched"]["count"] == 1
+    assert _rows(out)[0]["f1_locomo"] == 1.0
+
+
+def test_strict_makes_unmatched_predictions_an_error(tmp_path: Path, locomo_path: Path) -> None:
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "locoscore",
+            "score",
+            str(_unmatched_file(tmp_path)),
+            "--dataset",
+            str(locomo_path),
+            "--out",
+            str(out),
+            "--strict",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 2
+    assert len(proc.stderr.strip().splitlines()) == 1 and "unmatched.jsonl" in proc.stderr
+    assert not out.exists()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -12,11 +11,11 @@ from rich.table import Table
 from locoscore._version import __version__
 from locoscore.categories import CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
 from locoscore.cli._app import app, console, handle_errors
-from locoscore.data.dataset import load_dataset, resolve_dataset_path
-from locoscore.data.join import join_to_dataset
-from locoscore.data.readers import FORMATS, read_predictions
+from locoscore.data.load import load_predictions
+from locoscore.data.readers import FORMATS
 from locoscore.errors import InputError
-from locoscore.report.plain import format_plain_report, lexical_table_rows
+from locoscore.report.build import build_reports
+from locoscore.report.plain import lexical_table_rows
 from locoscore.results_dir import write_results
 from locoscore.scoring.protocols import PROTOCOLS, get_protocol
 from locoscore.scoring.run import lexical_summary, score_records
@@ -58,46 +57,25 @@ def score(
     """Score predictions with exact lexical protocols; write scores.jsonl, summary.json,
     report.md."""
     names = _parse_protocols(protocols)
-    read = read_predictions(predictions, fmt, prediction_key=prediction_key)
-    records = read.records
-    dataset_path = resolve_dataset_path(dataset)
-    dataset_info = None
-    join_info = None
-    if dataset_path is not None:
-        ds = load_dataset(dataset_path)
-        records, report = join_to_dataset(records, ds, strict=strict)
-        join_info = report.to_dict()
-        dataset_info = {"path": str(ds.path), "sha256": ds.sha256, "checksum_ok": ds.checksum_ok}
-        if report.unmatched or report.duplicates or report.gold_mismatches:
-            warnings.warn(
-                f"join: {len(report.unmatched)} unmatched, {len(report.duplicates)} duplicated, "
-                f"{len(report.gold_mismatches)} gold mismatches (see summary.json 'join')",
-                stacklevel=1,
-            )
+    loaded = load_predictions(
+        predictions, fmt, prediction_key=prediction_key, dataset=dataset, strict=strict
+    )
     selected = [get_protocol(name) for name in names]
-    rows = score_records(records, selected)
+    rows = score_records(loaded.records, selected)
     sections = {
         "locoscore_version": __version__,
-        "input": {
-            "path": str(read.path),
-            "sha256": read.sha256,
-            "format": read.format,
-            "records": len(records),
-        },
-        "dataset": dataset_info,
-        "join": join_info,
+        **loaded.provenance(),
         "lexical": lexical_summary(rows, selected),
     }
     owned = tuple(p.column(m) for p in PROTOCOLS.values() for m in p.metrics)
-    summary = write_results(
-        out,
-        rows,
-        sections,
-        owned_prefixes=owned,
-        extra_files=lambda s: {"report.md": format_plain_report(s)},
-    )
+    summary = write_results(out, rows, sections, owned_prefixes=owned)
+    # one report format everywhere: the full report (`locoscore report` rebuilds the same)
+    build_reports(out)
     _print_table(summary)
-    console.print(f"wrote {out}/scores.jsonl, summary.json, report.md")
+    console.print(
+        f"wrote {out}/scores.jsonl, summary.json, report.md, report.html, scores.csv",
+        highlight=False,
+    )
 
 
 def _print_table(summary: dict[str, Any]) -> None:

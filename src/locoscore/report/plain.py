@@ -1,10 +1,10 @@
-"""The plain first report written by `locoscore score`: one per-category table per metric."""
+"""Plain per-category rows of the lexical summary, for the terminal table of `score`."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from locoscore.categories import CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
+from locoscore.categories import LOCOMO_COLUMN_ORDER
 
 
 def lexical_table_rows(
@@ -32,32 +32,3 @@ def lexical_table_rows(
             ]
             out.append((f"{metric} ({proto_name})", proto["signature"], cells))
     return out
-
-
-def format_plain_report(summary: dict[str, Any]) -> str:
-    header = [CATEGORY_NAMES[c] for c in LOCOMO_COLUMN_ORDER] + ["overall"]
-    lines = ["# locoscore: lexical scores", ""]
-    source = summary.get("input", {})
-    lines.append(
-        f"Input: `{source.get('path')}` ({source.get('format')}, "
-        f"{source.get('records')} records, sha256 `{source.get('sha256')}`)"
-    )
-    dataset = summary.get("dataset")
-    if dataset:
-        lines.append(f"Dataset: `{dataset['path']}` (sha256 `{dataset['sha256']}`)")
-    lines.append("")
-    lines.append(
-        "Scores x100, question count in brackets. 'overall' follows each protocol's own "
-        "convention (LoCoMo includes adversarial, Mem0 excludes it)."
-    )
-    lines.append("")
-    for label, signature, cells in lexical_table_rows(summary):
-        lines.append(f"## {label}")
-        lines.append("")
-        lines.append("| " + " | ".join(header) + " |")
-        lines.append("|" + "---|" * len(header))
-        lines.append("| " + " | ".join(cells) + " |")
-        lines.append("")
-        lines.append(f"Signature: `{signature}`")
-        lines.append("")
-    return "\n".join(lines)

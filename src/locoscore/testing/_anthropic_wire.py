@@ -32,6 +32,7 @@ NO_SAMPLING_VERSION = "2026-10-21"
 SAMPLING_PARAMETERS = ("temperature", "top_p", "top_k")
 LIVE_FAULTS = FAULT_TYPES - BATCH_ONLY_FAULTS
 _GEN_4_6 = re.compile(r"^claude-[a-z0-9]+-4-6(?:$|-)")
+_GENERATION = re.compile(r"^claude-[a-z0-9]+-(\d+)(?:$|-)")
 REFUSAL_TEXT = "I can't help with grading this."
 
 # Error type and message of each fault answered with an error status.
@@ -66,6 +67,15 @@ def is_model(model: str, names: tuple[str, ...]) -> bool:
     return any(model == name or model.startswith(name + "-") for name in names)
 
 
+def _rejects_temperature(model: str, config: FakeConfig) -> bool:
+    if is_model(model, config.anthropic_no_temperature_models):
+        return True
+    generation = _GENERATION.match(model)
+    if generation is None:
+        return False
+    return int(generation[1]) in config.anthropic_no_temperature_generations
+
+
 def check_params(body: Any, version: str | None, config: FakeConfig) -> str | None:
     """Why the real API would answer 400 to this request, or None."""
     if not version:
@@ -81,10 +91,12 @@ def check_params(body: Any, version: str | None, config: FakeConfig) -> str | No
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
         return "messages: at least one message is required"
+    if body.get("stream"):
+        return "stream: the fake provider does not stream; send stream=false"
     sampling = [name for name in SAMPLING_PARAMETERS if name in body]
     if sampling and version >= NO_SAMPLING_VERSION:
         return f"{sampling[0]}: not a parameter of anthropic-version {version}"
-    if "temperature" in body and is_model(model, config.anthropic_no_temperature_models):
+    if "temperature" in body and _rejects_temperature(model, config):
         return "temperature is deprecated for this model"
     temperature = body.get("temperature")
     if temperature is not None and not (

@@ -40,6 +40,8 @@ class FakeConfig:
     batch_ready_after_polls: int = 1
     anthropic_no_temperature_models: tuple[str, ...] = ("claude-opus-4-7", "claude-opus-4-8")
     # Additions to the documented interface:
+    # Claude generations whose every model rejects temperature (the generation-5 models).
+    anthropic_no_temperature_generations: tuple[int, ...] = (5,)
     # OpenAI reasoning models accept only the default temperature.
     openai_no_temperature_models: tuple[str, ...] = ("o1", "o3", "o4-mini", "gpt-5")
     # Length of the requests-per-minute window; shorter windows time-scale a benchmark.
@@ -131,10 +133,12 @@ class Core:
             if self.config.log_requests:
                 self.requests_log.append(entry)
 
-    def record_sent(self, status: int, generations: int) -> None:
+    def record_sent(self, status: int, generations: int, undo: bool = False) -> None:
         with self.lock:
-            self.status_counts[status] += 1
+            self.status_counts[status] += -1 if undo else 1
             self.generation_calls += generations
+            if self.status_counts[status] <= 0:
+                del self.status_counts[status]
 
     def record_fault(self, name: str) -> None:
         with self.lock:
@@ -254,8 +258,8 @@ class Core:
         if limit is None:
             return None
         now = time.monotonic()
-        with self.lock:
-            used = sum(1 for t in self._window if t > now - self.config.rpm_window_s)
+        with self.lock:  # admit() has just pruned the window
+            used = len(self._window)
             oldest = self._window[0] if self._window else now
         reset = max(0.0, oldest + self.config.rpm_window_s - now)
         return RateState(limit=limit, remaining=max(0, limit - used), reset_s=reset)

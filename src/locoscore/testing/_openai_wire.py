@@ -83,6 +83,8 @@ def check_params(body: Any, config: FakeConfig) -> tuple[str, str] | None:
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
         return "messages", "messages must be a non-empty array"
+    if body.get("stream"):
+        return "stream", "the fake provider does not stream; send stream=false"
     n = body.get("n", 1)
     if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_CHOICES:
         return "n", f"n must be an integer between 1 and {MAX_CHOICES}"

@@ -1,0 +1,52 @@
+"""`locoscore compare DIR_A DIR_B`: paired differences, intervals and tests on shared questions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from locoscore.cli._app import app, console, handle_errors
+from locoscore.compare import compare_results
+from locoscore.report.comparison import format_p, write_comparison
+from locoscore.report.load import load_results
+
+
+@app.command("compare")
+@handle_errors
+def compare(
+    dir_a: Annotated[Path, typer.Argument(help="Results folder of system A (the reference).")],
+    dir_b: Annotated[Path, typer.Argument(help="Results folder of system B.")],
+    out: Annotated[
+        Path, typer.Option("--out", help="Where to write compare.md and compare.html.")
+    ] = Path("locoscore-compare"),
+) -> None:
+    """Is B really better than A? Mean B - A per category with a paired bootstrap CI and a
+    Wilcoxon signed-rank test (McNemar on majority verdicts for a binary judge)."""
+    comparison = compare_results(load_results(dir_a), load_results(dir_b))
+    table = Table(title=f"B - A on {comparison.paired} shared questions")
+    for column in ("metric", "A", "B", "B - A", "95 % CI", "Wilcoxon p"):
+        table.add_column(column, justify="left" if column == "metric" else "right")
+    for mc in comparison.metrics:
+        cell, d = mc.overall, mc.metric.decimals
+        table.add_row(
+            mc.metric.label,
+            f"{cell.mean_a:.{d}f}",
+            f"{cell.mean_b:.{d}f}",
+            f"{cell.difference:+.{d}f}",
+            f"[{cell.ci.low:+.{d}f}, {cell.ci.high:+.{d}f}]",
+            format_p(cell.wilcoxon.p_value),
+        )
+    console.print(table)
+    missing = len(comparison.only_in_a) + len(comparison.only_in_b)
+    if missing:
+        console.print(
+            f"[yellow]{len(comparison.only_in_a)} questions only in A, "
+            f"{len(comparison.only_in_b)} only in B (not compared)[/]"
+        )
+    for warning in comparison.warnings:
+        console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+    for path in write_comparison(comparison, out):
+        console.print(f"wrote {path}", highlight=False)

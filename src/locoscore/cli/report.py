@@ -1,0 +1,57 @@
+"""`locoscore report DIR`: rebuild every report from saved results, with no API call."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from locoscore.cli._app import app, console, handle_errors
+from locoscore.report.analysis import Analysis
+from locoscore.report.build import build_reports
+
+
+def _headline(analysis: Analysis) -> Table:
+    table = Table(
+        title="overall scores, 95 % intervals",
+        caption="bootstrap over questions; clustered by conversation",
+    )
+    for column in ("metric", "n", "score", "bootstrap", "clustered"):
+        table.add_column(column, justify="left" if column == "metric" else "right")
+    for ms in analysis.metrics:
+        d, cell = ms.metric.decimals, ms.overall
+        boot, clus = cell.bootstrap, cell.clustered
+        table.add_row(
+            ms.metric.label,
+            str(cell.n),
+            f"{cell.mean:.{d}f}",
+            f"[{boot.low:.{d}f}, {boot.high:.{d}f}]",
+            f"[{clus.low:.{d}f}, {clus.high:.{d}f}]" if clus.se is not None else "n/a",
+        )
+    return table
+
+
+@app.command("report")
+@handle_errors
+def report(
+    directory: Annotated[Path, typer.Argument(help="Results folder from `locoscore score`.")],
+    paper_columns: Annotated[
+        bool,
+        typer.Option(
+            "--paper-columns",
+            help="Also show Mem0-paper rows under the paper's own (mislabelled) column titles.",
+        ),
+    ] = False,
+    svg: Annotated[
+        Path | None,
+        typer.Option("--svg", help="Also write each chart as a standalone .svg into this folder."),
+    ] = None,
+) -> None:
+    """Write report.md, report.html (self-contained, charts inline), scores.csv and the
+    statistics section of summary.json."""
+    built = build_reports(directory, paper_columns=paper_columns, svg_dir=svg)
+    console.print(_headline(built.analysis))
+    for path in built.paths:
+        console.print(f"wrote {path}", highlight=False)

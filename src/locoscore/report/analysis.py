@@ -1,0 +1,145 @@
+"""Everything a report shows, computed once from a results folder (no API calls).
+
+Scores are recomputed from `scores.jsonl` (the per-question source of truth) so that every
+mean sits next to the interval computed from the same questions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from locoscore import stats
+from locoscore.categories import ADVERSARIAL, LOCOMO_COLUMN_ORDER
+from locoscore.report.load import Results
+from locoscore.report.metrics import METRICS, Metric
+from locoscore.results_dir import row_key
+
+BOOTSTRAP_RESAMPLES = 2000
+BOOTSTRAP_SEED = 0
+LATENCY_FIELDS = ("search_latency_s", "total_latency_s", "context_tokens")
+
+
+@dataclass(frozen=True)
+class CellStats:
+    """One metric over one group of questions, on the display scale."""
+
+    n: int
+    mean: float
+    bootstrap: stats.Interval
+    clustered: stats.Interval
+    run_std: float | None = None  # J only: std across repeat indices of this group's J
+
+
+@dataclass(frozen=True)
+class MetricStats:
+    metric: Metric
+    by_category: dict[int, CellStats]
+    overall: CellStats
+    overall_includes_adversarial: bool
+
+
+@dataclass(frozen=True)
+class JudgeStats:
+    protocol: str | None
+    config: dict[str, Any]
+    run_level: stats.RunLevel
+    pooled_within_std: float | None
+    unanimity: float | None
+    agreement_name: str
+    agreement: float | None
+    runs_attempted: int
+    runs_failed: int
+
+
+@dataclass(frozen=True)
+class Analysis:
+    results: Results
+    metrics: list[MetricStats]
+    judge: JudgeStats | None
+    latency: dict[str, stats.LatencyStats]
+    primary: Metric | None
+    ranked: list[dict[str, Any]] = field(default_factory=list)  # rows by primary, best first
+
+    def metric(self, column: str) -> MetricStats | None:
+        return next((m for m in self.metrics if m.metric.column == column), None)
+
+
+def _cell(rows: list[dict[str, Any]], metric: Metric) -> CellStats | None:
+    scored = [r for r in rows if r.get(metric.column) is not None]
+    if not scored:
+        return None
+    values = [float(r[metric.column]) * metric.scale for r in scored]
+    clusters = [str(r["sample_id"]) for r in scored]
+    run_std = None
+    if metric.is_judge:
+        run_std = stats.run_level([r.get("j_scores") or [] for r in scored]).std
+    return CellStats(
+        n=len(values),
+        mean=sum(values) / len(values),
+        bootstrap=stats.bootstrap_mean_ci(
+            values, resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED
+        ),
+        clustered=stats.clustered_mean_ci(values, clusters),
+        run_std=run_std,
+    )
+
+
+def metric_stats(results: Results, metric: Metric) -> MetricStats | None:
+    rows = results.rows
+    includes_adv = metric.overall_includes_adversarial
+    if metric.is_judge:
+        includes_adv = bool((results.judge or {}).get("include_adversarial", False))
+    by_category: dict[int, CellStats] = {}
+    for cid in LOCOMO_COLUMN_ORDER:
+        if cid == ADVERSARIAL and not includes_adv:
+            continue
+        cell = _cell([r for r in rows if r["category"] == cid], metric)
+        if cell is not None:
+            by_category[cid] = cell
+    overall_rows = rows if includes_adv else [r for r in rows if r["category"] != ADVERSARIAL]
+    overall = _cell(overall_rows, metric)
+    if overall is None:
+        return None
+    return MetricStats(metric, by_category, overall, includes_adv)
+
+
+def judge_stats(results: Results) -> JudgeStats | None:
+    judged = [r for r in results.rows if r.get("j_scores")]
+    if not judged or results.judge is None:
+        return None
+    config = results.judge
+    protocol = config.get("protocol")
+    runs = [list(r["j_scores"]) for r in judged]
+    if protocol == "binary":
+        name, agreement = "Fleiss' kappa", stats.fleiss_kappa(runs)
+    else:
+        name, agreement = "Krippendorff's alpha (interval)", stats.krippendorff_alpha_interval(runs)
+    return JudgeStats(
+        protocol=protocol,
+        config=config,
+        run_level=stats.run_level(runs),
+        pooled_within_std=stats.pooled_within_std(runs),
+        unanimity=stats.unanimity(runs),
+        agreement_name=name,
+        agreement=agreement,
+        runs_attempted=sum(len(r) for r in runs),
+        runs_failed=sum(1 for r in runs for s in r if s is None),
+    )
+
+
+def analyse(results: Results) -> Analysis:
+    metrics = [m for m in (metric_stats(results, metric) for metric in METRICS) if m is not None]
+    latency = {
+        name: lat
+        for name in LATENCY_FIELDS
+        if (lat := stats.LatencyStats.from_values([r.get(name) for r in results.rows]))
+    }
+    primary = next((m.metric for m in metrics if m.metric.is_judge), None)
+    primary = primary or (metrics[0].metric if metrics else None)
+    ranked: list[dict[str, Any]] = []
+    if primary is not None:
+        column = primary.column
+        scored = [r for r in results.rows if r.get(column) is not None]
+        ranked = sorted(scored, key=lambda r: (-float(r[column]), row_key(r)))
+    return Analysis(results, metrics, judge_stats(results), latency, primary, ranked)

@@ -1,0 +1,127 @@
+"""`locoscore report DIR`: rebuild report.md, report.html, scores.csv and summary.json.
+
+Everything is computed before anything is written, and each file is written atomically, so a
+failure leaves the folder as it was.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from locoscore._io import dumps_json, sha256_file, write_text_atomic
+from locoscore._version import __version__
+from locoscore.report import analysis as an
+from locoscore.report.analysis import Analysis, CellStats
+from locoscore.report.csv import scores_csv
+from locoscore.report.document import Figure
+from locoscore.report.html import render_html
+from locoscore.report.load import SCORES_FILE, SUMMARY_FILE, load_results
+from locoscore.report.markdown import render_markdown
+from locoscore.report.sections import full_report_blocks
+from locoscore.stats import Interval
+
+REPORT_SCHEMA_VERSION = 1
+
+
+def _finite(value: float | None) -> float | None:
+    return value if value is not None and math.isfinite(value) else None
+
+
+def _interval(ci: Interval) -> dict[str, Any]:
+    """Bounds are null where undefined (a clustered interval needs two conversations)."""
+    return {"low": _finite(ci.low), "high": _finite(ci.high), "se": _finite(ci.se)}
+
+
+def _cell(cell: CellStats) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "n": cell.n,
+        "mean": cell.mean,
+        "ci95_bootstrap": _interval(cell.bootstrap),
+        "ci95_clustered": _interval(cell.clustered),
+    }
+    if cell.run_std is not None:
+        out["run_std"] = cell.run_std
+    return out
+
+
+def statistics_section(a: Analysis) -> dict[str, Any]:
+    """The `report` key of summary.json (schema documented in docs/report.md)."""
+    scores = a.results.path / SCORES_FILE
+    section: dict[str, Any] = {
+        "schema_version": REPORT_SCHEMA_VERSION,
+        "built_by": f"locoscore {__version__}",
+        "computed_from": {"scores_sha256": sha256_file(scores)},
+        "scale": "F1 and BLEU-1 x100, J 0-100",
+        "intervals": {
+            "level": 0.95,
+            "bootstrap": {
+                "resamples": an.BOOTSTRAP_RESAMPLES,
+                "seed": an.BOOTSTRAP_SEED,
+                "unit": "question",
+                "method": "percentile",
+            },
+            "clustered": {"unit": "conversation (sample_id)", "method": "CR1 SE, t(G-1)"},
+        },
+        "metrics": {
+            ms.metric.column: {
+                "protocol": ms.metric.protocol,
+                "overall_includes_adversarial": ms.overall_includes_adversarial,
+                "overall": _cell(ms.overall),
+                "by_category": {str(cid): _cell(c) for cid, c in ms.by_category.items()},
+            }
+            for ms in a.metrics
+        },
+        "latency": {name: asdict(lat) for name, lat in a.latency.items()},
+    }
+    if a.judge is not None:
+        j = a.judge
+        section["judge"] = {
+            "per_run_means": j.run_level.per_run_means,
+            "run_level_mean": j.run_level.mean,
+            "run_level_std": j.run_level.std,
+            "pooled_within_question_std": j.pooled_within_std,
+            "unanimity": j.unanimity,
+            "agreement": {"name": j.agreement_name, "value": j.agreement},
+            "runs_attempted": j.runs_attempted,
+            "runs_failed": j.runs_failed,
+        }
+    return section
+
+
+def svg_file_text(figure: Figure) -> str:
+    """A standalone .svg: the inline markup plus the SVG namespace."""
+    return figure.svg.replace("<svg ", '<svg xmlns="http://www.w3.org/2000/svg" ', 1) + "\n"
+
+
+@dataclass(frozen=True)
+class BuiltReports:
+    paths: list[Path]
+    analysis: Analysis
+
+
+def build_reports(
+    directory: Path, paper_columns: bool = False, svg_dir: Path | None = None
+) -> BuiltReports:
+    """Rebuild every report file in `directory` from its saved results."""
+    results = load_results(directory)
+    analysis = an.analyse(results)
+    blocks = full_report_blocks(analysis, paper_columns)
+    title = f"LoCoMo report: {results.summary.get('input', {}).get('path') or directory.name}"
+    summary = dict(results.summary)
+    summary["report"] = statistics_section(analysis)
+    outputs: dict[Path, str] = {
+        directory / "report.md": render_markdown(blocks),
+        directory / "report.html": render_html(blocks, title),
+        directory / "scores.csv": scores_csv(results.rows),
+        directory / SUMMARY_FILE: dumps_json(summary),
+    }
+    if svg_dir is not None:
+        for block in blocks:
+            if isinstance(block, Figure):
+                outputs[svg_dir / f"{block.name}.svg"] = svg_file_text(block)
+    for path, text in outputs.items():
+        write_text_atomic(path, text)
+    return BuiltReports(list(outputs), analysis)

@@ -1,0 +1,256 @@
+"""Hand-written SVG charts: grouped bars with whiskers, a histogram and a step CDF.
+
+No JavaScript and no external resources: each function returns one `<svg>` element whose
+text is XML-escaped, ready to inline in HTML (add `standalone=True` for a .svg file).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from html import escape
+
+WIDTH = 760
+LEFT, RIGHT, TOP = 56, 16, 40
+PLOT_H = 236  # height of the plotting area; axis labels and the legend go below it
+AXIS_BELOW = 40  # room under the plot for tick labels and an axis title
+LEGEND_ROW = 18
+CHAR_W = 7.4  # rough width of a 12 px character, for laying out legend entries
+PALETTE = (
+    "#1f5fa8",
+    "#e07b39",
+    "#5a9e4b",
+    "#b8463f",
+    "#7d5ba6",
+    "#8a6d3b",
+    "#cc5fa0",
+    "#6b6b6b",
+    "#2aa198",
+)
+SVG_NS = "http://www.w3.org/2000/svg"
+
+
+@dataclass(frozen=True)
+class BarSeries:
+    name: str
+    values: Sequence[float | None]
+    low: Sequence[float | None] | None = None  # whisker ends (e.g. a 95 % CI)
+    high: Sequence[float | None] | None = None
+
+
+def _num(x: float) -> str:
+    return f"{x:.1f}"
+
+
+def _open(title: str, standalone: bool, height: float) -> list[str]:
+    ns = f' xmlns="{SVG_NS}"' if standalone else ""
+    return [
+        f'<svg{ns} class="chart" viewBox="0 0 {WIDTH} {_num(height)}" width="{WIDTH}" '
+        f'height="{_num(height)}" role="img" aria-label="{escape(title)}" '
+        'font-family="system-ui, sans-serif" font-size="12">',
+        f"<title>{escape(title)}</title>",
+        f'<rect width="{WIDTH}" height="{_num(height)}" fill="#ffffff"/>',
+        f'<text x="{WIDTH / 2}" y="20" text-anchor="middle" font-size="14" '
+        f'font-weight="bold">{escape(title)}</text>',
+    ]
+
+
+def _nice_max(value: float) -> float:
+    if value <= 0:
+        return 1.0
+    step = 10 ** math.floor(math.log10(value))
+    for mult in (1, 2, 2.5, 5, 10):
+        if value <= mult * step:
+            return mult * step
+    return 10 * step
+
+
+def _y_axis(y_max: float, label: str) -> list[str]:
+    plot_h = PLOT_H
+    out = []
+    for i in range(6):
+        value = y_max * i / 5
+        y = TOP + plot_h * (1 - i / 5)
+        out.append(
+            f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{_num(y)}" y2="{_num(y)}" '
+            'stroke="#e3e3e3"/>'
+        )
+        text = f"{value:g}" if y_max >= 5 else f"{value:.2f}"
+        out.append(f'<text x="{LEFT - 6}" y="{_num(y + 4)}" text-anchor="end">{text}</text>')
+    out.append(
+        f'<text x="14" y="{TOP + plot_h / 2}" text-anchor="middle" '
+        f'transform="rotate(-90 14 {TOP + plot_h / 2})">{escape(label)}</text>'
+    )
+    return out
+
+
+def _legend_positions(names: Sequence[str]) -> list[tuple[float, int]]:
+    """(x, row) of each entry, wrapping onto a new row at the right edge."""
+    positions = []
+    x, row = float(LEFT), 0
+    for name in names:
+        width = 24 + CHAR_W * len(name)
+        if x > LEFT and x + width > WIDTH - RIGHT:
+            x, row = float(LEFT), row + 1
+        positions.append((x, row))
+        x += width
+    return positions
+
+
+def _height(legend_names: Sequence[str]) -> float:
+    rows = max((row for _, row in _legend_positions(legend_names)), default=-1) + 1
+    return TOP + PLOT_H + AXIS_BELOW + rows * LEGEND_ROW + 6
+
+
+def _legend(names: Sequence[str]) -> list[str]:
+    out = []
+    for i, (name, (x, row)) in enumerate(zip(names, _legend_positions(names), strict=True)):
+        y = TOP + PLOT_H + AXIS_BELOW + row * LEGEND_ROW + 6
+        colour = PALETTE[i % len(PALETTE)]
+        out.append(
+            f'<rect class="legend" x="{_num(x)}" y="{y - 9}" width="10" height="10" '
+            f'fill="{colour}"/>'
+        )
+        out.append(f'<text x="{_num(x + 14)}" y="{y}">{escape(name)}</text>')
+    return out
+
+
+def grouped_bar_chart(
+    title: str,
+    groups: Sequence[str],
+    series: Sequence[BarSeries],
+    y_label: str,
+    y_max: float | None = None,
+    standalone: bool = False,
+) -> str:
+    """Bars per group, one colour per series, whiskers where low/high are given."""
+    highest = [v for s in series for v in (*s.values, *(s.high or ())) if v is not None]
+    top = y_max if y_max is not None else _nice_max(max(highest, default=1.0))
+    plot_w = WIDTH - LEFT - RIGHT
+    plot_h = PLOT_H
+    group_w = plot_w / max(len(groups), 1)
+    bar_w = group_w * 0.8 / max(len(series), 1)
+
+    def y_of(v: float) -> float:
+        return TOP + plot_h * (1 - min(max(v, 0.0), top) / top)
+
+    names = [s.name for s in series]
+    out = _open(title, standalone, _height(names)) + _y_axis(top, y_label)
+    for g, group in enumerate(groups):
+        gx = LEFT + g * group_w
+        out.append(
+            f'<text x="{_num(gx + group_w / 2)}" y="{TOP + PLOT_H + 16}" '
+            f'text-anchor="middle">{escape(group)}</text>'
+        )
+        for k, s in enumerate(series):
+            value = s.values[g]
+            if value is None:
+                continue
+            x = gx + group_w * 0.1 + k * bar_w
+            y = y_of(value)
+            out.append(
+                f'<rect class="bar" x="{_num(x)}" y="{_num(y)}" width="{_num(bar_w - 1)}" '
+                f'height="{_num(TOP + plot_h - y)}" fill="{PALETTE[k % len(PALETTE)]}">'
+                f"<title>{escape(s.name)}, {escape(group)}: {value:.2f}</title></rect>"
+            )
+            lo = s.low[g] if s.low is not None else None
+            hi = s.high[g] if s.high is not None else None
+            if lo is not None and hi is not None:
+                cx = _num(x + (bar_w - 1) / 2)
+                y_lo, y_hi = _num(y_of(lo)), _num(y_of(hi))
+                out.append(
+                    f'<line class="whisker" x1="{cx}" x2="{cx}" y1="{y_lo}" y2="{y_hi}" '
+                    'stroke="#222" stroke-width="1.5"/>'
+                )
+                for yy in (y_lo, y_hi):
+                    out.append(
+                        f'<line x1="{_num(x + bar_w * 0.25)}" '
+                        f'x2="{_num(x + bar_w * 0.75 - 1)}" y1="{yy}" y2="{yy}" '
+                        'stroke="#222" stroke-width="1.5"/>'
+                    )
+    out += _legend(names)
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def histogram(
+    title: str,
+    values: Sequence[float],
+    edges: Sequence[float],
+    x_label: str,
+    standalone: bool = False,
+) -> str:
+    """Counts of values per bin [edge_i, edge_i+1); the last bin includes its right edge."""
+    counts = [0] * (len(edges) - 1)
+    for v in values:
+        for i in range(len(counts)):
+            last = i == len(counts) - 1
+            if edges[i] <= v < edges[i + 1] or (last and v == edges[-1]):
+                counts[i] += 1
+                break
+    top = _nice_max(max(counts, default=1))
+    plot_w = WIDTH - LEFT - RIGHT
+    plot_h = PLOT_H
+    bin_w = plot_w / max(len(counts), 1)
+    out = _open(title, standalone, _height([])) + _y_axis(top, "questions")
+    for i, count in enumerate(counts):
+        h = plot_h * count / top
+        x = LEFT + i * bin_w
+        out.append(
+            f'<rect class="bar" x="{_num(x + 1)}" y="{_num(TOP + plot_h - h)}" '
+            f'width="{_num(bin_w - 2)}" height="{_num(h)}" fill="{PALETTE[0]}">'
+            f"<title>{edges[i]:g}-{edges[i + 1]:g}: {count}</title></rect>"
+        )
+        out.append(
+            f'<text x="{_num(x)}" y="{TOP + PLOT_H + 16}" text-anchor="middle">{edges[i]:g}</text>'
+        )
+    out.append(
+        f'<text x="{WIDTH - RIGHT}" y="{TOP + PLOT_H + 16}" text-anchor="end">{edges[-1]:g}</text>'
+    )
+    out.append(
+        f'<text x="{LEFT + plot_w / 2}" y="{TOP + PLOT_H + 32}" '
+        f'text-anchor="middle">{escape(x_label)}</text>'
+    )
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def cdf_chart(
+    title: str, series: Mapping[str, Sequence[float]], x_label: str, standalone: bool = False
+) -> str:
+    """Empirical CDFs as step lines, one per series, on a shared x axis from 0."""
+    plot_w = WIDTH - LEFT - RIGHT
+    plot_h = PLOT_H
+    x_max = _nice_max(max((max(v) for v in series.values() if v), default=1.0))
+    out = _open(title, standalone, _height(list(series))) + _y_axis(1.0, "share of questions")
+    for i in range(6):
+        value = x_max * i / 5
+        x = LEFT + plot_w * i / 5
+        out.append(
+            f'<text x="{_num(x)}" y="{TOP + PLOT_H + 16}" text-anchor="middle">{value:g}</text>'
+        )
+    out.append(
+        f'<text x="{LEFT + plot_w / 2}" y="{TOP + PLOT_H + 32}" '
+        f'text-anchor="middle">{escape(x_label)}</text>'
+    )
+    for k, (name, values) in enumerate(series.items()):
+        ordered = sorted(values)
+        if not ordered:
+            continue
+        points: list[tuple[float, float]] = [(LEFT, TOP + plot_h)]
+        n = len(ordered)
+        for j, v in enumerate(ordered):
+            x = LEFT + plot_w * v / x_max
+            points.append((x, TOP + plot_h * (1 - j / n)))
+            points.append((x, TOP + plot_h * (1 - (j + 1) / n)))
+        points.append((LEFT + plot_w, TOP))
+        path = " ".join(f"{_num(x)},{_num(y)}" for x, y in points)
+        out.append(
+            f'<polyline class="cdf" points="{path}" fill="none" stroke-width="2" '
+            f'stroke="{PALETTE[k % len(PALETTE)]}"><title>{escape(name)}</title>'
+            "</polyline>"
+        )
+    out += _legend(list(series))
+    out.append("</svg>")
+    return "\n".join(out)

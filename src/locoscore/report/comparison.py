@@ -1,0 +1,125 @@
+"""Markdown and HTML for `locoscore compare`: paired differences B - A, intervals and tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from locoscore._io import write_text_atomic
+from locoscore.categories import CATEGORY_NAMES
+from locoscore.compare import ALPHA, BOOTSTRAP_RESAMPLES, Comparison, MetricComparison, PairedCell
+from locoscore.report import charts
+from locoscore.report.document import Block, Figure, Heading, Notes, Paragraph, Table
+from locoscore.report.html import render_html
+from locoscore.report.markdown import render_markdown
+from locoscore.report.tables import fmt
+
+EXAMPLE_KEYS = 5
+
+
+def _name(comparison: Comparison, which: str) -> str:
+    results = comparison.a if which == "A" else comparison.b
+    source = (results.summary.get("input") or {}).get("path")
+    return f"{which} = {results.path}" + (f" (input {source})" if source else "")
+
+
+def format_p(p: float) -> str:
+    """Four decimals, or scientific notation below 0.001 so a tiny p never prints as 0."""
+    return f"{p:.4f}" if p >= 0.001 else f"{p:.1e}"
+
+
+def _row(label: str, cell: PairedCell, decimals: int) -> list[str]:
+    verdict = "yes" if cell.significant else "no"
+    return [
+        label,
+        str(cell.n),
+        fmt(cell.mean_a, decimals),
+        fmt(cell.mean_b, decimals),
+        f"{cell.difference:+.{decimals}f}",
+        f"[{cell.ci.low:+.{decimals}f}, {cell.ci.high:+.{decimals}f}]",
+        format_p(cell.wilcoxon.p_value),
+        verdict,
+    ]
+
+
+def metric_blocks(mc: MetricComparison) -> list[Block]:
+    d = mc.metric.decimals
+    rows = [_row(f"{CATEGORY_NAMES[c]} ({c})", cell, d) for c, cell in mc.by_category.items()]
+    scope = "incl. adversarial" if mc.includes_adversarial else "excl. adversarial"
+    rows.append(_row(f"overall ({scope})", mc.overall, d))
+    headers = [
+        "Category",
+        "n",
+        "A",
+        "B",
+        "B - A",
+        "95 % CI of B - A",
+        "Wilcoxon p",
+        f"significant at {ALPHA:.0%}",
+    ]
+    numeric = (False, True, True, True, True, False, True, False)
+    blocks: list[Block] = [
+        Heading(mc.metric.label, 3),
+        Table(headers, rows, frozenset({len(rows) - 1}), numeric),
+    ]
+    if mc.mcnemar is not None:
+        m = mc.mcnemar
+        blocks.append(
+            Paragraph(
+                f"McNemar (exact) on majority verdicts: {m.only_a} questions correct only in A, "
+                f"{m.only_b} correct only in B, p = {format_p(m.p_value)}."
+            )
+        )
+    groups = [CATEGORY_NAMES[c] for c in mc.by_category] + ["overall"]
+    cells = [*mc.by_category.values(), mc.overall]
+    svg = charts.grouped_bar_chart(
+        f"{mc.metric.label}: A and B by category",
+        groups,
+        [
+            charts.BarSeries("A", [c.mean_a for c in cells]),
+            charts.BarSeries("B", [c.mean_b for c in cells]),
+        ],
+        mc.metric.label,
+        y_max=100,
+    )
+    blocks.append(Figure(f"compare-{mc.metric.column}", mc.metric.label, svg))
+    return blocks
+
+
+def comparison_blocks(c: Comparison) -> list[Block]:
+    def keys(items: list[str]) -> str:
+        shown = ", ".join(items[:EXAMPLE_KEYS])
+        more = f" and {len(items) - EXAMPLE_KEYS} more" if len(items) > EXAMPLE_KEYS else ""
+        return f"{len(items)} ({shown}{more})" if items else "0"
+
+    blocks: list[Block] = [
+        Heading("locoscore compare: is B better than A?", 1),
+        Notes([_name(c, "A"), _name(c, "B")]),
+        Paragraph(
+            f"{c.paired} questions in both; only in A: {keys(c.only_in_a)}; only in B: "
+            f"{keys(c.only_in_b)}. Only the shared questions are compared."
+        ),
+        Paragraph(
+            f"B - A per question, averaged. 95 % CI: paired bootstrap over questions "
+            f"({BOOTSTRAP_RESAMPLES:,} resamples, seed 0). Wilcoxon signed-rank: two-sided, "
+            "zero differences dropped, normal approximation with tie correction. F1 and BLEU-1 "
+            "x100, J 0-100."
+        ),
+    ]
+    if c.warnings:
+        blocks += [Heading("Warnings"), Notes(c.warnings)]
+    for mc in c.metrics:
+        blocks += metric_blocks(mc)
+    if not c.metrics:
+        blocks.append(Paragraph("No metric is present in both folders on shared questions."))
+    return blocks
+
+
+def write_comparison(c: Comparison, out: Path) -> list[Path]:
+    blocks = comparison_blocks(c)
+    outputs = {
+        out / "compare.md": render_markdown(blocks),
+        out / "compare.html": render_html(blocks, "locoscore compare"),
+    }
+    for path, text in outputs.items():
+        write_text_atomic(path, text)
+    return list(outputs)

@@ -1,0 +1,80 @@
+"""Render report blocks as one self-contained HTML file: inline CSS and SVG, no script at all.
+
+Every text is escaped with `html.escape`; a Content-Security-Policy forbids scripts and any
+network load, as a second line of defence behind the escaping.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+
+from locoscore.report.document import (
+    Block,
+    Figure,
+    Heading,
+    Notes,
+    Paragraph,
+    Preformatted,
+    Table,
+)
+
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+_CSS = """
+body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1d1d1f;
+       max-width: 1100px; margin: 2rem auto; padding: 0 1rem; }
+h1 { font-size: 1.6rem; } h2 { margin-top: 2.2rem; border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; margin: 0.8rem 0; font-size: 13px; }
+th, td { border: 1px solid #d5d5d5; padding: 4px 8px; vertical-align: top; }
+th { background: #f3f4f6; text-align: left; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+tr.ours td { font-weight: 600; background: #eef4fb; }
+caption { caption-side: bottom; text-align: left; color: #555; padding-top: 4px; }
+pre { background: #f6f8fa; padding: 0.8rem; overflow-x: auto; font-size: 12px; }
+figure { margin: 1rem 0; } figcaption { color: #555; font-size: 13px; }
+svg.chart { max-width: 100%; height: auto; border: 1px solid #eee; }
+""".strip()
+
+
+def _table(table: Table) -> str:
+    numeric = table.numeric or tuple(False for _ in table.headers)
+    head = "".join(f"<th>{escape(h)}</th>" for h in table.headers)
+    body = []
+    for index, row in enumerate(table.rows):
+        cls = ' class="ours"' if index in table.highlight else ""
+        cells = "".join(
+            f'<td class="num">{escape(c)}</td>' if num else f"<td>{escape(c)}</td>"
+            for c, num in zip(row, numeric, strict=False)
+        )
+        body.append(f"<tr{cls}>{cells}</tr>")
+    caption = f"<caption>{escape(table.caption)}</caption>" if table.caption else ""
+    return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def render_block(block: Block) -> str:
+    if isinstance(block, Heading):
+        return f"<h{block.level}>{escape(block.text)}</h{block.level}>"
+    if isinstance(block, Paragraph):
+        return f"<p>{escape(block.text)}</p>"
+    if isinstance(block, Table):
+        return _table(block)
+    if isinstance(block, Notes):
+        return "<ul>" + "".join(f"<li>{escape(i)}</li>" for i in block.items) + "</ul>"
+    if isinstance(block, Preformatted):
+        return "<pre>" + escape("\n".join(block.lines)) + "</pre>"
+    if isinstance(block, Figure):
+        caption = f"<figcaption>{escape(block.caption)}</figcaption>" if block.caption else ""
+        return f'<figure id="fig-{escape(block.name)}">{block.svg}{caption}</figure>'
+    raise TypeError(f"unknown block {block!r}")
+
+
+def render_html(blocks: Sequence[Block], title: str) -> str:
+    body = "\n".join(render_block(b) for b in blocks)
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{escape(title)}</title>\n<style>\n{_CSS}\n</style></head>\n"
+        f"<body>\n{body}\n</body></html>\n"
+    )

@@ -1,0 +1,319 @@
+"""The full report as blocks: comparisons, breakdown with intervals, judge, latency, errors."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from locoscore import baselines
+from locoscore.categories import CATEGORY_NAMES
+from locoscore.report import figures
+from locoscore.report.analysis import Analysis, CellStats
+from locoscore.report.document import Block, Heading, Notes, Paragraph, Preformatted, Table
+from locoscore.report.markdown import render_markdown
+from locoscore.report.metrics import BLEU1_MEM0, F1_LOCOMO, F1_MEM0, J
+from locoscore.report.tables import (
+    DASH,
+    category_ids,
+    f1_comparison_blocks,
+    fmt,
+    judge_comparison_blocks,
+    latency_comparison_table,
+    paper_columns_table,
+)
+
+EXAMPLE_COUNT = 5
+TEXT_LIMIT = 160
+
+
+def _clip(text: Any) -> str:
+    value = "" if text is None else str(text)
+    return value if len(value) <= TEXT_LIMIT else value[: TEXT_LIMIT - 1] + "…"
+
+
+def _count(value: Any) -> Any:
+    """A join count, written either as a number or as {"count": n, "examples": [...]}."""
+    return value.get("count") if isinstance(value, dict) else value
+
+
+def _ci(cell: CellStats, decimals: int, clustered: bool = False) -> str:
+    ci = cell.clustered if clustered else cell.bootstrap
+    if not (math.isfinite(ci.low) and math.isfinite(ci.high)):
+        return "n/a (needs 2+ conversations)"
+    return f"[{ci.low:.{decimals}f}, {ci.high:.{decimals}f}]"
+
+
+def overview_blocks(a: Analysis) -> list[Block]:
+    s = a.results.summary
+    source = (s.get("input") or {}).get("path") or a.results.path.name
+    conversations = len({str(r["sample_id"]) for r in a.results.rows})
+    blocks: list[Block] = [
+        Heading(f"LoCoMo report: {source}", 1),
+        Paragraph(
+            f"{len(a.results.rows)} questions from {conversations} "
+            f"conversation{'s' if conversations != 1 else ''}, scored by "
+            f"locoscore {s.get('locoscore_version', '?')}. Rebuilt from scores.jsonl and "
+            "summary.json with no API call. F1 and BLEU-1 are shown x100; J is 0-100."
+        ),
+        Heading("Headline"),
+    ]
+    rows = []
+    for ms in a.metrics:
+        d = ms.metric.decimals
+        scope = "incl. adversarial" if ms.overall_includes_adversarial else "excl. adversarial"
+        rows.append(
+            [
+                ms.metric.label,
+                scope,
+                str(ms.overall.n),
+                fmt(ms.overall.mean, d),
+                _ci(ms.overall, d),
+                _ci(ms.overall, d, clustered=True),
+            ]
+        )
+    blocks.append(
+        Table(
+            [
+                "Metric",
+                "Questions",
+                "n",
+                "Score",
+                "95 % CI (questions, bootstrap)",
+                "95 % CI (conversations, clustered)",
+            ],
+            rows,
+            numeric=(False, False, True, True, False, False),
+            caption="Bootstrap: 2,000 resamples of whole questions, seed 0. Clustered: CR1 "
+            "standard error over conversations with a t interval (wide with 10 conversations).",
+        )
+    )
+    return blocks
+
+
+def comparison_blocks(a: Analysis, paper_columns: bool) -> list[Block]:
+    blocks: list[Block] = [Heading("F1 and BLEU-1 against published baselines")]
+    titles = {
+        F1_LOCOMO.column: "Official LoCoMo F1 vs the LoCoMo paper",
+        F1_MEM0.column: "Mem0-protocol F1 vs the Mem0 paper",
+        BLEU1_MEM0.column: "Mem0-protocol BLEU-1 vs the Mem0 paper",
+    }
+    for metric in (F1_LOCOMO, F1_MEM0, BLEU1_MEM0):
+        ms = a.metric(metric.column)
+        if ms is None:
+            continue
+        blocks.append(Heading(titles[metric.column], 3))
+        blocks += f1_comparison_blocks(a, metric)
+        blocks += figures.comparison_figure(ms)
+        if paper_columns and metric.baseline_protocol != baselines.PROTOCOL_LOCOMO_F1:
+            assert metric.baseline_protocol is not None
+            blocks.append(paper_columns_table(metric.baseline_protocol))
+    if a.metric(F1_LOCOMO.column) is not None:
+        blocks.append(
+            Notes(
+                [
+                    "† The LoCoMo paper's Human overall cannot be rebuilt from its own columns.",
+                    "Figures cited elsewhere for the LoCoMo paper, as cited, unverified: "
+                    + "; ".join(f.text for f in baselines.UNVERIFIED_CITATIONS)
+                    + ".",
+                ]
+            )
+        )
+    blocks.append(Heading("LLM judge (J) against published baselines"))
+    blocks += judge_comparison_blocks(a)
+    if (ms := a.metric(J.column)) is not None:
+        blocks += figures.comparison_figure(ms, a.judge.protocol if a.judge else None)
+    if paper_columns:
+        blocks.append(paper_columns_table(baselines.PROTOCOL_MEM0_J))
+    blocks.append(
+        Notes(
+            [
+                "A-Mem* is the Mem0 authors' re-run of A-Mem, not A-Mem's own result.",
+                baselines.LETTA_FOOTNOTE.text,
+            ]
+        )
+    )
+    blocks += [
+        Heading("Latency and context tokens against published baselines"),
+        latency_comparison_table(a),
+        Paragraph(
+            "Published: Mem0 paper Table 2, seconds per query (p50/p95) and retrieved "
+            "context tokens per query. Different hardware and models: orders of magnitude "
+            "compare, decimals do not."
+        ),
+    ]
+    return blocks
+
+
+def breakdown_blocks(a: Analysis) -> list[Block]:
+    if not a.metrics:
+        return []
+    counts: dict[int, int] = {}
+    for row in a.results.rows:
+        counts[row["category"]] = counts.get(row["category"], 0) + 1
+    headers = ["Category", "questions", *(f"{ms.metric.label} [95 % CI]" for ms in a.metrics)]
+    rows = []
+    for cid in category_ids(True):
+        if cid not in counts:
+            continue
+        cells = []
+        for ms in a.metrics:
+            cell = ms.by_category.get(cid)
+            d = ms.metric.decimals
+            cells.append(DASH if cell is None else f"{fmt(cell.mean, d)} {_ci(cell, d)}")
+        rows.append([f"{CATEGORY_NAMES[cid]} ({cid})", str(counts[cid]), *cells])
+    overall = [
+        f"{fmt(ms.overall.mean, ms.metric.decimals)} {_ci(ms.overall, ms.metric.decimals)}"
+        for ms in a.metrics
+    ]
+    rows.append(["overall", str(len(a.results.rows)), *overall])
+    excluded = [ms.metric.label for ms in a.metrics if not ms.overall_includes_adversarial]
+    caption = "Overall follows each protocol's convention"
+    caption += f"; adversarial excluded for: {', '.join(excluded)}." if excluded else "."
+    return [
+        Heading("Per-category breakdown (this run)"),
+        Table(
+            headers,
+            rows,
+            frozenset({len(rows) - 1}),
+            (False, True, *(True for _ in a.metrics)),
+            caption,
+        ),
+    ]
+
+
+def judge_blocks(a: Analysis) -> list[Block]:
+    j = a.judge
+    if j is None:
+        return []
+    c = {k: ("n/a" if v is None else v) for k, v in j.config.items()}
+    per_run = ", ".join(f"{m:.2f}" for m in j.run_level.per_run_means)
+    items = [
+        f"Protocol {c.get('protocol')}, provider {c.get('provider')}, model {c.get('model')}, "
+        f"temperature {c.get('temperature')}, API version {c.get('api_version')}, "
+        f"{c.get('runs')} runs per question, prompt hash {c.get('prompt_hash')}.",
+        f"J of each run over all judged questions: {per_run or DASH}.",
+        f"Run-level J: {fmt(j.run_level.mean, 2, j.run_level.std)} (mean ± std across runs).",
+        "Pooled within-question std (per-question variances over runs, weighted by their "
+        f"degrees of freedom): {fmt(j.pooled_within_std, 2)}.",
+        "Unanimous questions (every successful run gave the same score): "
+        + (DASH if j.unanimity is None else f"{100 * j.unanimity:.1f} %")
+        + ".",
+        f"{j.agreement_name} across runs: {fmt(j.agreement, 3)}.",
+        f"Failed runs (dropped, not scored 0): {j.runs_failed} of {j.runs_attempted}.",
+    ]
+    return [Heading("Judge runs and agreement"), Notes(items), *figures.j_distribution(a)]
+
+
+def latency_blocks(a: Analysis) -> list[Block]:
+    if not a.latency:
+        return []
+    names = {
+        "search_latency_s": "search latency (s)",
+        "total_latency_s": "total latency (s)",
+        "context_tokens": "context tokens",
+    }
+    rows = []
+    for key, lat in a.latency.items():
+        d = 0 if key == "context_tokens" else 3
+        rows.append(
+            [
+                names[key],
+                str(lat.count),
+                fmt(lat.mean, d),
+                fmt(lat.p50, d),
+                fmt(lat.p95, d),
+                fmt(lat.p99, d),
+                fmt(lat.max, d),
+            ]
+        )
+    table = Table(
+        ["Measure", "n", "mean", "p50", "p95", "p99", "max"], rows, numeric=(False, *(True,) * 6)
+    )
+    return [Heading("Latency and token summary (this run)"), table, *figures.latency_cdf(a)]
+
+
+def _example_table(rows: list[dict[str, Any]], a: Analysis) -> Table:
+    has_j = a.metric(J.column) is not None
+    headers = ["Question id", "Category", "Question", "Gold", "Prediction", "F1"]
+    headers += ["J"] if has_j else []
+    out = []
+    for r in rows:
+        f1 = r.get(F1_LOCOMO.column)
+        cells = [
+            f"{r['sample_id']}#{r['qa_index']}",
+            CATEGORY_NAMES[r["category"]],
+            _clip(r.get("question")),
+            _clip(r.get("answer")),
+            _clip(r.get("prediction")),
+            DASH if f1 is None else fmt(100 * f1, 1),
+        ]
+        if has_j:
+            cells.append(fmt(r.get("j_mean"), 1))
+        out.append(cells)
+    numeric = (False, False, False, False, False, True, *((True,) if has_j else ()))
+    return Table(headers, out, numeric=numeric)
+
+
+def error_blocks(a: Analysis) -> list[Block]:
+    if a.primary is None or not a.ranked:
+        return []
+    label = a.primary.label
+    return [
+        Heading("Error analysis"),
+        Paragraph(f"Questions ranked by {label}; ties broken by question id."),
+        Heading(f"Bottom {EXAMPLE_COUNT}", 3),
+        _example_table(list(reversed(a.ranked[-EXAMPLE_COUNT:])), a),
+        Heading(f"Top {EXAMPLE_COUNT}", 3),
+        _example_table(a.ranked[:EXAMPLE_COUNT], a),
+    ]
+
+
+def provenance_blocks(a: Analysis) -> list[Block]:
+    s = a.results.summary
+    lines = [
+        f"{name}: {proto.get('signature')}" for name, proto in (s.get("lexical") or {}).items()
+    ]
+    if a.judge is not None:
+        lines.append(f"judge: {a.judge.config.get('signature')}")
+    inp = s.get("input") or {}
+    ds = s.get("dataset")
+    join = s.get("join") or {}
+    items = [
+        f"Input {inp.get('path')} ({inp.get('format')}, {inp.get('records')} records), "
+        f"sha256 {inp.get('sha256')}."
+    ]
+    if ds:
+        state = "matches the release" if ds.get("checksum_ok") else "DIFFERS from the release"
+        items.append(f"Dataset {ds.get('path')}, sha256 {ds.get('sha256')} ({state}).")
+    else:
+        items.append("No dataset given: predictions were scored against their own gold.")
+    if join:
+        problems = [
+            f"{_count(value)} {name.replace('_', ' ')}"
+            for name, value in join.items()
+            if name not in ("matched", "examples")
+        ]
+        items.append(f"Join to the dataset: {join.get('matched')} matched; {', '.join(problems)}.")
+    return [
+        Heading("Protocol signatures"),
+        Preformatted(lines or ["(none recorded)"]),
+        Heading("Inputs and checksums"),
+        Notes(items),
+    ]
+
+
+def full_report_blocks(a: Analysis, paper_columns: bool = False) -> list[Block]:
+    return [
+        *overview_blocks(a),
+        *comparison_blocks(a, paper_columns),
+        *breakdown_blocks(a),
+        *judge_blocks(a),
+        *latency_blocks(a),
+        *error_blocks(a),
+        *provenance_blocks(a),
+    ]
+
+
+def format_full_report(a: Analysis, paper_columns: bool = False) -> str:
+    """The whole report as markdown (what `locoscore report` writes to report.md)."""
+    return render_markdown(full_report_blocks(a, paper_columns))

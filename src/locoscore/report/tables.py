@@ -1,0 +1,199 @@
+"""Comparison tables: this run next to published rows of the same protocol, and only those.
+
+Columns follow the LoCoMo paper's order (single-hop id 4, multi-hop 1, temporal 2,
+open-domain 3, adversarial 5 where the protocol includes it, overall).
+"""
+
+from __future__ import annotations
+
+from locoscore import baselines
+from locoscore.baselines import BaselineRow
+from locoscore.categories import ADVERSARIAL, CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
+from locoscore.report.analysis import Analysis, CellStats, MetricStats
+from locoscore.report.document import Block, Paragraph, Table
+from locoscore.report.markdown import render_markdown, render_table
+from locoscore.report.metrics import F1_LOCOMO, J, Metric, judge_baseline_protocol
+from locoscore.stats import LatencyStats
+
+DASH = "–"
+
+
+def fmt(value: float | None, decimals: int = 1, std: float | None = None) -> str:
+    if value is None:
+        return DASH
+    text = f"{value:.{decimals}f}"
+    return f"{text} ± {std:.{decimals}f}" if std is not None else text
+
+
+def category_ids(includes_adversarial: bool) -> list[int]:
+    return [c for c in LOCOMO_COLUMN_ORDER if includes_adversarial or c != ADVERSARIAL]
+
+
+def _headers(ids: list[int], overall: str) -> list[str]:
+    return ["System", *(CATEGORY_NAMES[c] for c in ids), overall, "Source"]
+
+
+def _ours(ms: MetricStats, ids: list[int], with_std: bool) -> list[str]:
+    d = ms.metric.decimals
+
+    def show(c: CellStats | None) -> str:
+        if c is None:
+            return DASH
+        return fmt(c.mean, d, c.run_std if with_std else None)
+
+    cells = [show(ms.by_category.get(c)) for c in ids]
+    return ["This run", *cells, show(ms.overall), f"locoscore, n = {ms.overall.n}"]
+
+
+def _published(row: BaselineRow, ids: list[int], decimals: int) -> list[str]:
+    cells = [fmt(row.values.get(c), decimals) for c in ids]
+    overall = fmt(row.overall, decimals, row.overall_std)
+    if row.overall is not None and not row.overall_recomputable and row.values:
+        overall += " †"
+    name = f"{row.system} ({row.note})" if row.note else row.system
+    return [name, *cells, overall, row.source.cite()]
+
+
+def comparison_table(
+    ms: MetricStats | None,
+    protocol: str,
+    includes_adversarial: bool,
+    decimals: int,
+    with_std: bool = False,
+) -> Table:
+    ids = category_ids(includes_adversarial)
+    scope = "incl. adversarial" if includes_adversarial else "excl. adversarial"
+    rows: list[list[str]] = []
+    highlight: frozenset[int] = frozenset()
+    if ms is not None:
+        rows.append(_ours(ms, ids, with_std))
+        highlight = frozenset({0})
+    rows += [_published(r, ids, decimals) for r in baselines.rows_for(protocol)]
+    numeric = (False, *(True for _ in ids), True, False)
+    caption = ""
+    if ms is not None and includes_adversarial and ADVERSARIAL not in ms.by_category:
+        caption = (
+            "This run has no adversarial questions, so its overall covers fewer question types "
+            "than the published overall (which includes them): compare category by category."
+        )
+    return Table(_headers(ids, f"overall ({scope})"), rows, highlight, numeric, caption)
+
+
+def paper_columns_table(protocol: str, decimals: int = 2) -> Table:
+    """Mem0-paper rows under the paper's own column titles, in the paper's order."""
+    ids = [1, 3, 2, 4]  # ids behind "Single Hop", "Multi-Hop", "Temporal", "Open Domain"
+    headers = ["System", *(f'"{baselines.MEM0_PAPER_COLUMN_TITLES[c]}" (id {c})' for c in ids)]
+    rows = [
+        [r.system, *(fmt(r.values.get(c), decimals) for c in ids)]
+        for r in baselines.rows_for(protocol)
+        if r.values
+    ]
+    return Table(
+        headers, rows, numeric=(False, *(True for _ in ids)), caption=baselines.MEM0_MISLABEL_NOTE
+    )
+
+
+def f1_comparison_blocks(analysis: Analysis, metric: Metric = F1_LOCOMO) -> list[Block]:
+    if metric.baseline_protocol is None:
+        return []
+    ms = analysis.metric(metric.column)
+    table = comparison_table(
+        ms, metric.baseline_protocol, metric.overall_includes_adversarial, metric.decimals
+    )
+    return [table]
+
+
+def judge_comparison_blocks(analysis: Analysis) -> list[Block]:
+    ms = analysis.metric(J.column)
+    judge = analysis.judge
+    protocol = judge.protocol if judge else None
+    comparable = judge_baseline_protocol(protocol)
+    published = baselines.PROTOCOL_MEM0_J
+    if ms is None:
+        return [
+            Paragraph("No judge scores in this folder (run `locoscore judge`); published J:"),
+            comparison_table(None, published, False, J.decimals),
+        ]
+    if comparable is not None:
+        table = comparison_table(
+            ms, comparable, ms.overall_includes_adversarial, J.decimals, with_std=True
+        )
+        return [
+            table,
+            Paragraph(
+                "This run's ± is the std of J across repeat indices (judge noise), the meaning of "
+                "the Mem0 paper's ±; the 95 % intervals in the breakdown below measure precision."
+            ),
+        ]
+    model = judge.config.get("model", "?") if judge else "?"
+    ours = comparison_table(ms, "none", ms.overall_includes_adversarial, J.decimals, True)
+    return [
+        ours,
+        Paragraph(
+            f"This run's J uses the {protocol or 'unknown'} judge protocol ({model}, a 0-100 "
+            "graded score), while the published J is the share of answers a binary "
+            "CORRECT/WRONG gpt-4o-mini judge accepted. The scales differ, so the published "
+            "rows below are context, not a comparison."
+        ),
+        comparison_table(None, published, False, J.decimals),
+    ]
+
+
+def _lat(stat: LatencyStats | None, attr: str, decimals: int = 3) -> str:
+    return fmt(getattr(stat, attr), decimals) if stat is not None else DASH
+
+
+def latency_comparison_table(analysis: Analysis) -> Table:
+    lat = analysis.latency
+    search, total, tokens = (
+        lat.get(k) for k in ("search_latency_s", "total_latency_s", "context_tokens")
+    )
+    headers = [
+        "System",
+        "search p50 (s)",
+        "search p95 (s)",
+        "total p50 (s)",
+        "total p95 (s)",
+        "context tokens (mean)",
+        "Source",
+    ]
+    ours = [
+        "This run",
+        _lat(search, "p50"),
+        _lat(search, "p95"),
+        _lat(total, "p50"),
+        _lat(total, "p95"),
+        _lat(tokens, "mean", 0),
+        "locoscore",
+    ]
+    rows = [ours] + [
+        [
+            r.system,
+            fmt(r.search_p50, 3),
+            fmt(r.search_p95, 3),
+            fmt(r.total_p50, 3),
+            fmt(r.total_p95, 3),
+            fmt(r.context_tokens, 0),
+            r.source.cite(),
+        ]
+        for r in baselines.LATENCY_ROWS
+    ]
+    numeric = (False, True, True, True, True, True, False)
+    return Table(headers, rows, frozenset({0}), numeric)
+
+
+# ---- the seed's names: markdown strings ------------------------------------------------
+
+
+def format_f1_comparison_table(analysis: Analysis, metric: Metric = F1_LOCOMO) -> str:
+    """This run's F1 (or BLEU-1) next to the published rows of the same protocol."""
+    return render_markdown(f1_comparison_blocks(analysis, metric)).rstrip("\n")
+
+
+def format_judge_comparison_table(analysis: Analysis) -> str:
+    """This run's J (± std across runs) next to the Mem0 paper's J when the scales agree."""
+    return render_markdown(judge_comparison_blocks(analysis)).rstrip("\n")
+
+
+def format_latency_comparison_table(analysis: Analysis) -> str:
+    return render_table(latency_comparison_table(analysis))

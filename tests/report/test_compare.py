@@ -1,0 +1,106 @@
+"""`locoscore compare`: a known difference is detected; identical inputs give 0, not significant."""
+
+from __future__ import annotations
+
+import copy
+import math
+from pathlib import Path
+
+import pytest
+from report_helpers import add_judge, base_rows, write_folder
+from typer.testing import CliRunner
+
+from locoscore.cli import app
+from locoscore.compare import compare_results, majority_correct
+from locoscore.report.load import load_results
+
+runner = CliRunner()
+
+
+def _pair(tmp_path: Path, improve: bool) -> tuple[Path, Path]:
+    rows_a = base_rows()
+    judge_a = add_judge(rows_a, "binary")
+    rows_b = copy.deepcopy(rows_a)
+    judge_b = copy.deepcopy(judge_a)
+    if improve:
+        for row in rows_b:
+            row["f1_locomo"] = min(1.0, row["f1_locomo"] + 0.25)
+            if "j_scores" in row:
+                row["j_scores"] = [100.0, 100.0, 100.0]
+                row.update(j_mean=100.0, j_std=0.0, j_runs=3, j_failures=0)
+    return write_folder(tmp_path / "a", rows_a, judge_a), write_folder(
+        tmp_path / "b", rows_b, judge_b
+    )
+
+
+def test_a_known_improvement_is_detected_with_hand_computed_statistics(tmp_path: Path) -> None:
+    a, b = _pair(tmp_path, improve=True)
+    result = compare_results(load_results(a), load_results(b))
+    f1 = next(m for m in result.metrics if m.metric.column == "f1_locomo")
+    # 16 of 20 questions gain 25 points, 4 were already at 100: mean difference 20.0
+    assert f1.overall.difference == pytest.approx(20.0)
+    assert f1.overall.ci.low > 0
+    # 16 equal positive differences: ranks all 8.5, W+ = 136, mean 68,
+    # var = 16*17*33/24 - (16^3 - 16)/48 = 374 - 85 = 289 -> z = 68 / 17 = 4
+    assert f1.overall.wilcoxon.w_plus == 136.0
+    assert f1.overall.wilcoxon.z == pytest.approx(4.0)
+    assert f1.overall.wilcoxon.p_value == pytest.approx(math.erfc(4 / math.sqrt(2)))
+    assert f1.overall.significant
+
+
+def test_binary_j_gets_mcnemar_on_majority_verdicts(tmp_path: Path) -> None:
+    a, b = _pair(tmp_path, improve=True)
+    result = compare_results(load_results(a), load_results(b))
+    j = next(m for m in result.metrics if m.metric.column == "j_mean")
+    assert j.mcnemar is not None
+    # A's majority is wrong only on pattern-1 questions (4 of 16); B is always right
+    assert (j.mcnemar.only_a, j.mcnemar.only_b) == (0, 4)
+    assert j.mcnemar.p_value == pytest.approx(2 / 16)
+    assert 5 not in j.by_category  # adversarial is not judged
+
+
+def test_identical_inputs_differ_by_zero_and_are_not_significant(tmp_path: Path) -> None:
+    a, b = _pair(tmp_path, improve=False)
+    result = compare_results(load_results(a), load_results(b))
+    assert result.paired == 20 and not result.only_in_a and not result.only_in_b
+    for mc in result.metrics:
+        for cell in [mc.overall, *mc.by_category.values()]:
+            assert cell.difference == 0.0
+            assert (cell.ci.low, cell.ci.high) == (0.0, 0.0)
+            assert cell.wilcoxon.p_value == 1.0 and not cell.significant
+        if mc.mcnemar is not None:
+            assert mc.mcnemar.p_value == 1.0
+
+
+def test_missing_questions_are_counted_and_named(tmp_path: Path) -> None:
+    rows = base_rows()
+    a = write_folder(tmp_path / "a", rows)
+    b = write_folder(tmp_path / "b", [r for r in rows if r["sample_id"] != "conv-2"][:-1])
+    result = compare_results(load_results(a), load_results(b))
+    assert result.paired == 9
+    assert len(result.only_in_a) == 11 and result.only_in_a[0] == "conv-1#9"
+    assert result.only_in_b == []
+
+
+def test_majority_verdict_counts_successful_runs_and_a_tie_is_not_correct() -> None:
+    assert majority_correct([100, 0, 100]) is True
+    assert majority_correct([100, 0, None, None]) is False
+    assert majority_correct([None]) is None
+
+
+def test_compare_command_writes_markdown_and_html(tmp_path: Path) -> None:
+    a, b = _pair(tmp_path, improve=True)
+    out = tmp_path / "cmp"
+    result = runner.invoke(app, ["compare", str(a), str(b), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    md = (out / "compare.md").read_text()
+    assert "| **overall (incl. adversarial)** | **20** | **50.0** | **70.0** | **+20.0**" in md
+    assert "McNemar (exact) on majority verdicts: 0 questions correct only in A, 4" in md
+    html = (out / "compare.html").read_text()
+    assert "<svg " in html and "<script" not in html
+
+
+def test_compare_with_a_missing_folder_is_exit_2(tmp_path: Path) -> None:
+    a, _ = _pair(tmp_path, improve=False)
+    result = runner.invoke(app, ["compare", str(a), str(tmp_path / "nope")])
+    assert result.exit_code == 2 and "nope" in result.output

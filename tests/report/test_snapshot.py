@@ -1,0 +1,25 @@
+"""The markdown layout is pinned: a change to report.md must show up as a snapshot diff.
+
+Regenerate deliberately with LOCOSCORE_UPDATE_SNAPSHOTS=1 and review the diff.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from report_helpers import add_judge, base_rows, write_folder
+
+from locoscore.report.build import build_reports
+
+SNAPSHOT = Path(__file__).parent / "snapshots" / "report.md"
+
+
+def test_markdown_report_matches_the_snapshot(tmp_path: Path) -> None:
+    rows = base_rows()
+    folder = write_folder(tmp_path / "run", rows, add_judge(rows, "binary"))
+    build_reports(folder)
+    text = (folder / "report.md").read_text(encoding="utf-8")
+    if os.environ.get("LOCOSCORE_UPDATE_SNAPSHOTS") == "1":
+        SNAPSHOT.write_text(text, encoding="utf-8")
+    assert text == SNAPSHOT.read_text(encoding="utf-8")
