@@ -9,6 +9,7 @@ from locoscore.judge.aggregate import JudgeAggregation, aggregate_runs, sample_s
 from locoscore.judge.api import (
     JudgeResult,
     PassResult,
+    ajudge_answer_runs,
     judge_answer,
     judge_answer_multiple_runs,
     judge_pass,
@@ -29,6 +30,7 @@ __all__ = [
     "SamplingNotSupported",
     "SamplingPlan",
     "aggregate_runs",
+    "ajudge_answer_runs",
     "build_judge_prompt",
     "judge_answer",
     "judge_answer_multiple_runs",

@@ -203,12 +203,15 @@ class Runner:
                 record.question, record.answer_text, record.prediction, record.category
             )
             estimate = self._estimated_cost(unit, prompt)
-            if self._over_budget(estimate):
+            epoch = await self.limiter.acquire()
+            # Checked once a slot is free: calls that finished meanwhile have been paid.
+            if self.stop_reason is None and self._over_budget(estimate):
                 self.stop_reason = (
                     f"--max-cost {self.judge.settings.max_cost_usd:g} USD would be exceeded"
                 )
+            if self.stop_reason is not None:
+                await self.limiter.release()
                 continue
-            epoch = await self.limiter.acquire()
             self._reserved_usd += estimate
             started = time.monotonic()
             error: CallError | None = None
