@@ -111,14 +111,21 @@ class BatchRunner:
         )
         return str(created.id)
 
-    async def _is_done(self, batch_id: str) -> bool:
+    async def _poll(self, batch_id: str) -> tuple[bool, str]:
+        """Whether the batch has ended, and its status for the progress line."""
         client = self.client
         if isinstance(client, AnthropicJudge):
             batch = await _retrying(lambda: client.client.messages.batches.retrieve(batch_id))
-            return batch.processing_status == "ended"
+            counts = batch.request_counts
+            text = f"{batch.processing_status}, {counts.processing} processing"
+            return batch.processing_status == "ended", text
         assert isinstance(client, OpenAIJudge)
         status = await _retrying(lambda: client.client.batches.retrieve(batch_id))
-        return status.status in _OPENAI_DONE
+        text = status.status
+        if status.request_counts is not None:
+            rc = status.request_counts
+            text += f", {rc.completed + rc.failed}/{rc.total} done"
+        return status.status in _OPENAI_DONE, text
 
     async def _results(self, batch_id: str) -> dict[str, tuple[dict[str, Any] | None, str]]:
         """custom_id -> (reply body, "") on success, (None, reason) on failure."""
@@ -216,7 +223,12 @@ class BatchRunner:
                 batches.append((batch_id, keys))
             deadline = time.monotonic() + self.max_wait_s
             for batch_id, keys in batches:
-                while not await self._is_done(batch_id):
+                while True:
+                    done, text = await self._poll(batch_id)
+                    if self.progress is not None:
+                        self.progress.status(f"batch {batch_id}: {text}")
+                    if done:
+                        break
                     if time.monotonic() >= deadline:
                         return JudgeRun(self.rows, self.stats, pending_batch=batch_id)
                     await asyncio.sleep(self.poll_interval_s)

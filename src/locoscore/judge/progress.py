@@ -57,5 +57,10 @@ class RichProgress:
         rate = f"{self.calls / elapsed:.1f}" if elapsed > 0 else "0.0"
         self.progress.update(self.task, advance=len(rows), rate=rate, status=self._status(cost_usd))
 
+    def status(self, text: str) -> None:
+        """A waiting phase (a batch being processed): shown in place of the description."""
+        if self.task is not None:
+            self.progress.update(self.task, description=text)
+
     def stop(self) -> None:
         self.progress.stop()

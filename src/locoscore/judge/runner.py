@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Protocol
 
 from locoscore.judge.cache import CachedVerdict, JudgeStore
@@ -31,6 +31,8 @@ class ProgressSink(Protocol):
     def start(self, total: int, done: int, cached: int) -> None: ...
 
     def update(self, rows: list[JudgmentRow], cost_usd: float | None) -> None: ...
+
+    def status(self, text: str) -> None: ...
 
     def stop(self) -> None: ...
 
@@ -54,7 +56,6 @@ class JudgeRun:
     stats: RunStats
     stop_reason: str | None = None
     pending_batch: str | None = None
-    warnings: list[str] = field(default_factory=list)
 
 
 def row_from_reply(
@@ -300,10 +301,9 @@ class Runner:
                 await self._call_unit(unit, queue)
 
         try:
-            workers = min(self.judge.settings.concurrency, max(1, queue.qsize()))
-            await asyncio.gather(*(worker() for _ in range(workers)))
-            # Units re-queued by an `n` fallback after the workers drained the queue.
+            # Again while an `n` fallback re-queued units after the workers drained the queue.
             while not queue.empty():
+                workers = min(self.judge.settings.concurrency, queue.qsize())
                 await asyncio.gather(*(worker() for _ in range(workers)))
         finally:
             if owns_client and self.client is not None:
