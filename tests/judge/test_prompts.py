@@ -69,3 +69,20 @@ def test_user_template_without_placeholders_is_bad_input(tmp_path: Path) -> None
     path.write_text("Grade this: {question}")
     with pytest.raises(InputError, match=r"bad.txt.*template.*\{gold\}"):
         load_template(path, "rubric")
+
+
+def test_adversarial_item_without_gold_tells_the_judge_the_answer_is_a_trap() -> None:
+    from locoscore.data.models import PredictionRecord
+    from locoscore.judge import JudgeSettings
+    from locoscore.judge.plan import render_prompt
+
+    record = PredictionRecord(
+        category=5,
+        question="Where did Keiko study architecture?",
+        answer="Kyoto",
+        gold_field="adversarial_answer",
+        prediction="Not mentioned in the conversation.",
+    )
+    prompt = render_prompt(JudgeSettings(include_adversarial=True).resolve(), record)
+    assert "does not contain this information" in prompt
+    assert "Tempting but wrong answer: Kyoto" in prompt

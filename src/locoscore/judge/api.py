@@ -19,7 +19,7 @@ from locoscore.judge.batch import BatchRunner
 from locoscore.judge.cache import JudgeStore
 from locoscore.judge.cost import Estimate, estimate_calls
 from locoscore.judge.outputs import CACHE_FILE, write_outputs
-from locoscore.judge.plan import CallPlan, judged_records, plan_calls
+from locoscore.judge.plan import CallPlan, judged_records, plan_calls, render_prompt
 from locoscore.judge.providers import JudgeClient
 from locoscore.judge.runner import JudgeRun, ProgressSink, run_plan
 from locoscore.judge.settings import JudgeSettings, ResolvedJudge
@@ -43,12 +43,7 @@ class PassResult:
 
 
 def estimate_plan(judge: ResolvedJudge, plan: CallPlan, *, batch: bool = False) -> Estimate:
-    prompts = [
-        judge.template.render(
-            s.record.question, s.record.answer_text, s.record.prediction, s.record.category
-        )
-        for s in plan.missing
-    ]
+    prompts = [render_prompt(judge, s.record) for s in plan.missing]
     return estimate_calls(prompts, judge.protocol, judge.model, judge.settings.prices, batch=batch)
 
 

@@ -15,7 +15,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 from locoscore.judge.cache import JudgeStore
-from locoscore.judge.plan import CallPlan, CallSpec, JudgmentRow
+from locoscore.judge.plan import CallPlan, CallSpec, JudgmentRow, render_prompt
 from locoscore.judge.providers import (
     AnthropicJudge,
     JudgeClient,
@@ -70,12 +70,7 @@ class BatchRunner:
     async def _submit(self, specs: list[CallSpec]) -> str:
         client = self.client
         judge = self.judge
-        prompts = [
-            judge.template.render(
-                s.record.question, s.record.answer_text, s.record.prediction, s.record.category
-            )
-            for s in specs
-        ]
+        prompts = [render_prompt(judge, s.record) for s in specs]
         if isinstance(client, AnthropicJudge):
             requests: Any = [
                 {"custom_id": s.key, "params": client.request_params(p)}

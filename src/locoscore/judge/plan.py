@@ -62,6 +62,24 @@ def judged_records(
     return [r for r in records if include_adversarial or r.category != ADVERSARIAL]
 
 
+def reference_text(record: PredictionRecord) -> str:
+    """The reference the judge sees. Category-5 items without `answer` carry only the
+    adversarial (wrong) answer: the judge must be told it is the trap, not the gold."""
+    if record.gold_field == "adversarial_answer":
+        return (
+            "The conversation does not contain this information; a correct answer says so. "
+            f"(Tempting but wrong answer: {record.answer_text})"
+        )
+    return record.answer_text
+
+
+def render_prompt(judge: ResolvedJudge, record: PredictionRecord) -> str:
+    """The prompt of one call (a fresh fence token each time)."""
+    return judge.template.render(
+        record.question, reference_text(record), record.prediction, record.category
+    )
+
+
 def call_key(judge: ResolvedJudge, record: PredictionRecord, run_index: int) -> str:
     return cache_key(
         provider=judge.provider,

@@ -18,7 +18,7 @@ from locoscore.judge.cache import CachedVerdict, JudgeStore
 from locoscore.judge.cost import estimate_prompt_tokens
 from locoscore.judge.limiter import AdaptiveLimiter
 from locoscore.judge.parsing import parse_verdict
-from locoscore.judge.plan import CallPlan, CallSpec, JudgmentRow, base_row
+from locoscore.judge.plan import CallPlan, CallSpec, JudgmentRow, base_row, render_prompt
 from locoscore.judge.providers import CallError, JudgeClient, Reply, classify_error, make_client
 from locoscore.judge.settings import ResolvedJudge
 
@@ -191,7 +191,6 @@ class Runner:
     async def _call_unit(self, unit: list[CallSpec], queue: asyncio.Queue[list[CallSpec]]) -> None:
         assert self.client is not None
         record = unit[0].record
-        template = self.judge.template
         attempt = 0  # failed attempts: 5xx, timeouts, connection errors
         paced = 0  # 429s: the provider pacing us, not failing; bounded separately
         while True:
@@ -200,9 +199,7 @@ class Runner:
                     [failed_row(self.judge, s, STOPPED_PREFIX + self.stop_reason) for s in unit]
                 )
                 return
-            prompt = template.render(
-                record.question, record.answer_text, record.prediction, record.category
-            )
+            prompt = render_prompt(self.judge, record)
             estimate = self._estimated_cost(unit, prompt)
             epoch = await self.limiter.acquire()
             # Checked once a slot is free: calls that finished meanwhile have been paid.
