@@ -58,6 +58,7 @@ def test_judge_writes_judgments_scores_and_summary(fake: FakeProvider, tmp_path:
     assert row["j_protocol"].startswith("judge:rubric|")
     judge = json.loads((tmp_path / "out" / "summary.json").read_text())["judge"]
     assert judge["temperature"] == 0.5 and judge["api_version"] == "2023-06-01"
+    assert judge["input"]["format"] == "native" and len(judge["input"]["sha256"]) == 64
     assert judge["overall"] == {"mean": 70.6, "std": None, "count": 1}
     assert judge["run_level"]["per_run_means"] == [
         70.0,
@@ -281,3 +282,17 @@ def test_batch_flag_runs_a_batch_and_a_pending_batch_is_reported(
         (judge["usage"]["input_tokens"] * 3 + judge["usage"]["output_tokens"] * 15) / 2e6,
         abs=1e-4,
     )
+
+
+def test_corrupt_existing_summary_is_bad_input_and_nothing_is_replaced(
+    fake: FakeProvider, tmp_path: Path
+) -> None:
+    predictions = write_native(tmp_path / "p.jsonl", make_records(2))
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "summary.json").write_text("{not json")
+    result = _judge(fake, predictions, out, "--runs", "1")
+    assert result.exit_code == 2
+    assert "summary" in result.output
+    assert (out / "summary.json").read_text() == "{not json"
+    assert not (out / "judgments.jsonl").exists() and not (out / "scores.jsonl").exists()

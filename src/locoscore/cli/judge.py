@@ -139,6 +139,7 @@ def judge(
             progress=bar,
             poll_interval_s=batch_poll,
             max_wait_s=batch_wait,
+            input_info={"path": str(read.path), "sha256": read.sha256, "format": read.format},
         )
     )
     if dry_run:

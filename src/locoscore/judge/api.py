@@ -59,6 +59,7 @@ async def judge_pass(
     poll_interval_s: float = 30.0,
     max_wait_s: float = 24 * 3600.0,
     initial_concurrency: int | None = None,
+    input_info: dict[str, Any] | None = None,
 ) -> PassResult:
     """Judge every record (cache first) and write judgments, scores and summary to out_dir.
 
@@ -99,7 +100,9 @@ async def judge_pass(
                 initial_concurrency=initial_concurrency,
             )
     if result.run.pending_batch is None:
-        result.summary = write_outputs(out_dir, judge, records, judged, result.run)
+        result.summary = write_outputs(
+            out_dir, judge, records, judged, result.run, input_info=input_info
+        )
     return result
 
 

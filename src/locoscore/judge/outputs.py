@@ -18,7 +18,7 @@ from locoscore.judge.aggregate import QuestionScores, summarise
 from locoscore.judge.plan import JudgmentRow
 from locoscore.judge.runner import JudgeRun
 from locoscore.judge.settings import ResolvedJudge
-from locoscore.results_dir import load_scores, row_key, write_results
+from locoscore.results_dir import load_scores, load_summary, row_key, write_results
 
 JUDGMENTS_FILE = "judgments.jsonl"
 JUDGE_PREFIX = "j_"
@@ -101,16 +101,22 @@ def write_outputs(
     all_records: list[PredictionRecord],
     judged: list[PredictionRecord],
     run: JudgeRun,
+    *,
+    input_info: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Write the three files; return the summary's judge section."""
+    """Write the three files; return the summary's judge section. The existing files are
+    read (and a bad one reported) before anything is replaced."""
     order = {r.key: i for i, r in enumerate(judged)}
     rows = sorted(run.rows, key=lambda r: (order.get(r.key, len(order)), r.run))
-    write_jsonl_atomic(out_dir / JUDGMENTS_FILE, [r.as_json() for r in rows])
     questions = question_scores(judged, rows, judge.settings.runs)
     new_rows = scores_rows(out_dir, all_records, questions, judge.signature)
     section = judge_summary(judge, questions, run)
+    if input_info is not None:
+        section["input"] = input_info
     try:
-        write_results(out_dir, new_rows, {"judge": section}, owned_prefixes=(JUDGE_PREFIX,))
-    except ValueError as exc:
+        load_summary(out_dir)
+    except (OSError, ValueError) as exc:
         raise InputError(f"cannot read existing summary: {exc}", file=str(out_dir)) from None
+    write_jsonl_atomic(out_dir / JUDGMENTS_FILE, [r.as_json() for r in rows])
+    write_results(out_dir, new_rows, {"judge": section}, owned_prefixes=(JUDGE_PREFIX,))
     return section
