@@ -1,7 +1,8 @@
 """Adaptive concurrency per (provider, model): shrink on 429s, grow while healthy.
 
 Slow start until the first 429 (+1 per success: the limit doubles every round trip), then
-additive growth (+1 per `limit` successes). A 429 multiplies the limit by 0.8 once per
+additive growth (+1 per `limit / 4` successes: about +4 per round trip, so a limit cut by
+a 429 at the edge of a rate-limit window climbs back within seconds). A 429 multiplies the limit by 0.8 once per
 congestion episode and pauses new calls for at least its Retry-After. An episode ends
 with the first success of a call sent after the shrink: 429s of calls sent before it
 reflect the old limit, and 429s while nothing has yet succeeded at the new limit are the
@@ -68,7 +69,7 @@ class AdaptiveLimiter:
             self.limit = min(self.max_limit, self.limit + 1)
             return
         self._healthy_streak += 1
-        if self._healthy_streak >= int(self.limit):
+        if self._healthy_streak >= max(1, int(self.limit) // 4):
             self.limit = min(self.max_limit, self.limit + 1)
             self._healthy_streak = 0
 
