@@ -10,6 +10,9 @@ time is linear in the number of calls).
 Time is scaled so the run finishes in under 3 minutes: every duration (latency, gap, the
 rate-limit window) is divided by --scale, so the ratio and the share of the limit are those
 of the unscaled scenario. Defaults: 1.5 s per judge call, 4,000 requests per minute.
+The share of the limit is the calls per second achieved over the whole run divided by the
+limit's rate; the fake's window slides, so the first window may be spent in a burst and a
+share slightly above 1 is possible.
 
     python bench/judge_throughput.py            # the last line is one JSON object
 """
