@@ -30,6 +30,8 @@ from locoscore.judge.settings import ResolvedJudge
 
 T = TypeVar("T")
 _OPENAI_DONE = ("completed", "failed", "expired", "cancelled")
+# Requests per batch the providers accept (a full LoCoMo pass, 15,400 calls, fits in one).
+MAX_BATCH_REQUESTS = {"anthropic": 100_000, "openai": 50_000, "openai-compatible": 50_000}
 
 
 async def _retrying(call: Callable[[], Awaitable[T]], attempts: int = 6) -> T:
@@ -211,9 +213,12 @@ class BatchRunner:
             covered = {k for b in pending for k in b.keys}
             to_submit = [s for s in plan.missing if s.key not in covered]
             batches = [(b.batch_id, b.keys) for b in pending]
-            if to_submit:
-                batch_id = await self._submit(to_submit)
-                keys = [s.key for s in to_submit]
+            size = MAX_BATCH_REQUESTS[judge.provider]
+            for start in range(0, len(to_submit), size):
+                chunk = to_submit[start : start + size]
+                batch_id = await self._submit(chunk)
+                keys = [s.key for s in chunk]
+                # Recorded before any waiting: a restart resumes this batch, never resubmits.
                 self.store.add_batch(batch_id, judge.provider, judge.model, keys)
                 batches.append((batch_id, keys))
             deadline = time.monotonic() + self.max_wait_s
