@@ -1,13 +1,13 @@
 """Adaptive concurrency per (provider, model): shrink on 429s, grow while healthy.
 
 Slow start until the first 429 (+1 per success: the limit doubles every round trip), then
-additive growth (+1 per `limit / 4` successes: about +4 per round trip, so a limit cut by
-a 429 at the edge of a rate-limit window climbs back within seconds). A 429 multiplies the limit by 0.8 once per
-congestion episode and pauses new calls for at least its Retry-After. An episode ends
-with the first success of a call sent after the shrink: 429s of calls sent before it
-reflect the old limit, and 429s while nothing has yet succeeded at the new limit are the
-same rate-limit window, so neither shrinks again (otherwise each pause-and-resume would
-cut the limit once more and collapse it far below what the provider allows). 5xx and
+additive growth (+1 per `limit / 4` successes: about +4 per round trip, so a limit cut at
+the edge of a rate-limit window climbs back within seconds). A 429 multiplies the limit by
+0.8 once per congestion episode and pauses new calls for at least its Retry-After. An
+episode ends with the first success of a call sent after the shrink: 429s of calls sent
+before it reflect the old limit, and 429s while nothing has yet succeeded at the new limit
+are the same rate-limit window, so neither shrinks again (otherwise each pause-and-resume
+would cut the limit once more and collapse it far below what the provider allows). 5xx and
 timeouts pause growth without shrinking.
 """
 
