@@ -157,7 +157,8 @@ def judge_answer(
     *,
     settings: JudgeSettings | None = None,
 ) -> JudgeResult:
-    """One judge run (the seed's API). Score -1 when no verdict could be read."""
+    """One judge run (the seed's API). Score -1 when no verdict could be read.
+    Runs its own event loop; from async code await `ajudge_answer_runs` instead."""
     runs = asyncio.run(
         ajudge_answer_runs(
             question, ground_truth, predicted_answer, category, num_runs=1, settings=settings
