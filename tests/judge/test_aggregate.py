@@ -22,7 +22,8 @@ def test_seed_runs_give_mean_70_6_and_sample_std_1_506() -> None:
 
 
 def test_unscored_runs_are_dropped_not_counted_as_zero() -> None:
-    result = aggregate_runs([80, -1, 60, None, 70, 90, 100])
+    with pytest.warns(UserWarning, match="2 of 7 judge runs failed"):
+        result = aggregate_runs([80, -1, 60, None, 70, 90, 100])
     assert result.run_count == 5
     assert result.mean_score == pytest.approx(80.0)
     assert result.individual_scores == [80.0, 60.0, 70.0, 90.0, 100.0]

@@ -154,6 +154,13 @@ def judge(
         return
     assert result.summary is not None
     _print_table(result.summary)
+    short = result.summary["questions_under_min_runs"]
+    if short:
+        warnings.warn(
+            f"{short} question(s) have fewer than {min(5, runs)} successful judge runs; "
+            f"rerun the same command to retry the failed calls",
+            stacklevel=1,
+        )
     console.print(f"wrote {out}/judgments.jsonl, scores.jsonl, summary.json")
     if result.run.stop_reason:
         err_console.print(

@@ -40,10 +40,18 @@ class JudgeAggregation:
 
 
 def aggregate_runs(scores: Iterable[float | None], *, label: str = "") -> JudgeAggregation:
-    """Drop unscored runs; mean and sample std of the rest; warn under five runs."""
-    used = [float(s) for s in scores if s is not None and s >= 0]
+    """Drop unscored runs; mean and sample std of the rest. Warns when runs were dropped,
+    and more strongly under five successful runs."""
+    given = list(scores)
+    used = [float(s) for s in given if s is not None and s >= 0]
+    where = f" for {label}" if label else ""
+    if MIN_RUNS_WITHOUT_WARNING <= len(used) < len(given):
+        warnings.warn(
+            f"{len(given) - len(used)} of {len(given)} judge runs failed{where} and were "
+            f"dropped; J uses the {len(used)} that succeeded",
+            stacklevel=2,
+        )
     if len(used) < MIN_RUNS_WITHOUT_WARNING:
-        where = f" for {label}" if label else ""
         warnings.warn(
             f"only {len(used)} judge run(s) succeeded{where}; "
             f"J from fewer than {MIN_RUNS_WITHOUT_WARNING} runs is noisy",

@@ -14,7 +14,7 @@ from typing import Any
 from locoscore._io import write_jsonl_atomic
 from locoscore.data.models import PredictionRecord
 from locoscore.errors import InputError
-from locoscore.judge.aggregate import QuestionScores, summarise
+from locoscore.judge.aggregate import MIN_RUNS_WITHOUT_WARNING, QuestionScores, summarise
 from locoscore.judge.plan import JudgmentRow
 from locoscore.judge.runner import JudgeRun
 from locoscore.judge.settings import ResolvedJudge
@@ -78,6 +78,9 @@ def judge_summary(
         "std": "sample (n-1)",
     }
     section.update(summarise(questions, s.runs))
+    floor = min(MIN_RUNS_WITHOUT_WARNING, s.runs)
+    section["questions_with_failed_runs"] = sum(1 for q in questions if len(q.used) < s.runs)
+    section["questions_under_min_runs"] = sum(1 for q in questions if len(q.used) < floor)
     section["calls"] = {
         "made": stats.made,
         "cached": stats.cached,
