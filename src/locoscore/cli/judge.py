@@ -12,9 +12,8 @@ from rich.table import Table
 
 from locoscore.categories import CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
 from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_errors
-from locoscore.data.dataset import load_dataset, resolve_dataset_path
-from locoscore.data.join import join_to_dataset
-from locoscore.data.readers import FORMATS, read_predictions
+from locoscore.data.load import load_predictions
+from locoscore.data.readers import FORMATS
 from locoscore.errors import InputError
 from locoscore.judge.api import PassResult, judge_pass
 from locoscore.judge.cost import PriceTable
@@ -22,6 +21,7 @@ from locoscore.judge.progress import RichProgress
 from locoscore.judge.prompts import load_template
 from locoscore.judge.providers import PROVIDERS
 from locoscore.judge.settings import JudgeSettings
+from locoscore.report.build import build_reports
 
 
 @app.command("judge")
@@ -98,19 +98,9 @@ def judge(
     a "judge" section in summary.json. Rerunning resumes from DIR/judge_cache.sqlite."""
     if sampling not in ("explicit", "default"):
         raise InputError("expected explicit or default", field="--sampling")
-    read = read_predictions(predictions, fmt, prediction_key=prediction_key)
-    records = read.records
-    dataset_path = resolve_dataset_path(dataset)
-    if dataset_path is not None:
-        records, report = join_to_dataset(
-            records, load_dataset(dataset_path), strict=strict, file=predictions
-        )
-        if report.unmatched or report.duplicates or report.gold_mismatches:
-            warnings.warn(
-                f"join: {len(report.unmatched)} unmatched, {len(report.duplicates)} duplicated, "
-                f"{len(report.gold_mismatches)} gold mismatches",
-                stacklevel=1,
-            )
+    loaded = load_predictions(
+        predictions, fmt, prediction_key=prediction_key, dataset=dataset, strict=strict
+    )
     settings = JudgeSettings(
         protocol=protocol,
         provider=provider,
@@ -131,7 +121,7 @@ def judge(
     bar = RichProgress(err_console) if progress and not dry_run else None
     result = asyncio.run(
         judge_pass(
-            records,
+            loaded.records,
             settings,
             out,
             batch=batch,
@@ -139,7 +129,7 @@ def judge(
             progress=bar,
             poll_interval_s=batch_poll,
             max_wait_s=batch_wait,
-            input_info={"path": str(read.path), "sha256": read.sha256, "format": read.format},
+            input_info=loaded.provenance()["input"],
         )
     )
     if dry_run:
@@ -161,7 +151,13 @@ def judge(
             f"rerun the same command to retry the failed calls",
             stacklevel=1,
         )
-    console.print(f"wrote {out}/judgments.jsonl, scores.jsonl, summary.json")
+    # keep the folder's reports in step with the new J (no API call)
+    build_reports(out)
+    console.print(
+        f"wrote {out}/judgments.jsonl, scores.jsonl, summary.json, report.md, report.html, "
+        "scores.csv",
+        highlight=False,
+    )
     if result.run.stop_reason:
         err_console.print(
             f"[red]error:[/] stopped early: {result.run.stop_reason}",
