@@ -16,7 +16,6 @@ import argparse
 import asyncio
 import contextlib
 import os
-import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -32,6 +31,7 @@ from locoscore.errors import InputError
 from locoscore.judge import JudgeSettings, judge_pass
 from locoscore.scoring.protocols import get_protocol
 from locoscore.scoring.run import lexical_summary, score_records
+from locoscore.stats import LatencyStats
 
 DEFAULT_RESULTS = Path(__file__).resolve().parents[1] / "examples" / "prototype_results.json"
 console = Console()
@@ -82,18 +82,14 @@ def j_table(judge: dict[str, Any]) -> Table:
 
 def latency_lines(records: list[PredictionRecord]) -> list[str]:
     lines = []
-    for label, values in (
-        ("search", [r.search_latency_s for r in records if r.search_latency_s is not None]),
-        ("total", [r.total_latency_s for r in records if r.total_latency_s is not None]),
-    ):
-        if not values:
+    for label, field in (("search", "search_latency_s"), ("total", "total_latency_s")):
+        stats = LatencyStats.from_values([getattr(r, field) for r in records])
+        if stats is None:
             lines.append(f"{label} latency: not recorded")
             continue
-        ordered = sorted(values)
-        p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
         lines.append(
-            f"{label} latency (s): mean {statistics.fmean(values):.3f}, "
-            f"p50 {statistics.median(values):.3f}, p95 {p95:.3f} over {len(values)} questions"
+            f"{label} latency (s): mean {stats.mean:.3f}, p50 {stats.p50:.3f}, "
+            f"p95 {stats.p95:.3f}, p99 {stats.p99:.3f} over {stats.count} questions"
         )
     return lines
 
