@@ -19,65 +19,20 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
-from locoscore.categories import CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
 from locoscore.data.models import PredictionRecord
 from locoscore.data.readers import read_predictions
 from locoscore.errors import InputError
 from locoscore.judge import JudgeSettings, judge_pass
+from locoscore.report.terminal import judge_table, lexical_table
 from locoscore.scoring.protocols import get_protocol
 from locoscore.scoring.run import lexical_summary, score_records
 from locoscore.stats import LatencyStats
 
 DEFAULT_RESULTS = Path(__file__).resolve().parents[1] / "examples" / "prototype_results.json"
 console = Console()
-
-
-def _cell(stats: dict[str, Any] | None, scale: float = 1.0) -> str:
-    if not stats or stats.get("mean") is None:
-        return "-"
-    return f"{stats['mean'] * scale:.1f}"
-
-
-def f1_table(summary: dict[str, Any]) -> Table:
-    metric = summary["spec"]["metrics"]["f1"]
-    table = Table(title="F1 (seed spec variant, x100)")
-    for cid in LOCOMO_COLUMN_ORDER:
-        table.add_column(CATEGORY_NAMES[cid], justify="right")
-    table.add_column("overall", justify="right")
-    cells = [_cell(metric["by_category"].get(str(cid)), 100) for cid in LOCOMO_COLUMN_ORDER]
-    table.add_row(*cells, _cell(metric["overall"], 100))
-    table.caption = summary["spec"]["signature"]
-    return table
-
-
-def j_table(judge: dict[str, Any]) -> Table:
-    table = Table(title=f"LLM judge J ({judge['protocol']}, 0-100, {judge['runs']} runs)")
-    table.add_column("")
-    shown = [cid for cid in LOCOMO_COLUMN_ORDER if str(cid) in judge["by_category"]]
-    for cid in shown:
-        table.add_column(CATEGORY_NAMES[cid], justify="right")
-    table.add_column("overall", justify="right")
-
-    def with_std(stats: dict[str, Any]) -> str:
-        if stats.get("mean") is None:
-            return "-"
-        std = "" if stats.get("std") is None else f" ± {stats['std']:.1f}"
-        return f"{stats['mean']:.1f}{std}"
-
-    table.add_row(
-        "J ± sd",
-        *[with_std(judge["by_category"][str(c)]) for c in shown],
-        with_std(judge["overall"]),
-    )
-    table.add_row("questions", *[str(judge["by_category"][str(c)]["count"]) for c in shown],
-                  str(judge["overall"]["count"]))  # fmt: skip
-    table.caption = judge["signature"]
-    return table
 
 
 def latency_lines(records: list[PredictionRecord]) -> list[str]:
@@ -113,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     records = read.records
     spec = get_protocol("spec")
     summary = lexical_summary(score_records(records, [spec]), [spec])
-    console.print(f1_table(summary))
+    console.print(lexical_table(summary, ["spec"]))
 
     with contextlib.ExitStack() as stack:
         base_url = args.base_url
@@ -134,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
             console.print(f"[red]error:[/] {exc}", highlight=False)
             return 2
     assert result.summary is not None
-    console.print(j_table(result.summary))
+    console.print(judge_table(result.summary))
     for line in latency_lines(records):
         console.print(line)
     if args.fake_provider:

@@ -27,7 +27,7 @@ def test_prototype_script_prints_f1_j_latency_and_the_note(
     code = _script().main(["--fake-provider", "--runs", "3", "--out", str(tmp_path)])
     assert code == 0
     printed = capsys.readouterr().out
-    assert "F1 (seed spec variant" in printed and "LLM judge J (rubric" in printed
+    assert "f1 spec" in printed and "LLM judge J (rubric" in printed
     assert "search latency (s): mean 0.150" in printed  # mean of the 14 search latencies
     assert "prototype on 14 questions (12 judged) from 2 conversation(s)" in printed
     assert "`locoscore judge` on the full" in printed

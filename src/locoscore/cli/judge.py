@@ -8,9 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.table import Table
 
-from locoscore.categories import CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
 from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_errors
 from locoscore.data.load import load_predictions
 from locoscore.data.readers import FORMATS
@@ -22,6 +20,7 @@ from locoscore.judge.prompts import load_template
 from locoscore.judge.providers import PROVIDERS
 from locoscore.judge.settings import JudgeSettings
 from locoscore.report.build import build_reports
+from locoscore.report.terminal import judge_table
 
 
 @app.command("judge")
@@ -184,31 +183,7 @@ def _print_estimate(result: PassResult, batch: bool) -> None:
 
 
 def _print_table(section: dict[str, Any]) -> None:
-    table = Table(title=f"locoscore: LLM judge J ({section['protocol']}, 0-100)")
-    table.add_column("")
-    for cid in LOCOMO_COLUMN_ORDER:
-        if str(cid) in section["by_category"]:
-            table.add_column(CATEGORY_NAMES[cid].split("-")[0], justify="right")
-    table.add_column("overall", justify="right")
-
-    def cell(stats: dict[str, Any]) -> str:
-        if stats.get("mean") is None:
-            return "-"
-        std = "" if stats.get("std") is None else f" ± {stats['std']:.1f}"
-        return f"{stats['mean']:.1f}{std}"
-
-    cats = [
-        section["by_category"][str(c)]
-        for c in LOCOMO_COLUMN_ORDER
-        if str(c) in section["by_category"]
-    ]
-    table.add_row("J ± sd", *[cell(c) for c in cats], cell(section["overall"]))
-    table.add_row(
-        "[dim]questions[/]",
-        *[f"[dim]{c['count']}[/]" for c in cats],
-        f"[dim]{section['overall']['count']}[/]",
-    )
-    console.print(table)
+    console.print(judge_table(section), highlight=False)
     run_level = section["run_level"]
     if run_level["mean"] is not None:
         std = "" if run_level["std"] is None else f" ± {run_level['std']:.2f}"
@@ -221,4 +196,3 @@ def _print_table(section: dict[str, Any]) -> None:
         f"tokens {usage['input_tokens']:,} in / {usage['output_tokens']:,} out; "
         f"cost {'n/a' if cost is None else f'${cost:.2f}'}"
     )
-    console.print(f"[dim]{section['signature']}[/]", highlight=False)

@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import typer
-from rich.table import Table
 
 from locoscore._version import __version__
-from locoscore.categories import CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
 from locoscore.cli._app import app, console, handle_errors
 from locoscore.data.load import load_predictions
 from locoscore.data.readers import FORMATS
 from locoscore.errors import InputError
 from locoscore.report.build import build_reports
-from locoscore.report.plain import lexical_table_rows
+from locoscore.report.terminal import lexical_table
 from locoscore.results_dir import write_results
 from locoscore.scoring.protocols import PROTOCOLS, get_protocol
 from locoscore.scoring.run import lexical_summary, score_records
@@ -71,34 +68,8 @@ def score(
     summary = write_results(out, rows, sections, owned_prefixes=owned)
     # one report format everywhere: the full report (`locoscore report` rebuilds the same)
     build_reports(out)
-    _print_table(summary)
+    console.print(lexical_table(summary["lexical"]), highlight=False)
     console.print(
         f"wrote {out}/scores.jsonl, summary.json, report.md, report.html, scores.csv",
         highlight=False,
     )
-
-
-def _print_table(summary: dict[str, Any]) -> None:
-    table = Table(
-        title="locoscore: lexical scores (x100)",
-        caption="overall: each protocol's own convention (locomo, spec include adversarial; "
-        "mem0 excludes it)",
-    )
-    table.add_column("metric")
-    for cid in LOCOMO_COLUMN_ORDER:
-        # short headers keep the table readable on an 80-column terminal
-        table.add_column(CATEGORY_NAMES[cid].split("-")[0], justify="right")
-    table.add_column("overall", justify="right")
-    signatures: list[str] = []
-    for label, signature, cells in lexical_table_rows(summary, with_counts=False):
-        table.add_row(label.replace(" (", " ").rstrip(")"), *cells)
-        if signature not in signatures:
-            signatures.append(signature)
-    first = next(iter(summary["lexical"].values()))["metrics"]["f1"]
-    counts = [
-        str(first["by_category"].get(str(c), {}).get("count", 0)) for c in LOCOMO_COLUMN_ORDER
-    ]
-    table.add_row("[dim]questions[/]", *[f"[dim]{c}[/]" for c in counts], "")
-    console.print(table)
-    for signature in signatures:
-        console.print(f"[dim]{signature}[/]", highlight=False)

@@ -1,0 +1,65 @@
+"""Rich tables for the terminal, shared by the commands and the prototype script."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+
+from locoscore.categories import CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
+from locoscore.report.plain import lexical_table_rows
+
+
+def _short(cid: int) -> str:
+    # short headers keep the tables readable on an 80-column terminal
+    return CATEGORY_NAMES[cid].split("-")[0]
+
+
+def lexical_table(lexical: dict[str, Any], protocols: list[str] | None = None) -> Table:
+    """Per-category lexical scores (x100) of the summary's `lexical` section, signatures in
+    the caption."""
+    chosen = {k: v for k, v in lexical.items() if protocols is None or k in protocols}
+    table = Table(title="locoscore: lexical scores (x100)", caption_justify="left")
+    table.add_column("metric")
+    for cid in LOCOMO_COLUMN_ORDER:
+        table.add_column(_short(cid), justify="right")
+    table.add_column("overall", justify="right")
+    for label, _signature, cells in lexical_table_rows({"lexical": chosen}, with_counts=False):
+        table.add_row(label.replace(" (", " ").rstrip(")"), *cells)
+    first = next(iter(chosen.values()))["metrics"]["f1"]
+    counts = [
+        str(first["by_category"].get(str(c), {}).get("count", 0)) for c in LOCOMO_COLUMN_ORDER
+    ]
+    table.add_row("[dim]questions[/]", *[f"[dim]{c}[/]" for c in counts], "")
+    table.caption = "overall: each protocol's own convention (locomo, spec include adversarial; "
+    table.caption += "mem0 excludes it)\n" + "\n".join(p["signature"] for p in chosen.values())
+    return table
+
+
+def judge_table(section: dict[str, Any]) -> Table:
+    """J ± std per category and overall from the summary's `judge` section."""
+    table = Table(
+        title=f"locoscore: LLM judge J ({section['protocol']}, 0-100, {section['runs']} runs)",
+        caption=section["signature"],
+        caption_justify="left",
+    )
+    table.add_column("")
+    shown = [c for c in LOCOMO_COLUMN_ORDER if str(c) in section["by_category"]]
+    for cid in shown:
+        table.add_column(_short(cid), justify="right")
+    table.add_column("overall", justify="right")
+
+    def cell(stats: dict[str, Any]) -> str:
+        if stats.get("mean") is None:
+            return "-"
+        std = "" if stats.get("std") is None else f" ± {stats['std']:.1f}"
+        return f"{stats['mean']:.1f}{std}"
+
+    cats = [section["by_category"][str(c)] for c in shown]
+    table.add_row("J ± sd", *[cell(c) for c in cats], cell(section["overall"]))
+    table.add_row(
+        "[dim]questions[/]",
+        *[f"[dim]{c['count']}[/]" for c in cats],
+        f"[dim]{section['overall']['count']}[/]",
+    )
+    return table
