@@ -15,6 +15,7 @@ from locoscore.report.metrics import BLEU1_MEM0, F1_LOCOMO, F1_MEM0, J
 from locoscore.report.tables import (
     DASH,
     category_ids,
+    comparable_j_stats,
     f1_comparison_blocks,
     fmt,
     judge_comparison_blocks,
@@ -120,7 +121,7 @@ def comparison_blocks(a: Analysis, paper_columns: bool) -> list[Block]:
         )
     blocks.append(Heading("LLM judge (J) against published baselines"))
     blocks += judge_comparison_blocks(a)
-    if (ms := a.metric(J.column)) is not None:
+    if (ms := comparable_j_stats(a) or a.metric(J.column)) is not None:
         blocks += figures.comparison_figure(ms, a.judge.protocol if a.judge else None)
     if paper_columns:
         blocks.append(paper_columns_table(baselines.PROTOCOL_MEM0_J))
