@@ -151,12 +151,18 @@ def compare_results(a: Results, b: Results) -> Comparison:
     binary = _judge_protocol(a) == "binary" and _judge_protocol(b) == "binary"
     if _judge_protocol(a) != _judge_protocol(b) and a.judge and b.judge:
         warnings.append("the judge protocols differ; J is not compared")
+    elif bool(a.judge) != bool(b.judge):
+        judged = "A" if a.judge else "B"
+        warnings.append(
+            f"only {judged} has judge scores (run `locoscore judge`); J is not compared"
+        )
     metrics = []
     for metric in METRICS:
         if metric.is_judge:
             if _judge_protocol(a) != _judge_protocol(b):
                 continue
-            includes = bool((a.judge or {}).get("include_adversarial", False))
+            # adversarial J is compared only when both sides judged it
+            includes = all(bool((r.judge or {}).get("include_adversarial", False)) for r in (a, b))
         else:
             includes = metric.overall_includes_adversarial
         result = _compare_metric(pairs, metric, includes, binary and metric.is_judge)
