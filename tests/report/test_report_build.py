@@ -320,3 +320,14 @@ def test_error_analysis_breaks_ties_in_dataset_order(tmp_path: Path) -> None:
     analysis = analyse(load_results(write_folder(tmp_path / "r", rows[1:] + extra)))
     order = [r["qa_index"] for r in analysis.ranked]
     assert order == list(range(12))  # a string sort would put 10 and 11 after 1
+
+
+def test_bottom_five_are_the_lowest_scores_with_ties_in_dataset_order(tmp_path: Path) -> None:
+    rows = base_rows()
+    folder = write_folder(tmp_path / "r", rows, add_judge(rows, "binary"))
+    build_reports(folder)
+    text = (folder / "report.md").read_text()
+    bottom = text.split("### Bottom 5")[1].split("### Top 5")[0]
+    ids = [_cells(line)[0] for line in bottom.splitlines() if line.startswith("| conv-")]
+    # J = 0 on k = 1, 5, 13, 17 (pattern 1); then the first 66.7 in dataset order (k = 2)
+    assert ids == ["conv-1#1", "conv-1#5", "conv-2#3", "conv-2#7", "conv-1#2"]

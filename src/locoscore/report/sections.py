@@ -8,7 +8,7 @@ from typing import Any
 from locoscore import baselines
 from locoscore.categories import CATEGORY_NAMES
 from locoscore.report import figures
-from locoscore.report.analysis import Analysis, CellStats
+from locoscore.report.analysis import Analysis, CellStats, question_order
 from locoscore.report.document import Block, Heading, Notes, Paragraph, Preformatted, Table
 from locoscore.report.markdown import render_markdown
 from locoscore.report.metrics import BLEU1_MEM0, F1_LOCOMO, F1_MEM0, J
@@ -258,12 +258,14 @@ def _example_table(rows: list[dict[str, Any]], a: Analysis) -> Table:
 def error_blocks(a: Analysis) -> list[Block]:
     if a.primary is None or not a.ranked:
         return []
-    label = a.primary.label
+    label, column = a.primary.label, a.primary.column
+    # lowest score first; among equal scores the dataset's order, as in the top list
+    bottom = sorted(a.ranked, key=lambda r: (float(r[column]), *question_order(r)))
     return [
         Heading("Error analysis"),
-        Paragraph(f"Questions ranked by {label}; ties broken by question id."),
+        Paragraph(f"Questions ranked by {label}; ties in dataset order."),
         Heading(f"Bottom {EXAMPLE_COUNT}", 3),
-        _example_table(list(reversed(a.ranked[-EXAMPLE_COUNT:])), a),
+        _example_table(bottom[:EXAMPLE_COUNT], a),
         Heading(f"Top {EXAMPLE_COUNT}", 3),
         _example_table(a.ranked[:EXAMPLE_COUNT], a),
     ]
