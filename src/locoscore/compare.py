@@ -65,6 +65,13 @@ class Comparison:
     warnings: list[str]
 
 
+def paired_rows(c: Comparison) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """The (A row, B row) of every shared question, in key order."""
+    rows_a = {_key(r): r for r in c.a.rows}
+    rows_b = {_key(r): r for r in c.b.rows}
+    return [(rows_a[k], rows_b[k]) for k in sorted(set(rows_a) & set(rows_b))]
+
+
 def majority_correct(j_scores: list[float | None]) -> bool | None:
     """Binary judge verdict of a question: correct when more than half of its successful runs
     said CORRECT (score 100); a tie counts as not correct; None when no run succeeded."""

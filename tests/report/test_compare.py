@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import csv
 import math
 from pathlib import Path
 
@@ -131,3 +132,20 @@ def test_adversarial_j_is_compared_only_when_both_folders_judged_it(tmp_path: Pa
         m for m in compare_results(load_results(a), load_results(b)).metrics if m.metric.is_judge
     )
     assert not j.includes_adversarial and j.overall.n == 16
+
+
+def test_differences_csv_has_each_shared_questions_paired_scores(tmp_path: Path) -> None:
+    a, b = _pair(tmp_path, improve=True)
+    out = tmp_path / "cmp"
+    assert runner.invoke(app, ["compare", str(a), str(b), "--out", str(out)]).exit_code == 0
+    with (out / "differences.csv").open() as handle:
+        table = list(csv.DictReader(handle))
+    assert len(table) == 20
+    first = table[0]  # conv-1#0: f1_locomo 0 -> 0.25; J pattern 0 stays 100
+    assert (first["sample_id"], first["qa_index"]) == ("conv-1", "0")
+    assert float(first["f1_locomo_diff"]) == pytest.approx(25.0)
+    assert float(first["j_mean_a"]) == 100.0 and float(first["j_mean_diff"]) == 0.0
+    adversarial = next(r for r in table if r["category"] == "5")
+    assert adversarial["j_mean_a"] == "" and adversarial["j_mean_diff"] == ""
+    mean = sum(float(r["f1_locomo_diff"]) for r in table) / len(table)
+    assert mean == pytest.approx(20.0)  # the overall difference in compare.md
