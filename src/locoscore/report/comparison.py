@@ -136,11 +136,12 @@ def differences_csv(c: Comparison) -> str:
     for ra, rb in paired_rows(c):
         line = [ra.get("sample_id"), ra.get("qa_index"), ra.get("category"), ra.get("question")]
         for m in metrics:
-            va, vb = ra.get(m.column), rb.get(m.column)
-            if va is None or vb is None:
-                line += ["" if va is None else va * m.scale, "" if vb is None else vb * m.scale, ""]
-            else:
-                line += [va * m.scale, vb * m.scale, vb * m.scale - va * m.scale]
+            va, vb = (
+                None if v is None else round(v * m.scale, 4)
+                for v in (ra.get(m.column), rb.get(m.column))
+            )
+            diff = None if va is None or vb is None else round(vb - va, 4)
+            line += ["" if v is None else v for v in (va, vb, diff)]
         writer.writerow(line)
     return buffer.getvalue()
 
