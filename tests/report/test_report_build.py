@@ -15,6 +15,7 @@ from locoscore.cli import app
 from locoscore.report import (
     analyse,
     format_f1_comparison_table,
+    format_full_report,
     format_judge_comparison_table,
     format_latency_comparison_table,
     load_results,
@@ -268,6 +269,12 @@ def test_a_run_without_adversarial_questions_is_warned_off_the_locomo_overall(
     analysis = analyse(load_results(write_folder(tmp_path / "r", rows)))
     table = format_f1_comparison_table(analysis)
     assert "This run has no adversarial questions" in table
+    headline = _table_lines(format_full_report(analysis), "Metric")
+    assert _cells(headline[2])[:2] == [
+        "F1 (official LoCoMo)",
+        "incl. adversarial (none in this run)",
+    ]
+    assert _cells(headline[3])[:2] == ["F1 (Mem0 protocol)", "excl. adversarial"]
     with_adv = analyse(load_results(write_folder(tmp_path / "s", base_rows())))
     assert "no adversarial questions" not in format_f1_comparison_table(with_adv)
 

@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 from locoscore import baselines
-from locoscore.categories import CATEGORY_NAMES
+from locoscore.categories import ADVERSARIAL, CATEGORY_NAMES
 from locoscore.report import figures
 from locoscore.report.analysis import Analysis, CellStats, question_order
 from locoscore.report.document import Block, Heading, Notes, Paragraph, Preformatted, Table
@@ -62,6 +62,8 @@ def overview_blocks(a: Analysis) -> list[Block]:
     for ms in a.metrics:
         d = ms.metric.decimals
         scope = "incl. adversarial" if ms.overall_includes_adversarial else "excl. adversarial"
+        if ms.overall_includes_adversarial and ADVERSARIAL not in ms.by_category:
+            scope += " (none in this run)"
         rows.append(
             [
                 ms.metric.label,
