@@ -126,6 +126,8 @@ def load_dataset(path: str | Path | None = None) -> Dataset:
         raw = json.loads(resolved.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise DatasetError(f"not valid JSON ({exc})", file=str(resolved)) from None
+    except RecursionError:
+        raise DatasetError("JSON nested too deeply to read", file=str(resolved)) from None
     if not isinstance(raw, list):
         raise DatasetError("expected a JSON list of samples", file=str(resolved))
     digest = sha256_file(resolved)
