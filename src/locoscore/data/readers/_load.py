@@ -9,7 +9,6 @@ from pathlib import Path
 
 from locoscore.errors import InputError
 
-
 # Field names of one prediction record; the other formats' top-level keys are conversation
 # indexes, `locomo_experiment_user_<i>` or `results`.
 RECORD_FIELDS = frozenset(
