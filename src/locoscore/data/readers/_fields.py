@@ -97,11 +97,16 @@ def _check_gold(value: object, name: str, where: Where) -> str | int:
 def read_gold(
     item: Mapping[str, Any], names: tuple[str, ...], where: Where, category: int
 ) -> tuple[str | int, GoldField]:
-    """The gold answer; category-5 items without one fall back to `adversarial_answer`."""
+    """The gold answer; category-5 items without one fall back to `adversarial_answer`.
+
+    Mem0-style harnesses write `answer: ""` for category-5 items (`val.get("answer", "")`)
+    next to the `adversarial_answer`: an empty answer counts as absent there."""
     found = first_present(item, names)
-    if found is not None and found[1] is not None:
+    adversarial = item.get("adversarial_answer") if category == ADVERSARIAL else None
+    empty_beside_adversarial = found is not None and found[1] == "" and adversarial is not None
+    if found is not None and found[1] is not None and not empty_beside_adversarial:
         return _check_gold(found[1], found[0], where), "answer"
-    if category == ADVERSARIAL and item.get("adversarial_answer") is not None:
+    if adversarial is not None:
         return _check_gold(item["adversarial_answer"], "adversarial_answer", where), (
             "adversarial_answer"
         )
