@@ -186,3 +186,11 @@ def test_strict_makes_unmatched_predictions_an_error(tmp_path: Path, locomo_path
     assert proc.returncode == 2
     assert len(proc.stderr.strip().splitlines()) == 1 and "unmatched.jsonl" in proc.stderr
     assert not out.exists()
+
+
+def test_bundled_example_covers_all_five_categories_with_latencies(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["score", str(EXAMPLE), "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    rows = _rows(tmp_path)
+    assert sorted({r["category"] for r in rows}) == [1, 2, 3, 4, 5]
+    assert all(r["search_latency_s"] > 0 and r["total_latency_s"] > 0 for r in rows)
