@@ -12,7 +12,8 @@ Matched records get the dataset's `sample_id`, `qa_index`, `conversation`, `cate
 and `gold_field` (a copy; the input records are not changed): the released data decides the
 scoring rule and the gold, and any disagreement of the file is reported. Unmatched records
 stay in the output and are still scored; a second record for an already matched question
-is a duplicate and is left out, so each question is scored once. Gold is compared as `str()`, like the scorers do.
+is a duplicate and is left out, so each question is scored once. Gold is compared as
+`str()`, like the scorers do.
 """
 
 from __future__ import annotations
