@@ -220,3 +220,13 @@ def test_joined_records_are_scored_with_the_datasets_category_and_gold(
     assert (row["category"], row["answer"], row["f1_locomo"]) == (2, qa.gold, 1.0)
     join = json.loads((out / "summary.json").read_text())["join"]
     assert join["category_mismatches"]["count"] == 1 and join["gold_mismatches"]["count"] == 1
+
+
+def test_mem0_protocol_leaves_adversarial_questions_unscored(tmp_path: Path) -> None:
+    assert runner.invoke(app, ["score", str(EXAMPLE), "--out", str(tmp_path)]).exit_code == 0
+    adversarial = [r for r in _rows(tmp_path) if r["category"] == 5]
+    assert len(adversarial) == 2
+    assert all(r["f1_mem0"] is None and r["bleu1_mem0"] is None for r in adversarial)
+    assert [r["f1_locomo"] for r in adversarial] == [1.0, 0.0]  # abstention phrase rule
+    mem0 = json.loads((tmp_path / "summary.json").read_text())["lexical"]["mem0"]
+    assert "5" not in mem0["metrics"]["f1"]["by_category"]
