@@ -40,7 +40,8 @@ def judge_table(section: dict[str, Any]) -> Table:
     """J ± std per category and overall from the summary's `judge` section."""
     table = Table(
         title=f"locoscore: LLM judge J ({section['protocol']}, 0-100, {section['runs']} runs)",
-        caption=section["signature"],
+        caption="± is the std across questions (the run-to-run ± follows below)\n"
+        + section["signature"],
         caption_justify="left",
     )
     table.add_column("")
