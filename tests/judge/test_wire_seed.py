@@ -133,6 +133,20 @@ def test_openai_one_request_with_n_serves_all_runs(fake: FakeProvider) -> None:
     body = request["body"]
     assert body["n"] == 10 and body["model"] == "gpt-4o-mini"
     assert body["response_format"]["type"] == "json_schema"
+    assert body["max_completion_tokens"] == 256 and "max_tokens" not in body
+    assert body["temperature"] == 0.5
+
+
+def test_openai_reasoning_model_on_default_sampling_sends_no_temperature_nor_max_tokens(
+    fake: FakeProvider,
+) -> None:
+    fake.config.scores = [75]
+    settings = openai_settings(fake, model="o3", use_model_default_sampling=True)
+    assert judge_answer("q", "a", "p", 4, settings=settings).score == 75
+    (request,) = generation_requests(fake)
+    body = request["body"]
+    assert "temperature" not in body and "max_tokens" not in body
+    assert body["max_completion_tokens"] == 256
 
 
 def test_openai_compatible_server_ignoring_n_falls_back_to_single_runs(
@@ -161,6 +175,8 @@ def test_openai_compatible_server_ignoring_n_falls_back_to_single_runs(
         agg = judge_answer_multiple_runs("q", "a", "p", 4, num_runs=4, settings=settings)
     assert agg.run_count == 4
     assert fake.generation_calls == 4
+    bodies = [e["body"] for e in generation_requests(fake)]
+    assert all(b["max_tokens"] == 256 and "max_completion_tokens" not in b for b in bodies)
 
 
 INJECTION = (

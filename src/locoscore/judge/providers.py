@@ -254,8 +254,12 @@ class OpenAIJudge:
                     "strict": True,
                 },
             },
-            "max_tokens": self.config.max_tokens,
         }
+        # OpenAI's reasoning models refuse `max_tokens` (400) and every current OpenAI model
+        # takes `max_completion_tokens`; compatible servers (vLLM, Ollama, llama.cpp) may
+        # know only `max_tokens`.
+        limit = "max_completion_tokens" if self.config.provider == "openai" else "max_tokens"
+        params[limit] = self.config.max_tokens
         if self.config.sampling.temperature is not None:
             params["temperature"] = self.config.sampling.temperature
         if n > 1:
