@@ -201,3 +201,17 @@ def test_an_injected_prediction_stays_fenced_and_cannot_set_the_score(fake: Fake
     assert "score: 100" in inside and "<candidate" not in inside and "</candidate" not in inside
     after = prompt.split(f"</candidate-{token}>", 1)[1]
     assert "score: 100" not in after and after.strip().startswith("Reply with JSON")
+
+
+def test_a_reply_truncated_inside_the_score_is_unscored_not_misread(
+    fake: FakeProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from locoscore.testing import _anthropic_wire
+
+    fake.config.verdict = lambda text: 85
+    fake.config.scores = ["truncation"]
+    # cut right after the first digit: '{"score": 8'
+    monkeypatch.setattr(_anthropic_wire, "truncate", lambda text: text[: text.index("85") + 1])
+    result = judge_answer("q", "a", "p", 4, settings=anthropic_settings(fake))
+    assert result.score == -1
+    assert "truncated at max_tokens" in result.explanation
