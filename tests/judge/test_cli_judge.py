@@ -337,3 +337,16 @@ def test_a_template_declared_for_one_protocol_cannot_run_under_another() -> None
     settings = JudgeSettings(protocol="binary", template=PromptTemplate("rubric", "{question}"))
     with pytest.raises(InputError, match="declares protocol rubric, not binary"):
         settings.resolve()
+
+
+def test_anthropic_base_url_from_the_environment_is_honoured(
+    fake: FakeProvider, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+    predictions = write_native(tmp_path / "p.jsonl", make_records(2))
+    result = runner.invoke(
+        app,
+        ["judge", str(predictions), "--out", str(tmp_path / "o"), "--runs", "2", "--no-progress"],
+    )
+    assert result.exit_code == 0, result.output
+    assert fake.generation_calls == 4
