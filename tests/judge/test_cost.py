@@ -47,7 +47,7 @@ def test_max_cost_for_a_model_without_a_price_is_bad_input() -> None:
     from locoscore.judge import JudgeSettings
 
     settings = JudgeSettings(provider="openai-compatible", model="llama-3-8b", max_cost_usd=1.0)
-    with pytest.raises(InputError, match="--max-cost needs a price for model llama-3-8b"):
+    with pytest.raises(InputError, match=r"'--max-cost': needs a price for model llama-3-8b"):
         settings.resolve()
     priced = PriceTable({"llama-3-8b": (0.1, 0.1)})
     settings = JudgeSettings(

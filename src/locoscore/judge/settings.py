@@ -66,7 +66,7 @@ class JudgeSettings:
         if self.max_cost_usd is not None and self.prices.prices.get(model) is None:
             # Without a price every estimate is unknown and the cap could never stop a call.
             raise InputError(
-                f"--max-cost needs a price for model {model}: add it with --prices FILE",
+                f"needs a price for model {model}: add it with --prices FILE",
                 field="--max-cost",
             )
         temperature = (
