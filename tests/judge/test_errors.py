@@ -153,3 +153,23 @@ def test_overloaded_529_and_5xx_are_retried_until_they_succeed(fake: FakeProvide
     run = _run_one(fake, anthropic_settings)
     assert run.rows[0].score == 64.0
     assert fake.status_counts == {529: 1, 500: 1, 503: 1, 200: 1}
+
+
+def test_the_same_400_five_times_in_a_row_stops_the_pass(
+    fake: FakeProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A request shape the API rejects fails every call alike: stop instead of sending 1,540.
+    monkeypatch.setattr(
+        _anthropic_wire,
+        "handle_message",
+        lambda core, body, headers: _anthropic_wire.error_reply(
+            400, "invalid_request_error", "output_config.format.schema: not supported"
+        ),
+    )
+    settings = anthropic_settings(fake, runs=2, concurrency=1)
+    judge = settings.resolve()
+    run = asyncio.run(Runner(judge, None).run(plan_calls(make_records(20), judge, None)))
+    assert fake.requests == 5
+    assert run.stop_reason is not None and "HTTP 400" in run.stop_reason
+    assert len(run.rows) == 40
+    assert sum((r.error or "").startswith("not run: ") for r in run.rows) == 35
