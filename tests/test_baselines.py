@@ -110,3 +110,11 @@ def test_category_counts_match_the_released_dataset() -> None:
     samples = json.loads(DATASET.read_text())
     counts = Counter(qa["category"] for s in samples for qa in s["qa"])
     assert dict(counts) == dict(b.LOCOMO_CATEGORY_COUNTS)
+
+
+def test_each_mem0_paper_row_cites_the_table_its_numbers_come_from() -> None:
+    # per-category F1 / BLEU-1 / J: Table 1; overall J +- and latency: Table 2
+    assert {r.source.table for r in b.MEM0_F1_ROWS + b.MEM0_BLEU1_ROWS} == {"Table 1"}
+    assert b.J_BASELINES["Mem0"].source.table == "Tables 1-2"
+    assert b.J_BASELINES["Full-context"].source.table == "Table 2"
+    assert {r.source.table for r in b.LATENCY_ROWS} == {"Table 2"}

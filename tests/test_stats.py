@@ -107,6 +107,26 @@ def test_question_level_intervals_cover_the_true_mean_95_percent_of_the_time() -
     assert 0.93 <= normal_cover <= 0.97
 
 
+def test_clustered_interval_covers_the_true_mean_when_conversations_shift_difficulty() -> None:
+    # 600 simulated datasets of 10 conversations (LoCoMo's non-adversarial sizes halved);
+    # each conversation shifts every question's chance of a CORRECT run by u ~ U(-0.15, 0.15),
+    # question chance = 0.15 + 0.7 * Beta(2, 1) + u, 5 binary runs. True mean = 61.67.
+    # The clustered interval keeps its 95 %; one that treats questions as independent does not.
+    rng = np.random.default_rng(20261129)
+    sizes = np.array([199, 105, 193, 260, 242, 158, 190, 191, 156, 204]) // 2
+    conversation = np.repeat(np.arange(10), sizes)
+    true_mean = (0.15 + 0.7 * 2 / 3) * 100
+    clustered, independent = [], []
+    for _ in range(600):
+        shift = rng.uniform(-0.15, 0.15, size=10)
+        chance = 0.15 + 0.7 * rng.beta(2.0, 1.0, size=conversation.size) + shift[conversation]
+        per_question = (rng.random((conversation.size, 5)) < chance[:, None]).mean(axis=1) * 100
+        clustered.append(stats.clustered_mean_ci(per_question, conversation).contains(true_mean))
+        independent.append(stats.normal_mean_ci(per_question).contains(true_mean))
+    assert 0.93 <= np.mean(clustered) <= 0.97
+    assert np.mean(independent) < 0.7
+
+
 # ---- agreement ---------------------------------------------------------------------------
 
 

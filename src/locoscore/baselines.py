@@ -56,6 +56,13 @@ MEM0_PAPER_T1 = Source(
     version="arXiv 2504.19413v1",
     url="https://arxiv.org/abs/2504.19413",
 )
+# Per-category J sits in Table 1, the overall J with its +- in Table 2.
+MEM0_PAPER_T1_T2 = Source(
+    paper="Mem0 paper (Chhikara et al., 2025)",
+    table="Tables 1-2",
+    version="arXiv 2504.19413v1",
+    url="https://arxiv.org/abs/2504.19413",
+)
 MEM0_PAPER_T2 = Source(
     paper="Mem0 paper (Chhikara et al., 2025)",
     table="Table 2",
@@ -186,7 +193,7 @@ _MEM0_J_SYSTEM_ROWS = tuple(
     BaselineRow(
         system=name,
         protocol=PROTOCOL_MEM0_J,
-        source=MEM0_PAPER_T1,
+        source=MEM0_PAPER_T1_T2,
         values=_by_id(_MEM0_IDS, values),
         overall=overall,
         overall_std=std,

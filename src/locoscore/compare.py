@@ -65,6 +65,13 @@ class Comparison:
     warnings: list[str]
 
 
+def paired_rows(c: Comparison) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """The (A row, B row) of every shared question, in key order."""
+    rows_a = {_key(r): r for r in c.a.rows}
+    rows_b = {_key(r): r for r in c.b.rows}
+    return [(rows_a[k], rows_b[k]) for k in sorted(set(rows_a) & set(rows_b))]
+
+
 def majority_correct(j_scores: list[float | None]) -> bool | None:
     """Binary judge verdict of a question: correct when more than half of its successful runs
     said CORRECT (score 100); a tie counts as not correct; None when no run succeeded."""
@@ -151,12 +158,18 @@ def compare_results(a: Results, b: Results) -> Comparison:
     binary = _judge_protocol(a) == "binary" and _judge_protocol(b) == "binary"
     if _judge_protocol(a) != _judge_protocol(b) and a.judge and b.judge:
         warnings.append("the judge protocols differ; J is not compared")
+    elif bool(a.judge) != bool(b.judge):
+        judged = "A" if a.judge else "B"
+        warnings.append(
+            f"only {judged} has judge scores (run `locoscore judge`); J is not compared"
+        )
     metrics = []
     for metric in METRICS:
         if metric.is_judge:
             if _judge_protocol(a) != _judge_protocol(b):
                 continue
-            includes = bool((a.judge or {}).get("include_adversarial", False))
+            # adversarial J is compared only when both sides judged it
+            includes = all(bool((r.judge or {}).get("include_adversarial", False)) for r in (a, b))
         else:
             includes = metric.overall_includes_adversarial
         result = _compare_metric(pairs, metric, includes, binary and metric.is_judge)

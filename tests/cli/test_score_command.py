@@ -186,3 +186,47 @@ def test_strict_makes_unmatched_predictions_an_error(tmp_path: Path, locomo_path
     assert proc.returncode == 2
     assert len(proc.stderr.strip().splitlines()) == 1 and "unmatched.jsonl" in proc.stderr
     assert not out.exists()
+
+
+def test_bundled_example_covers_all_five_categories_with_latencies(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["score", str(EXAMPLE), "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    rows = _rows(tmp_path)
+    assert sorted({r["category"] for r in rows}) == [1, 2, 3, 4, 5]
+    assert all(r["search_latency_s"] > 0 and r["total_latency_s"] > 0 for r in rows)
+
+
+def test_joined_records_are_scored_with_the_datasets_category_and_gold(
+    tmp_path: Path, dataset: Any, locomo_path: Path
+) -> None:
+    qa = dataset.items[("conv-26", 0)]
+    assert qa.category == 2
+    record = {
+        "sample_id": "conv-26",
+        "qa_index": 0,
+        "question": qa.question,
+        "ground_truth": "an edited gold",
+        "predicted_answer": qa.gold_text,
+        "category": "single-hop",  # mislabelled: the dataset says temporal
+    }
+    path = tmp_path / "preds.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    out = tmp_path / "out"
+    result = runner.invoke(
+        app, ["score", str(path), "--dataset", str(locomo_path), "--out", str(out)]
+    )
+    assert result.exit_code == 0, result.output
+    row = _rows(out)[0]
+    assert (row["category"], row["answer"], row["f1_locomo"]) == (2, qa.gold, 1.0)
+    join = json.loads((out / "summary.json").read_text())["join"]
+    assert join["category_mismatches"]["count"] == 1 and join["gold_mismatches"]["count"] == 1
+
+
+def test_mem0_protocol_leaves_adversarial_questions_unscored(tmp_path: Path) -> None:
+    assert runner.invoke(app, ["score", str(EXAMPLE), "--out", str(tmp_path)]).exit_code == 0
+    adversarial = [r for r in _rows(tmp_path) if r["category"] == 5]
+    assert len(adversarial) == 2
+    assert all(r["f1_mem0"] is None and r["bleu1_mem0"] is None for r in adversarial)
+    assert [r["f1_locomo"] for r in adversarial] == [1.0, 0.0]  # abstention phrase rule
+    mem0 = json.loads((tmp_path / "summary.json").read_text())["lexical"]["mem0"]
+    assert "5" not in mem0["metrics"]["f1"]["by_category"]

@@ -233,7 +233,14 @@ def test_strict_counts_every_kind_of_problem(mini: Dataset) -> None:
 
 
 def test_fixture_files_join_the_mini_dataset(mini: Dataset) -> None:
-    names = ("mem0_results.json", "zep_grades.json", "locomo_predictions.json", "native.jsonl")
+    names = (
+        "mem0_results.json",
+        "zep_grades.json",
+        "locomo_predictions.json",
+        "native.jsonl",
+        "native_list.json",
+        "prototype_results.json",
+    )
     for name in names:
         records = read_predictions(FIXTURES / name).records
         joined, report = join_to_dataset(records, mini, strict=True)

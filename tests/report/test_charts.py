@@ -55,3 +55,10 @@ def test_labels_are_escaped() -> None:
     )
     assert "<script>" not in svg and "<img" not in svg
     _parse(svg)  # still well-formed XML
+
+
+def test_histogram_axis_top_is_the_next_round_number_above_the_tallest_bin() -> None:
+    # 580 questions in one bin: the axis ends at 600 (not 1000, which would waste half the plot)
+    svg = charts.histogram("h", [50.0] * 580 + [5.0] * 10, [0.0, 10.0, 100.0], "J")
+    labels = [t.text for t in _parse(svg).findall(".//svg:text[@text-anchor='end']", NS)]
+    assert "600" in labels and "1000" not in labels

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import csv
 import math
 from pathlib import Path
 
@@ -104,3 +105,47 @@ def test_compare_with_a_missing_folder_is_exit_2(tmp_path: Path) -> None:
     a, _ = _pair(tmp_path, improve=False)
     result = runner.invoke(app, ["compare", str(a), str(tmp_path / "nope")])
     assert result.exit_code == 2 and "nope" in result.output
+
+
+def test_j_in_only_one_folder_is_named_in_a_warning(tmp_path: Path) -> None:
+    rows = base_rows()
+    a = write_folder(tmp_path / "a", copy.deepcopy(rows))
+    judge = add_judge(rows, "binary")
+    b = write_folder(tmp_path / "b", rows, judge)
+    result = compare_results(load_results(a), load_results(b))
+    assert all(not m.metric.is_judge for m in result.metrics)
+    assert any("only B has judge scores" in w for w in result.warnings)
+
+
+def test_adversarial_j_is_compared_only_when_both_folders_judged_it(tmp_path: Path) -> None:
+    rows_a = base_rows()
+    judge_a = add_judge(rows_a, "binary")
+    rows_b = copy.deepcopy(rows_a)
+    for row in rows_a:
+        if row["category"] == 5:
+            row.update(j_mean=100.0, j_std=0.0, j_runs=3, j_scores=[100.0] * 3, j_failures=0)
+    judge_b = copy.deepcopy(judge_a)
+    judge_a["include_adversarial"] = True
+    a = write_folder(tmp_path / "a", rows_a, judge_a)
+    b = write_folder(tmp_path / "b", rows_b, judge_b)
+    j = next(
+        m for m in compare_results(load_results(a), load_results(b)).metrics if m.metric.is_judge
+    )
+    assert not j.includes_adversarial and j.overall.n == 16
+
+
+def test_differences_csv_has_each_shared_questions_paired_scores(tmp_path: Path) -> None:
+    a, b = _pair(tmp_path, improve=True)
+    out = tmp_path / "cmp"
+    assert runner.invoke(app, ["compare", str(a), str(b), "--out", str(out)]).exit_code == 0
+    with (out / "differences.csv").open() as handle:
+        table = list(csv.DictReader(handle))
+    assert len(table) == 20
+    first = table[0]  # conv-1#0: f1_locomo 0 -> 0.25; J pattern 0 stays 100
+    assert (first["sample_id"], first["qa_index"]) == ("conv-1", "0")
+    assert float(first["f1_locomo_diff"]) == pytest.approx(25.0)
+    assert float(first["j_mean_a"]) == 100.0 and float(first["j_mean_diff"]) == 0.0
+    adversarial = next(r for r in table if r["category"] == "5")
+    assert adversarial["j_mean_a"] == "" and adversarial["j_mean_diff"] == ""
+    mean = sum(float(r["f1_locomo_diff"]) for r in table) / len(table)
+    assert mean == pytest.approx(20.0)  # the overall difference in compare.md

@@ -15,6 +15,7 @@ from locoscore.cli import app
 from locoscore.report import (
     analyse,
     format_f1_comparison_table,
+    format_full_report,
     format_judge_comparison_table,
     format_latency_comparison_table,
     load_results,
@@ -268,5 +269,72 @@ def test_a_run_without_adversarial_questions_is_warned_off_the_locomo_overall(
     analysis = analyse(load_results(write_folder(tmp_path / "r", rows)))
     table = format_f1_comparison_table(analysis)
     assert "This run has no adversarial questions" in table
+    headline = _table_lines(format_full_report(analysis), "Metric")
+    assert _cells(headline[2])[:2] == [
+        "F1 (official LoCoMo)",
+        "incl. adversarial (none in this run)",
+    ]
+    assert _cells(headline[3])[:2] == ["F1 (Mem0 protocol)", "excl. adversarial"]
     with_adv = analyse(load_results(write_folder(tmp_path / "s", base_rows())))
     assert "no adversarial questions" not in format_f1_comparison_table(with_adv)
+
+
+def _judge_adversarial_too(rows: list[dict[str, object]]) -> dict[str, object]:
+    judge = add_judge(rows, "binary")
+    for row in rows:
+        if row["category"] == 5:  # every adversarial question judged correct 3 times of 3
+            row.update(j_mean=100.0, j_std=0.0, j_runs=3, j_scores=[100.0] * 3, j_failures=0)
+    judge["include_adversarial"] = True
+    return judge
+
+
+def test_binary_j_with_adversarial_judged_faces_mem0_j_without_it(tmp_path: Path) -> None:
+    rows = base_rows()
+    folder = write_folder(tmp_path / "r", rows, _judge_adversarial_too(rows))
+    analysis = analyse(load_results(folder))
+    j = analysis.metric("j_mean")
+    assert j is not None and j.overall.n == 20  # the folder's own J covers adversarial
+    assert j.overall.mean == pytest.approx((16 * 200 / 3 + 4 * 100) / 20)
+    text = format_judge_comparison_table(analysis)
+    lines = _table_lines(text, "System")
+    headers = _cells(lines[0])
+    assert "adversarial" not in headers and headers[-2] == "overall (excl. adversarial)"
+    # the same 16 questions (and run-level std) as without adversarial judging
+    assert _cells(lines[2])[-2] == "66.67 ± 24.06"
+    assert "left out of this table" in text
+
+
+def test_binary_j_from_another_judge_model_says_the_judges_differ(tmp_path: Path) -> None:
+    rows = base_rows()
+    judge = add_judge(rows, "binary")
+    same = format_judge_comparison_table(
+        analyse(load_results(write_folder(tmp_path / "a", rows, judge)))
+    )
+    assert "different judge" not in same
+    judge["model"] = "claude-sonnet-4-6"
+    other = format_judge_comparison_table(
+        analyse(load_results(write_folder(tmp_path / "b", rows, judge)))
+    )
+    assert "different judge: this run's verdicts come from claude-sonnet-4-6" in other
+    assert "| Mem0 |" in other  # still the same protocol, so still compared
+
+
+def test_error_analysis_breaks_ties_in_dataset_order(tmp_path: Path) -> None:
+    rows = [r for r in base_rows(1)]
+    extra = [dict(rows[0], qa_index=i, question=f"Extra {i}?") for i in (10, 11, 0)]
+    for row in rows + extra:
+        row["f1_locomo"] = 1.0
+    analysis = analyse(load_results(write_folder(tmp_path / "r", rows[1:] + extra)))
+    order = [r["qa_index"] for r in analysis.ranked]
+    assert order == list(range(12))  # a string sort would put 10 and 11 after 1
+
+
+def test_bottom_five_are_the_lowest_scores_with_ties_in_dataset_order(tmp_path: Path) -> None:
+    rows = base_rows()
+    folder = write_folder(tmp_path / "r", rows, add_judge(rows, "binary"))
+    build_reports(folder)
+    text = (folder / "report.md").read_text()
+    bottom = text.split("### Bottom 5")[1].split("### Top 5")[0]
+    ids = [_cells(line)[0] for line in bottom.splitlines() if line.startswith("| conv-")]
+    # J = 0 on k = 1, 5, 13, 17 (pattern 1); then the first 66.7 in dataset order (k = 2)
+    assert ids == ["conv-1#1", "conv-1#5", "conv-2#3", "conv-2#7", "conv-1#2"]

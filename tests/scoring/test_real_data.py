@@ -91,3 +91,19 @@ def test_public_api_dispatches_protocols(memobase_items: list[dict[str, Any]]) -
     assert locoscore.score_f1("x", "x", "single-hop") == 1.0
     assert locoscore.score_f1("", "", 2, protocol="spec") == 1.0
     assert locoscore.score_f1("", "", 2, protocol="locomo") == 0.0
+
+
+def test_locomo_f1_is_bit_identical_on_memobase_answers_under_every_rule(
+    memobase_items: list[dict[str, Any]],
+) -> None:
+    # Each real answer/gold pair under each per-category rule (1: comma split, 3: ';' cut,
+    # 4: plain, 5: phrase), not only its own category: 1,540 x 4 comparisons.
+    mismatches = [
+        (index, category)
+        for index, item in enumerate(memobase_items)
+        for category in (1, 3, 4, 5)
+        if score_f1_locomo(item["response"], item["answer"], category)
+        != reference_score(item["response"], item["answer"], category)
+    ]
+    assert mismatches == []
+    assert len(memobase_items) == 1540

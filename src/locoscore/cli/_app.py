@@ -10,6 +10,7 @@ from typing import Any, TextIO, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from locoscore.errors import InputError, LocoscoreError
 
@@ -38,7 +39,9 @@ def _show_warning(
     file: TextIO | None = None,
     line: str | None = None,
 ) -> None:
-    err_console.print(f"[yellow]warning:[/] {message}", highlight=False, soft_wrap=True)
+    err_console.print(
+        f"[yellow]warning:[/] {escape(str(message))}", highlight=False, soft_wrap=True
+    )
 
 
 def handle_errors(func: F) -> F:
@@ -50,10 +53,10 @@ def handle_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except InputError as exc:
-            err_console.print(f"[red]error:[/] {exc}", highlight=False, soft_wrap=True)
+            err_console.print(f"[red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
             raise typer.Exit(EXIT_BAD_INPUT) from None
         except LocoscoreError as exc:
-            err_console.print(f"[red]error:[/] {exc}", highlight=False, soft_wrap=True)
+            err_console.print(f"[red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
             raise typer.Exit(EXIT_FAILED) from None
 
     return wrapper  # type: ignore[return-value]

@@ -20,7 +20,8 @@ def compare(
     dir_a: Annotated[Path, typer.Argument(help="Results folder of system A (the reference).")],
     dir_b: Annotated[Path, typer.Argument(help="Results folder of system B.")],
     out: Annotated[
-        Path, typer.Option("--out", help="Where to write compare.md and compare.html.")
+        Path,
+        typer.Option("--out", help="Where to write compare.md, compare.html and differences.csv."),
     ] = Path("locoscore-compare"),
 ) -> None:
     """Is B really better than A? Mean B - A per category with a paired bootstrap CI and a

@@ -13,10 +13,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import platformdirs
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from locoscore._io import sha256_file, write_bytes_atomic
 from locoscore.categories import CATEGORY_NAMES
@@ -73,6 +73,21 @@ def resolve_dataset_path(path: str | Path | None) -> Path | None:
     return cached if cached.exists() else None
 
 
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+def _validate(model: type[ModelT], data: Any, file: str, record: str) -> ModelT:
+    """`model` from `data`; a failure names the record and the first offending field."""
+    if not isinstance(data, dict):
+        raise DatasetError("expected an object", file=file, record=record)
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        field = ".".join(str(part) for part in error["loc"]) or None
+        raise DatasetError(error["msg"], file=file, record=record, field=field) from None
+
+
 def _parse_sample(raw: Any, index: int, file: str) -> Sample:
     if not isinstance(raw, dict):
         raise DatasetError("expected an object", file=file, record=index)
@@ -81,35 +96,56 @@ def _parse_sample(raw: Any, index: int, file: str) -> Sample:
             raise DatasetError("missing", file=file, record=index, field=key)
     sample_id = str(raw["sample_id"])
     conv = raw["conversation"]
-    try:
-        # Count sessions from `session_N` keys: conv-26 has date keys for sessions without turns.
-        numbers = sorted(
-            int(k.split("_")[1])
-            for k in conv
-            if k.startswith("session_") and k.count("_") == 1 and k.split("_")[1].isdigit()
-        )
-        sessions = [
+    if not isinstance(conv, dict):
+        raise DatasetError("expected an object", file=file, record=sample_id, field="conversation")
+    if not isinstance(raw["qa"], list):
+        raise DatasetError("expected a list", file=file, record=sample_id, field="qa")
+    for speaker in ("speaker_a", "speaker_b"):
+        if not isinstance(conv.get(speaker), str):
+            raise DatasetError(
+                "missing or not a string", file=file, record=sample_id, field=speaker
+            )
+    # Count sessions from `session_N` keys: conv-26 has date keys for sessions without turns.
+    numbers = sorted(
+        int(k.split("_")[1])
+        for k in conv
+        if k.startswith("session_") and k.count("_") == 1 and k.split("_")[1].isdigit()
+    )
+    sessions = []
+    for n in numbers:
+        turns = conv[f"session_{n}"]
+        if not isinstance(turns, list):
+            raise DatasetError(
+                "expected a list of turns", file=file, record=sample_id, field=f"session_{n}"
+            )
+        date_time = conv.get(f"session_{n}_date_time")
+        if date_time is not None and not isinstance(date_time, str):
+            raise DatasetError(
+                "expected a string", file=file, record=sample_id, field=f"session_{n}_date_time"
+            )
+        sessions.append(
             Session(
                 index=n,
-                date_time=conv.get(f"session_{n}_date_time"),
-                turns=[Turn.model_validate(t) for t in conv[f"session_{n}"]],
+                date_time=date_time,
+                turns=[
+                    _validate(Turn, turn, file, f"{sample_id} session_{n}[{j}]")
+                    for j, turn in enumerate(turns)
+                ],
             )
-            for n in numbers
-        ]
-        qa = [
-            QAItem.model_validate({**item, "sample_id": sample_id, "qa_index": i})
-            for i, item in enumerate(raw["qa"])
-        ]
-        return Sample(
-            sample_id=sample_id,
-            speaker_a=conv["speaker_a"],
-            speaker_b=conv["speaker_b"],
-            sessions=sessions,
-            qa=qa,
         )
-    except (ValidationError, KeyError, TypeError, AttributeError) as exc:
-        first = str(exc).splitlines()[0]
-        raise DatasetError(f"malformed sample: {first}", file=file, record=sample_id) from None
+    qa = []
+    for i, item in enumerate(raw["qa"]):
+        record = f"{sample_id} qa[{i}]"
+        if not isinstance(item, dict):
+            raise DatasetError("expected an object", file=file, record=record)
+        qa.append(_validate(QAItem, {**item, "sample_id": sample_id, "qa_index": i}, file, record))
+    return Sample(
+        sample_id=sample_id,
+        speaker_a=conv["speaker_a"],
+        speaker_b=conv["speaker_b"],
+        sessions=sessions,
+        qa=qa,
+    )
 
 
 def load_dataset(path: str | Path | None = None) -> Dataset:
@@ -126,8 +162,12 @@ def load_dataset(path: str | Path | None = None) -> Dataset:
         raw = json.loads(resolved.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise DatasetError(f"not valid JSON ({exc})", file=str(resolved)) from None
+    except RecursionError:
+        raise DatasetError("JSON nested too deeply to read", file=str(resolved)) from None
     if not isinstance(raw, list):
         raise DatasetError("expected a JSON list of samples", file=str(resolved))
+    # Parsed before the checksum warning: a malformed file gets one error line, not two.
+    samples = [_parse_sample(item, i, str(resolved)) for i, item in enumerate(raw)]
     digest = sha256_file(resolved)
     if digest != LOCOMO_SHA256:
         warnings.warn(
@@ -136,7 +176,6 @@ def load_dataset(path: str | Path | None = None) -> Dataset:
             ChecksumWarning,
             stacklevel=2,
         )
-    samples = [_parse_sample(item, i, str(resolved)) for i, item in enumerate(raw)]
     return Dataset(samples=samples, path=resolved, sha256=digest)
 
 

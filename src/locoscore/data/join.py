@@ -8,10 +8,12 @@ A record is matched, in order of preference:
 3. with neither, by exact question text alone: when the text is unique in the dataset, or,
    when it is not, to the first unused occurrence whose gold equals the record's gold.
 
-Matched records get the dataset's `sample_id`, `qa_index`, `conversation` and `gold_field`
-(a copy; the input records are not changed). Unmatched records stay in the output and are
-still scored; a second record for an already matched question is a duplicate and is left
-out, so each question is scored once. Gold is compared as `str()`, like the scorers do.
+Matched records get the dataset's `sample_id`, `qa_index`, `conversation`, `category`, gold
+and `gold_field` (a copy; the input records are not changed): the released data decides the
+scoring rule and the gold, and any disagreement of the file is reported. Unmatched records
+stay in the output and are still scored; a second record for an already matched question
+is a duplicate and is left out, so each question is scored once. Gold is compared as
+`str()`, like the scorers do.
 """
 
 from __future__ import annotations
@@ -191,6 +193,10 @@ def join_to_dataset(
                     "sample_id": qa.sample_id,
                     "qa_index": qa.qa_index,
                     "conversation": questions.conversation_of[qa.sample_id],
+                    # the dataset is the authority: a file's mislabelled category or edited
+                    # gold is reported above and not scored
+                    "category": qa.category,
+                    "answer": qa.gold,
                     "gold_field": qa.gold_field,
                 }
             )

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from locoscore.categories import category_name
+from locoscore.categories import CATEGORY_NAMES, category_name
 
 
 class Turn(BaseModel):
@@ -38,6 +38,13 @@ class QAItem(BaseModel):
     answer: str | int | None = None
     adversarial_answer: str | int | None = None
     evidence: list[str] = Field(default_factory=list)
+
+    @field_validator("category")
+    @classmethod
+    def _known_category(cls, value: int) -> int:
+        if value not in CATEGORY_NAMES:
+            raise ValueError(f"unknown category {value} (expected 1-5)")
+        return value
 
     @property
     def gold_field(self) -> Literal["answer", "adversarial_answer"]:

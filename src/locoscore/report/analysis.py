@@ -85,11 +85,16 @@ def _cell(rows: list[dict[str, Any]], metric: Metric) -> CellStats | None:
     )
 
 
-def metric_stats(results: Results, metric: Metric) -> MetricStats | None:
+def metric_stats(
+    results: Results, metric: Metric, include_adversarial: bool | None = None
+) -> MetricStats | None:
+    """`include_adversarial` overrides the protocol's (or the judge's) own convention."""
     rows = results.rows
     includes_adv = metric.overall_includes_adversarial
     if metric.is_judge:
         includes_adv = bool((results.judge or {}).get("include_adversarial", False))
+    if include_adversarial is not None:
+        includes_adv = include_adversarial
     by_category: dict[int, CellStats] = {}
     for cid in LOCOMO_COLUMN_ORDER:
         if cid == ADVERSARIAL and not includes_adv:
@@ -128,6 +133,13 @@ def judge_stats(results: Results) -> JudgeStats | None:
     )
 
 
+def question_order(row: dict[str, Any]) -> tuple[str, int, str]:
+    """Sort key in dataset order: conv-26#2 before conv-26#10 (a plain string sort would not)."""
+    qa = row.get("qa_index")
+    index = qa if isinstance(qa, int) and not isinstance(qa, bool) else -1
+    return str(row.get("sample_id")), index, row_key(row)
+
+
 def analyse(results: Results) -> Analysis:
     metrics = [m for m in (metric_stats(results, metric) for metric in METRICS) if m is not None]
     latency = {
@@ -141,5 +153,5 @@ def analyse(results: Results) -> Analysis:
     if primary is not None:
         column = primary.column
         scored = [r for r in results.rows if r.get(column) is not None]
-        ranked = sorted(scored, key=lambda r: (-float(r[column]), row_key(r)))
+        ranked = sorted(scored, key=lambda r: (-float(r[column]), *question_order(r)))
     return Analysis(results, metrics, judge_stats(results), latency, primary, ranked)

@@ -48,7 +48,7 @@ def _cell(cell: CellStats) -> dict[str, Any]:
 
 
 def statistics_section(a: Analysis) -> dict[str, Any]:
-    """The `report` key of summary.json (schema documented in docs/report.md)."""
+    """The `report` key of summary.json (schema documented in the README)."""
     scores = a.results.path / SCORES_FILE
     section: dict[str, Any] = {
         "schema_version": REPORT_SCHEMA_VERSION,

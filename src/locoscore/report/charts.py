@@ -60,7 +60,8 @@ def _nice_max(value: float) -> float:
     if value <= 0:
         return 1.0
     step = 10 ** math.floor(math.log10(value))
-    for mult in (1, 2, 2.5, 5, 10):
+    # fine enough steps that the data fill most of the axis (580 -> 600, not 1000)
+    for mult in (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10):
         if value <= mult * step:
             return mult * step
     return 10 * step

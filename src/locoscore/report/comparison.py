@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import csv
+import io
 from pathlib import Path
 
 from locoscore._io import write_text_atomic
 from locoscore.categories import CATEGORY_NAMES
-from locoscore.compare import ALPHA, BOOTSTRAP_RESAMPLES, Comparison, MetricComparison, PairedCell
+from locoscore.compare import (
+    ALPHA,
+    BOOTSTRAP_RESAMPLES,
+    Comparison,
+    MetricComparison,
+    PairedCell,
+    paired_rows,
+)
 from locoscore.report import charts
 from locoscore.report.document import Block, Figure, Heading, Notes, Paragraph, Table
 from locoscore.report.html import render_html
@@ -102,7 +111,7 @@ def comparison_blocks(c: Comparison) -> list[Block]:
             f"B - A per question, averaged. 95 % CI: paired bootstrap over questions "
             f"({BOOTSTRAP_RESAMPLES:,} resamples, seed 0). Wilcoxon signed-rank: two-sided, "
             "zero differences dropped, normal approximation with tie correction. F1 and BLEU-1 "
-            "x100, J 0-100."
+            "x100, J 0-100. Every question's difference: differences.csv."
         ),
     ]
     if c.warnings:
@@ -114,11 +123,35 @@ def comparison_blocks(c: Comparison) -> list[Block]:
     return blocks
 
 
+def differences_csv(c: Comparison) -> str:
+    """One row per shared question: each compared metric in A and in B and B - A (display
+    scale; empty where either side has no score), to find the questions that changed."""
+    metrics = [mc.metric for mc in c.metrics]
+    header = ["sample_id", "qa_index", "category", "question"]
+    for m in metrics:
+        header += [f"{m.column}_a", f"{m.column}_b", f"{m.column}_diff"]
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    for ra, rb in paired_rows(c):
+        line = [ra.get("sample_id"), ra.get("qa_index"), ra.get("category"), ra.get("question")]
+        for m in metrics:
+            va, vb = (
+                None if v is None else round(v * m.scale, 4)
+                for v in (ra.get(m.column), rb.get(m.column))
+            )
+            diff = None if va is None or vb is None else round(vb - va, 4)
+            line += ["" if v is None else v for v in (va, vb, diff)]
+        writer.writerow(line)
+    return buffer.getvalue()
+
+
 def write_comparison(c: Comparison, out: Path) -> list[Path]:
     blocks = comparison_blocks(c)
     outputs = {
         out / "compare.md": render_markdown(blocks),
         out / "compare.html": render_html(blocks, "locoscore compare"),
+        out / "differences.csv": differences_csv(c),
     }
     for path, text in outputs.items():
         write_text_atomic(path, text)

@@ -30,7 +30,8 @@ th { background: #f3f4f6; text-align: left; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tr.ours td { font-weight: 600; background: #eef4fb; }
 caption { caption-side: bottom; text-align: left; color: #555; padding-top: 4px; }
-pre { background: #f6f8fa; padding: 0.8rem; overflow-x: auto; font-size: 12px; }
+pre { background: #f6f8fa; padding: 0.8rem; font-size: 12px;
+      white-space: pre-wrap; overflow-wrap: anywhere; }
 figure { margin: 1rem 0; } figcaption { color: #555; font-size: 13px; }
 svg.chart { max-width: 100%; height: auto; border: 1px solid #eee; }
 """.strip()

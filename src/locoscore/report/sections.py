@@ -6,15 +6,16 @@ import math
 from typing import Any
 
 from locoscore import baselines
-from locoscore.categories import CATEGORY_NAMES
+from locoscore.categories import ADVERSARIAL, CATEGORY_NAMES
 from locoscore.report import figures
-from locoscore.report.analysis import Analysis, CellStats
+from locoscore.report.analysis import Analysis, CellStats, question_order
 from locoscore.report.document import Block, Heading, Notes, Paragraph, Preformatted, Table
 from locoscore.report.markdown import render_markdown
 from locoscore.report.metrics import BLEU1_MEM0, F1_LOCOMO, F1_MEM0, J
 from locoscore.report.tables import (
     DASH,
     category_ids,
+    comparable_j_stats,
     f1_comparison_blocks,
     fmt,
     judge_comparison_blocks,
@@ -61,6 +62,8 @@ def overview_blocks(a: Analysis) -> list[Block]:
     for ms in a.metrics:
         d = ms.metric.decimals
         scope = "incl. adversarial" if ms.overall_includes_adversarial else "excl. adversarial"
+        if ms.overall_includes_adversarial and ADVERSARIAL not in ms.by_category:
+            scope += " (none in this run)"
         rows.append(
             [
                 ms.metric.label,
@@ -120,7 +123,7 @@ def comparison_blocks(a: Analysis, paper_columns: bool) -> list[Block]:
         )
     blocks.append(Heading("LLM judge (J) against published baselines"))
     blocks += judge_comparison_blocks(a)
-    if (ms := a.metric(J.column)) is not None:
+    if (ms := comparable_j_stats(a) or a.metric(J.column)) is not None:
         blocks += figures.comparison_figure(ms, a.judge.protocol if a.judge else None)
     if paper_columns:
         blocks.append(paper_columns_table(baselines.PROTOCOL_MEM0_J))
@@ -257,12 +260,14 @@ def _example_table(rows: list[dict[str, Any]], a: Analysis) -> Table:
 def error_blocks(a: Analysis) -> list[Block]:
     if a.primary is None or not a.ranked:
         return []
-    label = a.primary.label
+    label, column = a.primary.label, a.primary.column
+    # lowest score first; among equal scores the dataset's order, as in the top list
+    bottom = sorted(a.ranked, key=lambda r: (float(r[column]), *question_order(r)))
     return [
         Heading("Error analysis"),
-        Paragraph(f"Questions ranked by {label}; ties broken by question id."),
+        Paragraph(f"Questions ranked by {label}; ties in dataset order."),
         Heading(f"Bottom {EXAMPLE_COUNT}", 3),
-        _example_table(list(reversed(a.ranked[-EXAMPLE_COUNT:])), a),
+        _example_table(bottom[:EXAMPLE_COUNT], a),
         Heading(f"Top {EXAMPLE_COUNT}", 3),
         _example_table(a.ranked[:EXAMPLE_COUNT], a),
     ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from locoscore import baselines
 from locoscore.baselines import BaselineRow
 from locoscore.categories import ADVERSARIAL, CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
-from locoscore.report.analysis import Analysis, CellStats, MetricStats
+from locoscore.report.analysis import Analysis, CellStats, MetricStats, metric_stats
 from locoscore.report.document import Block, Paragraph, Table
 from locoscore.report.markdown import render_markdown, render_table
 from locoscore.report.metrics import F1_LOCOMO, J, Metric, judge_baseline_protocol
@@ -103,29 +103,49 @@ def f1_comparison_blocks(analysis: Analysis, metric: Metric = F1_LOCOMO) -> list
     return [table]
 
 
+def comparable_j_stats(analysis: Analysis) -> MetricStats | None:
+    """This run's J as it may face the Mem0 paper's J: binary protocol only, and with
+    adversarial questions left out (the paper excludes them) even if they were judged."""
+    ms = analysis.metric(J.column)
+    judge = analysis.judge
+    if ms is None or judge_baseline_protocol(judge.protocol if judge else None) is None:
+        return None
+    if ms.overall_includes_adversarial:
+        return metric_stats(analysis.results, J, include_adversarial=False)
+    return ms
+
+
 def judge_comparison_blocks(analysis: Analysis) -> list[Block]:
     ms = analysis.metric(J.column)
     judge = analysis.judge
     protocol = judge.protocol if judge else None
-    comparable = judge_baseline_protocol(protocol)
     published = baselines.PROTOCOL_MEM0_J
     if ms is None:
         return [
             Paragraph("No judge scores in this folder (run `locoscore judge`); published J:"),
             comparison_table(None, published, False, J.decimals),
         ]
-    if comparable is not None:
-        table = comparison_table(
-            ms, comparable, ms.overall_includes_adversarial, J.decimals, with_std=True
-        )
-        return [
-            table,
-            Paragraph(
-                "This run's ± is the std of J across repeat indices (judge noise), the meaning of "
-                "the Mem0 paper's ±; the 95 % intervals in the breakdown below measure precision."
-            ),
-        ]
     model = judge.config.get("model", "?") if judge else "?"
+    comparable = comparable_j_stats(analysis)
+    if comparable is not None:
+        table = comparison_table(comparable, published, False, J.decimals, with_std=True)
+        notes = [
+            "This run's ± is the std of J across repeat indices (judge noise), the meaning of "
+            "the Mem0 paper's ±; the 95 % intervals in the breakdown below measure precision."
+        ]
+        if ms.overall_includes_adversarial:
+            notes.append(
+                "This run also judged adversarial questions; they are left out of this table, "
+                "as in the Mem0 paper's protocol."
+            )
+        paper_models = {r.judge_model for r in baselines.rows_for(published)}
+        if model not in paper_models:
+            notes.append(
+                f"Same binary protocol, different judge: this run's verdicts come from {model}, "
+                f"the published ones from {', '.join(sorted(m for m in paper_models if m))}; "
+                "a gap between them can be the judges' as well as the systems'."
+            )
+        return [table, Paragraph(" ".join(notes))]
     ours = comparison_table(ms, "none", ms.overall_includes_adversarial, J.decimals, True)
     return [
         ours,

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import nltk
 
 from locoscore._version import __version__
+from locoscore.categories import ADVERSARIAL
 from locoscore.scoring.locomo import score_f1_locomo
 from locoscore.scoring.mem0 import bleu1, score_f1_mem0
 from locoscore.scoring.spec import compute_token_f1
@@ -28,6 +29,11 @@ class LexicalProtocol:
     metrics: dict[str, MetricFn]  # metric name -> fn(prediction, answer, category) -> 0..1
     signature_fields: tuple[tuple[str, str], ...]
     overall_includes_adversarial: bool
+
+    def scores_category(self, category: int) -> bool:
+        """Whether the protocol scores this category at all (Mem0's leaves adversarial out:
+        its lexical metrics against the trap answer would mean nothing)."""
+        return self.overall_includes_adversarial or category != ADVERSARIAL
 
     @property
     def signature(self) -> str:

@@ -51,7 +51,9 @@ def detect_format(path: Path, raw: object) -> str:
             return "locomo"
         if isinstance(first, dict):
             return "native"
-        raise InputError(f"a list whose first entry is not an object{hint}", file=str(path))
+        raise InputError(
+            f"expected a JSON object, got {type(first).__name__}{hint}", file=str(path), record=0
+        )
     if isinstance(raw, dict):
         if not raw:
             raise InputError("no records (an empty object)", file=str(path))

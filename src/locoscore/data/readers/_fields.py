@@ -62,6 +62,19 @@ def require_text(
         raise where.error(f"must be a string, got {_kind(value)}", field=name)
     if not allow_empty and not value.strip():
         raise where.error("is empty", field=name)
+    return check_utf8(value, name, where)
+
+
+def check_utf8(value: str, name: str, where: Where) -> str:
+    """`value`, if it can be written as UTF-8: JSON's `\\ud800`-style escapes can decode to
+    unpaired surrogates, which would only fail later, when the outputs are written."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise where.error(
+            f"contains an unpaired surrogate ({value[exc.start]!r} at character {exc.start})",
+            field=name,
+        ) from None
     return value
 
 
@@ -78,17 +91,22 @@ def _check_gold(value: object, name: str, where: Where) -> str | int:
     # Ints are kept as given: six released LoCoMo answers are ints and are scored as str().
     if isinstance(value, bool) or not isinstance(value, str | int):
         raise where.error(f"gold must be a string or an integer, got {_kind(value)}", field=name)
-    return value
+    return check_utf8(value, name, where) if isinstance(value, str) else value
 
 
 def read_gold(
     item: Mapping[str, Any], names: tuple[str, ...], where: Where, category: int
 ) -> tuple[str | int, GoldField]:
-    """The gold answer; category-5 items without one fall back to `adversarial_answer`."""
+    """The gold answer; category-5 items without one fall back to `adversarial_answer`.
+
+    Mem0-style harnesses write `answer: ""` for category-5 items (`val.get("answer", "")`)
+    next to the `adversarial_answer`: an empty answer counts as absent there."""
     found = first_present(item, names)
-    if found is not None and found[1] is not None:
+    adversarial = item.get("adversarial_answer") if category == ADVERSARIAL else None
+    empty_beside_adversarial = found is not None and found[1] == "" and adversarial is not None
+    if found is not None and found[1] is not None and not empty_beside_adversarial:
         return _check_gold(found[1], found[0], where), "answer"
-    if category == ADVERSARIAL and item.get("adversarial_answer") is not None:
+    if adversarial is not None:
         return _check_gold(item["adversarial_answer"], "adversarial_answer", where), (
             "adversarial_answer"
         )
@@ -147,7 +165,7 @@ def optional_id(item: Mapping[str, Any], name: str, where: Where) -> str | None:
         return None
     if not isinstance(value, str) or not value:
         raise where.error(f"must be a non-empty string, got {_kind(value)}", field=name)
-    return value
+    return check_utf8(value, name, where)
 
 
 def recorded_number(value: object, name: str, where: Where) -> float | int | bool:

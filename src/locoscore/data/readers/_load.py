@@ -9,6 +9,12 @@ from pathlib import Path
 
 from locoscore.errors import InputError
 
+# Field names of one prediction record; the other formats' top-level keys are conversation
+# indexes, `locomo_experiment_user_<i>` or `results`.
+RECORD_FIELDS = frozenset(
+    {"question", "ground_truth", "answer", "predicted_answer", "response", "prediction", "category"}
+)
+
 
 @dataclass
 class LoadedFile:
@@ -39,6 +45,8 @@ def load_file(path: Path) -> LoadedFile:
         raise InputError("file is empty", file=file)
     try:
         raw = json.loads(text)
+    except RecursionError:
+        raise InputError("JSON nested too deeply to read", file=file) from None
     except json.JSONDecodeError as whole:
         lines = _jsonl_objects(text, file)
         if lines is None:
@@ -49,8 +57,9 @@ def load_file(path: Path) -> LoadedFile:
             ) from None
         numbers = [number for number, _ in lines]
         return LoadedFile(path, digest, [obj for _, obj in lines], numbers)
-    if isinstance(raw, dict) and "question" in raw:
-        # A single-record JSONL file parses as one object.
+    if isinstance(raw, dict) and not RECORD_FIELDS.isdisjoint(raw):
+        # A single-record JSONL file parses as one object (even one missing a field, so that
+        # the error names the field rather than the shape).
         return LoadedFile(path, digest, [raw], [_first_line(text)])
     return LoadedFile(path, digest, raw)
 
@@ -70,6 +79,10 @@ def _jsonl_objects(text: str, file: str) -> list[tuple[int, object]] | None:
     for number, line in rows:
         try:
             value = json.loads(line)
+        except RecursionError:
+            raise InputError(
+                "JSON nested too deeply to read", file=file, record=f"line {number}"
+            ) from None
         except json.JSONDecodeError as exc:
             if not objects:
                 return None

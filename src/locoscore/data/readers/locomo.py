@@ -13,6 +13,7 @@ from typing import Any
 from locoscore.data.models import PredictionRecord
 from locoscore.data.readers._fields import (
     Where,
+    check_utf8,
     read_category,
     read_gold,
     recorded_number,
@@ -40,6 +41,7 @@ def _samples(loaded: LoadedFile) -> list[tuple[str, list[Any]]]:
             raise InputError(
                 "missing or not a string", file=loaded.file, record=position, field="sample_id"
             )
+        check_utf8(sample_id, "sample_id", Where(loaded.file, position))
         qa = fields.get("qa")
         if not isinstance(qa, list):
             raise InputError(

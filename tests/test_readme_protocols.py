@@ -1,0 +1,37 @@
+"""What the README says about formats, protocols and the Python API is what the code does."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+import locoscore
+from locoscore.data.readers import FORMATS
+from locoscore.scoring.protocols import PROTOCOLS
+
+README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+
+
+@pytest.mark.parametrize("name", sorted(PROTOCOLS))
+def test_readme_documents_each_protocols_exact_signature(name: str) -> None:
+    signature = PROTOCOLS[name].signature
+    # inside a markdown table the '|' separators are escaped
+    assert f"`{signature.replace('|', chr(92) + '|')}`" in README
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_readme_formats_table_has_a_row_per_format(fmt: str) -> None:
+    assert f"| `{fmt}` |" in README
+
+
+def test_readme_api_example_values() -> None:
+    assert "0.7165" in README
+    # 19 | january | 2023 against 19 | january | , | 2023: all 3 match, BP = exp(1 - 4/3)
+    assert locoscore.bleu1("19 January 2023", "19 January, 2023") == pytest.approx(math.exp(-1 / 3))
+    assert f"{math.exp(-1 / 3):.4f}" == "0.7165"
+    # she / move / to / lisbon vs lisbon: P = 1/4, R = 1 -> 0.4 under both protocols
+    assert locoscore.score_f1("She moved to Lisbon", "Lisbon", 4) == pytest.approx(0.4)
+    assert locoscore.score_f1("She moved to Lisbon", "Lisbon", 4, protocol="mem0") == 0.4
+    assert locoscore.get_protocol("locomo").signature.startswith("proto:locomo|")
