@@ -13,13 +13,17 @@ from locoscore.scoring.protocols import LexicalProtocol
 def score_records(
     records: Sequence[PredictionRecord], protocols: Sequence[LexicalProtocol]
 ) -> list[dict[str, Any]]:
-    """One `scores.jsonl` row per record: identity, texts, one column per protocol metric."""
+    """One `scores.jsonl` row per record: identity, texts, one column per protocol metric
+    (null where the protocol does not score the category)."""
     rows = []
     for record in records:
         row = record.base_row()
         for protocol in protocols:
+            scored = protocol.scores_category(record.category)
             for metric, fn in protocol.metrics.items():
-                row[protocol.column(metric)] = fn(record.prediction, record.answer, record.category)
+                row[protocol.column(metric)] = (
+                    fn(record.prediction, record.answer, record.category) if scored else None
+                )
         rows.append(row)
     return rows
 
