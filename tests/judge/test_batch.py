@@ -121,3 +121,45 @@ def test_expired_entries_are_failures_and_only_they_are_resubmitted(
     assert second.summary is not None and second.summary["calls"]["failed"] == 0
     assert fake.generation_calls == failed
     assert second.summary["calls"]["cached"] == QUESTIONS * RUNS - failed
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+def test_max_cost_submits_only_what_fits_and_records_the_rest_as_not_run(
+    fake: FakeProvider, tmp_path: Path, provider: str
+) -> None:
+    from locoscore.judge import PriceTable
+
+    # $1 per million input tokens at batch price 0.5: a ~200-token prompt is ~$0.0001.
+    prices = PriceTable({"claude-sonnet-4-6": (1.0, 0.0), "gpt-4o-mini": (1.0, 0.0)})
+    settings = _settings(provider, fake, max_cost_usd=0.0005, prices=prices)
+    result = asyncio.run(
+        judge_pass(make_records(QUESTIONS), settings, tmp_path, batch=True, poll_interval_s=0.01)
+    )
+    assert result.run is not None and result.summary is not None
+    assert "--max-cost 0.0005 USD would be exceeded" in (result.run.stop_reason or "")
+    calls = result.summary["calls"]
+    assert 0 < calls["made"] < QUESTIONS * RUNS
+    assert calls["made"] + calls["skipped"] == QUESTIONS * RUNS
+    assert fake.generation_calls == calls["made"]  # only the affordable entries were sent
+    assert result.summary["usage"]["estimated_cost_usd"] <= 0.0005 * 1.2
+    skipped = [r for r in result.run.rows if r.score is None]
+    assert all((r.error or "").startswith("not run: --max-cost") for r in skipped)
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+def test_a_pending_batch_the_provider_no_longer_knows_is_dropped_and_resubmitted(
+    fake: FakeProvider, tmp_path: Path, provider: str
+) -> None:
+    fake.config.batch_ready_after_polls = 1000
+    first = _pass(provider, fake, tmp_path, max_wait_s=0.05)
+    assert first.run is not None and first.run.pending_batch is not None
+    # The provider forgets it (deleted, expired long ago, or another account's key).
+    fake._core.anthropic_batches.clear()
+    fake._core.openai_batches.clear()
+    fake.config.batch_ready_after_polls = 1
+    lost = _pass(provider, fake, tmp_path)
+    assert lost.summary is not None and lost.summary["calls"]["failed"] == QUESTIONS * RUNS
+    assert all("unknown to the provider" in (r.error or "") for r in lost.run.rows)  # type: ignore[union-attr]
+    again = _pass(provider, fake, tmp_path)
+    assert again.summary is not None and again.summary["calls"]["failed"] == 0
+    assert _batch_creations(fake, provider) == 2  # resubmitted once, not stuck

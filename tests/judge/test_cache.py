@@ -117,3 +117,14 @@ def test_trivial_predictions_cost_no_call_and_score_zero(
     assert [r["score"] for r in trivial] == [0.0, 0.0, 0.0]
     assert "preamble without an answer" in trivial[0]["explanation"]
     assert result.summary is not None and result.summary["calls"]["short_circuited"] == 3
+
+
+def test_changed_category_or_reference_makes_a_new_call(fake: FakeProvider, tmp_path: Path) -> None:
+    # Both change the prompt (the category's grading standard, the reference shown).
+    records = make_records(3)
+    _run(records, anthropic_settings(fake), tmp_path)
+    fake.reset_counters()
+    records[0] = records[0].model_copy(update={"category": 3 if records[0].category != 3 else 1})
+    records[1] = records[1].model_copy(update={"answer": "a corrected gold answer"})
+    _run(records, anthropic_settings(fake), tmp_path)
+    assert fake.generation_calls == 2

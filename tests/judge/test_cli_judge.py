@@ -296,3 +296,57 @@ def test_corrupt_existing_summary_is_bad_input_and_nothing_is_replaced(
     assert "summary" in result.output
     assert (out / "summary.json").read_text() == "{not json"
     assert not (out / "judgments.jsonl").exists() and not (out / "scores.jsonl").exists()
+
+
+def test_prompt_template_is_sent_as_written_and_its_hash_recorded(
+    fake: FakeProvider, tmp_path: Path
+) -> None:
+    from locoscore.judge import load_template
+
+    template = tmp_path / "paper_prompt.txt"
+    template.write_text(
+        "Label the answer CORRECT or WRONG.\nQ: {question}\nGold: {gold}\n"
+        "Type: {category}\nAnswer: {prediction}\n"
+        'Return {"explanation": "...", "label": "CORRECT" or "WRONG"}'
+    )
+    fake.config.scores = ["CORRECT", "WRONG"]
+    records = make_records(1)
+    predictions = write_native(tmp_path / "p.jsonl", records)
+    out = tmp_path / "out"
+    result = _judge(fake, predictions, out, "--protocol", "binary", "--prompt-template",
+                    str(template), "--runs", "2", "--concurrency", "1")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    expected_hash = load_template(template, "binary").version_hash
+    prompts = [e["body"]["messages"][0]["content"] for e in fake.requests_log]
+    assert len(prompts) == 2
+    for prompt in prompts:
+        assert prompt.startswith("Label the answer CORRECT or WRONG.\nQ: " + records[0].question)
+        assert f"\nGold: {records[0].answer}\nType: multi-hop\nAnswer: <candidate-" in prompt
+        assert prompt.endswith('Return {"explanation": "...", "label": "CORRECT" or "WRONG"}')
+    judge = json.loads((out / "summary.json").read_text())["judge"]
+    assert judge["prompt_hash"] == expected_hash and judge["prompt_name"] == "file:paper_prompt.txt"
+    assert f"judge:binary|prompt:{expected_hash}|" in judge["signature"]
+    assert judge["temperature"] == 0.0 and judge["overall"]["mean"] == 50.0
+    assert {row["prompt_hash"] for row in _rows(out / "judgments.jsonl")} == {expected_hash}
+
+
+def test_a_template_declared_for_one_protocol_cannot_run_under_another() -> None:
+    from locoscore.errors import InputError
+    from locoscore.judge import JudgeSettings, PromptTemplate
+
+    settings = JudgeSettings(protocol="binary", template=PromptTemplate("rubric", "{question}"))
+    with pytest.raises(InputError, match="declares protocol rubric, not binary"):
+        settings.resolve()
+
+
+def test_anthropic_base_url_from_the_environment_is_honoured(
+    fake: FakeProvider, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+    predictions = write_native(tmp_path / "p.jsonl", make_records(2))
+    result = runner.invoke(
+        app,
+        ["judge", str(predictions), "--out", str(tmp_path / "o"), "--runs", "2", "--no-progress"],
+    )
+    assert result.exit_code == 0, result.output
+    assert fake.generation_calls == 4

@@ -40,3 +40,17 @@ def test_estimate_counts_prompt_characters_and_expected_reply() -> None:
     # (400/4 + 80) + (800/4 + 80) input tokens; 60 output tokens per rubric call
     assert (estimate.calls, estimate.input_tokens, estimate.output_tokens) == (2, 460, 120)
     assert estimate.cost_usd == pytest.approx((460 * 3 + 120 * 15) / 1e6)
+
+
+def test_max_cost_for_a_model_without_a_price_is_bad_input() -> None:
+    # Every estimate would be unknown, so the cap could never stop a call: refuse up front.
+    from locoscore.judge import JudgeSettings
+
+    settings = JudgeSettings(provider="openai-compatible", model="llama-3-8b", max_cost_usd=1.0)
+    with pytest.raises(InputError, match=r"'--max-cost': needs a price for model llama-3-8b"):
+        settings.resolve()
+    priced = PriceTable({"llama-3-8b": (0.1, 0.1)})
+    settings = JudgeSettings(
+        provider="openai-compatible", model="llama-3-8b", max_cost_usd=1.0, prices=priced
+    )
+    assert settings.resolve().model == "llama-3-8b"

@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from judge_helpers import make_records, score_by_question, write_native
 
 from locoscore.judge import JudgeSettings, judge_pass
@@ -81,3 +82,41 @@ def test_sigkill_mid_run_then_rerun_matches_an_uninterrupted_run(
     summary = json.loads((crashed / "summary.json").read_text())["judge"]
     assert summary["calls"]["cached"] >= NEEDED // 3 - CONCURRENCY
     assert summary["calls"]["cached"] + summary["calls"]["made"] >= NEEDED
+
+
+BATCH_CREATE = {"anthropic": "/v1/messages/batches", "openai": "/v1/batches"}
+
+
+@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+def test_sigkill_while_a_batch_is_pending_then_rerun_collects_the_same_batch(
+    fake: FakeProvider, tmp_path: Path, provider: str
+) -> None:
+    fake.config.batch_ready_after_polls = 10_000
+    predictions = write_native(tmp_path / "p.jsonl", make_records(6))
+    out = tmp_path / "out"
+    url = fake.url if provider == "anthropic" else fake.openai_url
+    script = Path(sys.executable).parent / "locoscore"
+    command = [str(script), "judge", str(predictions), "--out", str(out), "--provider", provider,
+               "--base-url", url, "--batch", "--batch-poll", "0.05", "--runs", "2",
+               "--no-progress"]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    def polls() -> int:
+        return sum(1 for e in fake.requests_log if e["method"] == "GET" and "batches/" in e["path"])
+
+    deadline = time.monotonic() + 30
+    while polls() < 2 and time.monotonic() < deadline:  # submitted, recorded, now waiting
+        time.sleep(0.02)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait(timeout=10)
+    assert polls() >= 2 and not (out / "summary.json").exists()
+
+    fake.config.batch_ready_after_polls = 1
+    rerun = subprocess.run(command, capture_output=True, timeout=60)
+    assert rerun.returncode == 0, rerun.stderr.decode()
+    creations = [e for e in fake.requests_log if e["method"] == "POST" and
+                 e["path"] == BATCH_CREATE[provider]]  # fmt: skip
+    assert len(creations) == 1  # resumed, never paid twice
+    assert fake.generation_calls == 12
+    judge = json.loads((out / "summary.json").read_text())["judge"]
+    assert judge["calls"]["made"] == 12 and judge["calls"]["failed"] == 0

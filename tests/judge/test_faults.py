@@ -97,18 +97,6 @@ def test_a_429_storm_slows_the_run_and_shrinks_concurrency_but_loses_nothing(
     assert fake.generation_calls == 100
 
 
-def test_retry_after_is_honoured(fake: FakeProvider) -> None:
-    fake.config.scores = ["429", 77]
-    fake.config.retry_after_s = 0.4
-    settings = anthropic_settings(fake, retry_base_delay_s=0.001)
-    judge = settings.resolve()
-    plan = plan_calls(make_records(1), judge, None)
-    started = time.monotonic()
-    run = asyncio.run(Runner(judge, None).run(plan))
-    assert run.rows[0].score == 77.0
-    assert time.monotonic() - started >= 0.4
-
-
 def test_non_retryable_errors_are_not_retried(fake: FakeProvider) -> None:
     # 404: unknown path -> the provider answers not found; one request, a fatal stop
     settings = anthropic_settings(fake, base_url=fake.url + "/nowhere", runs=2, concurrency=1)

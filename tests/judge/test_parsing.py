@@ -62,3 +62,13 @@ def test_trivial_predictions_are_short_circuited(prediction: str) -> None:
 @pytest.mark.parametrize("prediction", ["7", "Paris", "Thought process: she moved in May."])
 def test_real_answers_are_judged(prediction: str) -> None:
     assert trivial_prediction_reason(prediction) is None
+
+
+def test_a_number_cut_off_by_truncation_is_not_read() -> None:
+    # '{"score": 8' may be the start of 85: a truncated reply's last number is not trusted.
+    assert parse_verdict("rubric", None, '{"score": 8', truncated=True).score == -1
+    assert parse_verdict("rubric", None, '{"score": 8', truncated=False).score == 8
+    cut_later = parse_verdict(
+        "rubric", None, '{"score": 85, "explanation": "Mostly ri', truncated=True
+    )
+    assert (cut_later.score, cut_later.method) == (85.0, "text_number")

@@ -86,3 +86,10 @@ def test_adversarial_item_without_gold_tells_the_judge_the_answer_is_a_trap() ->
     prompt = render_prompt(JudgeSettings(include_adversarial=True).resolve(), record)
     assert "does not contain this information" in prompt
     assert "Tempting but wrong answer: Kyoto" in prompt
+
+
+def test_placeholders_inside_the_candidate_are_left_as_text() -> None:
+    prompt = build_judge_prompt("q?", "GOLD-ANSWER", "see {gold} and {question}", 4)
+    inner = FENCE.search(prompt)
+    assert inner is not None and inner.group(2) == "see {gold} and {question}"
+    assert prompt.count("GOLD-ANSWER") == 1

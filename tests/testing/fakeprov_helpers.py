@@ -25,7 +25,12 @@ SCORE_SCHEMA = {
     "required": ["score", "label", "explanation"],
     "additionalProperties": False,
 }
-SCHEMA_OUTPUT = {"format": {"type": "json_schema", "schema": SCORE_SCHEMA}}
+# Claude's structured outputs refuse numeric bounds: the same schema without them.
+OUTPUT_SCHEMA = {
+    **SCORE_SCHEMA,
+    "properties": {**SCORE_SCHEMA["properties"], "score": {"type": "integer"}},  # type: ignore[dict-item]
+}
+SCHEMA_OUTPUT = {"format": {"type": "json_schema", "schema": OUTPUT_SCHEMA}}
 
 
 def hash_rule(text: str) -> int:

@@ -17,6 +17,7 @@ import openai
 import pytest
 from fakeprov_helpers import (
     OLD_VERSION,
+    OUTPUT_SCHEMA,
     PROMPT,
     SCHEMA_OUTPUT,
     SCORE_SCHEMA,
@@ -114,6 +115,30 @@ def test_async_client_works_concurrently(fake):
 
     assert asyncio.run(run()) == [hash_rule(f"q{i}") for i in range(20)]
     assert fake.generation_calls == 20
+
+
+@pytest.mark.parametrize(
+    ("constraint", "kind"),
+    [({"minimum": 0}, "integer"), ({"maximum": 100}, "integer"), ({"maxLength": 9}, "string")],
+)
+def test_output_config_schema_with_a_bound_is_refused_like_the_real_api(fake, constraint, kind):
+    field = "score" if kind == "integer" else "explanation"
+    properties = {**OUTPUT_SCHEMA["properties"], field: {"type": kind, **constraint}}
+    schema = {**OUTPUT_SCHEMA, "properties": properties}
+    output_config = {"format": {"type": "json_schema", "schema": schema}}
+    with pytest.raises(anthropic.BadRequestError) as info:
+        ask(claude(fake), output_config=output_config)
+    (keyword,) = constraint
+    assert f"For '{kind}' type, property '{keyword}' is not supported" in str(info.value)
+    assert fake.generation_calls == 0
+
+
+def test_the_judges_own_schemas_pass_the_structured_output_check() -> None:
+    from locoscore.judge.prompts import output_schema
+    from locoscore.testing._anthropic_wire import unsupported_schema_keyword
+
+    assert unsupported_schema_keyword(output_schema("rubric")) is None
+    assert unsupported_schema_keyword(output_schema("binary")) is None
 
 
 # -- sampling parameters and prefill ------------------------------------------------------

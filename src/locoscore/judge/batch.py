@@ -14,7 +14,9 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any, TypeVar
 
+from locoscore.errors import LocoscoreError
 from locoscore.judge.cache import JudgeStore
+from locoscore.judge.cost import EXPECTED_OUTPUT_TOKENS, estimate_prompt_tokens
 from locoscore.judge.plan import CallPlan, CallSpec, JudgmentRow, render_prompt
 from locoscore.judge.providers import (
     AnthropicJudge,
@@ -22,16 +24,32 @@ from locoscore.judge.providers import (
     OpenAIJudge,
     classify_error,
     make_client,
+    redact_secrets,
     replies_from_openai,
     reply_from_anthropic,
 )
-from locoscore.judge.runner import JudgeRun, ProgressSink, RunStats, failed_row, row_from_reply
+from locoscore.judge.runner import (
+    STOPPED_PREFIX,
+    JudgeRun,
+    ProgressSink,
+    RunStats,
+    failed_row,
+    row_from_reply,
+)
 from locoscore.judge.settings import ResolvedJudge
 
 T = TypeVar("T")
 _OPENAI_DONE = ("completed", "failed", "expired", "cancelled")
 # Requests per batch the providers accept (a full LoCoMo pass, 15,400 calls, fits in one).
 MAX_BATCH_REQUESTS = {"anthropic": 100_000, "openai": 50_000, "openai-compatible": 50_000}
+
+
+class BatchProviderError(LocoscoreError):
+    """A batch endpoint failed for good; the message is classified and has no secrets."""
+
+    def __init__(self, message: str, kind: str) -> None:
+        super().__init__(message)
+        self.kind = kind
 
 
 async def _retrying(call: Callable[[], Awaitable[T]], attempts: int = 6) -> T:
@@ -42,7 +60,11 @@ async def _retrying(call: Callable[[], Awaitable[T]], attempts: int = 6) -> T:
         except Exception as exc:
             error = classify_error(exc)
             if not error.retryable or attempt == attempts:
-                raise
+                # Not the SDK's exception: its text may carry an echoed key, and the CLI
+                # shows a LocoscoreError as one line instead of a traceback.
+                raise BatchProviderError(
+                    f"batch request failed: {error.kind}: {error.message}", error.kind
+                ) from None
             await asyncio.sleep(max(error.retry_after or 0.0, min(10.0, 0.2 * 2**attempt)))
     raise AssertionError("unreachable")
 
@@ -138,7 +160,8 @@ class BatchRunner:
                     detail = getattr(result, "error", None)
                     reason = f"batch entry {result.type}"
                     if detail is not None:
-                        reason += f": {json.dumps(detail.model_dump(mode='json'))[:300]}"
+                        text = redact_secrets(json.dumps(detail.model_dump(mode="json")))
+                        reason += f": {text[:300]}"
                     out[item.custom_id] = (None, reason)
             return out
         assert isinstance(client, OpenAIJudge)
@@ -153,23 +176,66 @@ class BatchRunner:
                 entry = json.loads(line)
                 response = entry.get("response") or {}
                 if entry.get("error") or response.get("status_code", 200) >= 400:
-                    reason = json.dumps(entry.get("error") or response.get("body"))[:300]
+                    reason = redact_secrets(json.dumps(entry.get("error") or response.get("body")))
+                    reason = reason[:300]
                     out[entry["custom_id"]] = (None, f"batch entry errored: {reason}")
                 else:
                     out[entry["custom_id"]] = (response.get("body") or {}, "")
         return out
 
+    async def _wait_for(self, batch_id: str, deadline: float) -> str:
+        """Poll until the batch ends: "ended", "pending" (out of time) or "lost" (404)."""
+        while True:
+            try:
+                done, text = await self._poll(batch_id)
+            except BatchProviderError as exc:
+                if exc.kind == "not_found":
+                    return "lost"
+                raise
+            if self.progress is not None:
+                self.progress.status(f"batch {batch_id}: {text}")
+            if done:
+                return "ended"
+            if time.monotonic() >= deadline:
+                return "pending"
+            await asyncio.sleep(self.poll_interval_s)
+
+    # ------------------------------------------------------------ budget
+
+    def _within_budget(self, specs: list[CallSpec]) -> tuple[list[CallSpec], list[CallSpec]]:
+        """The calls whose estimated batch cost fits --max-cost (in plan order), and the rest.
+        Batches already submitted by an earlier invocation were paid for by that one."""
+        settings = self.judge.settings
+        cap = settings.max_cost_usd
+        if cap is None:
+            return specs, []
+        output_tokens = EXPECTED_OUTPUT_TOKENS.get(self.judge.protocol, 60)
+        total = 0.0
+        for i, spec in enumerate(specs):
+            prompt_tokens = estimate_prompt_tokens(render_prompt(self.judge, spec.record))
+            cost = settings.prices.cost(self.judge.model, prompt_tokens, output_tokens, batch=True)
+            total += cost or 0.0
+            if total > cap:
+                return specs[:i], specs[i:]
+        return specs, []
+
     # ------------------------------------------------------------ the pass
 
     def _ingest(
-        self, batch_id: str, specs: dict[str, CallSpec], keys: list[str], results: dict[str, Any]
+        self,
+        batch_id: str,
+        specs: dict[str, CallSpec],
+        keys: list[str],
+        results: dict[str, Any],
+        missing_reason: str = "no result for this entry (batch expired?)",
+        state: str = "ingested",
     ) -> None:
         rows: list[JudgmentRow] = []
         for key in keys:
             spec = specs.get(key)
             if spec is None:
                 continue  # an entry of an older pass no longer asked for
-            body, reason = results.get(key, (None, "no result for this entry (batch expired?)"))
+            body, reason = results.get(key, (None, missing_reason))
             self.stats.made += 1  # a batch entry is a call, counted when collected
             if body is None:
                 rows.append(failed_row(self.judge, spec, reason))
@@ -191,7 +257,7 @@ class BatchRunner:
         self.rows.extend(rows)
         if self.progress is not None:
             self.progress.update(rows, None)
-        self.store.finish_batch(batch_id)
+        self.store.finish_batch(batch_id, state)
 
     async def run(self, plan: CallPlan) -> JudgeRun:
         judge = self.judge
@@ -199,6 +265,7 @@ class BatchRunner:
         self.stats.short_circuited = plan.short_circuited
         self.rows.extend(plan.done)
         specs = {s.key: s for s in plan.missing}
+        stop_reason: str | None = None
         owns_client = self.client is None
         if specs and self.client is None:
             self.client = make_client(judge.provider_config())
@@ -211,7 +278,15 @@ class BatchRunner:
                 if any(k in specs for k in b.keys)
             ]
             covered = {k for b in pending for k in b.keys}
-            to_submit = [s for s in plan.missing if s.key not in covered]
+            to_submit, over_budget = self._within_budget(
+                [s for s in plan.missing if s.key not in covered]
+            )
+            if over_budget:
+                stop_reason = f"--max-cost {judge.settings.max_cost_usd:g} USD would be exceeded"
+                self.rows += [
+                    failed_row(judge, s, STOPPED_PREFIX + stop_reason) for s in over_budget
+                ]
+                self.stats.skipped += len(over_budget)
             batches = [(b.batch_id, b.keys) for b in pending]
             size = MAX_BATCH_REQUESTS[judge.provider]
             for start in range(0, len(to_submit), size):
@@ -223,15 +298,15 @@ class BatchRunner:
                 batches.append((batch_id, keys))
             deadline = time.monotonic() + self.max_wait_s
             for batch_id, keys in batches:
-                while True:
-                    done, text = await self._poll(batch_id)
-                    if self.progress is not None:
-                        self.progress.status(f"batch {batch_id}: {text}")
-                    if done:
-                        break
-                    if time.monotonic() >= deadline:
-                        return JudgeRun(self.rows, self.stats, pending_batch=batch_id)
-                    await asyncio.sleep(self.poll_interval_s)
+                state = await self._wait_for(batch_id, deadline)
+                if state == "pending":
+                    return JudgeRun(self.rows, self.stats, pending_batch=batch_id)
+                if state == "lost":
+                    # The provider no longer knows it (deleted, or another account): its
+                    # calls fail now and are submitted afresh on the next run.
+                    reason = f"batch {batch_id} is unknown to the provider; rerun to resubmit"
+                    self._ingest(batch_id, specs, keys, {}, reason, state="lost")
+                    continue
                 self._ingest(batch_id, specs, keys, await self._results(batch_id))
         finally:
             if owns_client and self.client is not None:
@@ -243,4 +318,4 @@ class BatchRunner:
         )
         self.stats.cost_usd = cost or 0.0
         self.stats.cost_known = cost is not None
-        return JudgeRun(self.rows, self.stats)
+        return JudgeRun(self.rows, self.stats, stop_reason)

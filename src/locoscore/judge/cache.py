@@ -1,10 +1,10 @@
 """Durable judge cache = resume. SQLite in WAL mode, one commit per finished call.
 
 A key covers everything that can change a verdict: provider, model, protocol, prompt
-version, every sampling parameter, the question's identity and text, the gold, the
-candidate text, and the repeat index, so ten repeats are ten entries and a changed prompt
-or model never hits a stale one. Only scored verdicts are stored: refusals, parse
-failures and transport errors are not, so a rerun asks again.
+version, every sampling parameter, the question's identity, text and category, the
+reference, the candidate text, and the repeat index, so ten repeats are ten entries and a
+changed prompt or model never hits a stale one. Only scored verdicts are stored: refusals,
+parse failures and transport errors are not, so a rerun asks again.
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ def cache_key(
     params: dict[str, Any],
     question_key: str,
     question: str,
+    category: int,
     gold: str,
     candidate: str,
     run_index: int,
@@ -68,6 +69,7 @@ def cache_key(
         sorted(params.items()),
         question_key,
         question,
+        category,  # the prompt carries the category's grading standard
         gold,
         candidate,
         run_index,

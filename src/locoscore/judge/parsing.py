@@ -17,6 +17,7 @@ UNSCORED = -1.0
 _JSON_OBJECT = re.compile(r"\{[^{}]*\}", re.DOTALL)
 _SCORE_NEAR_WORD = re.compile(r"score\W{0,5}(\d{1,3}(?:\.\d+)?)", re.IGNORECASE)
 _FIRST_NUMBER = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d+)?)(?![\d.])")
+_TRAILING_NUMBER = re.compile(r"[\d.]+\s*$")
 _CORRECT = re.compile(r"\bCORRECT\b")
 _WRONG = re.compile(r"\b(?:WRONG|INCORRECT)\b")
 
@@ -73,13 +74,19 @@ def _score_from_mapping(protocol: str, data: dict[str, Any]) -> tuple[float, str
     return None
 
 
-def parse_verdict(protocol: str, structured: Any, text: str) -> ParsedVerdict:
-    """Score from a reply: structured field first, then the text fallbacks, else -1."""
+def parse_verdict(
+    protocol: str, structured: Any, text: str, *, truncated: bool = False
+) -> ParsedVerdict:
+    """Score from a reply: structured field first, then the text fallbacks, else -1.
+    In a reply cut at max_tokens a number at the very end may be cut too ('{"score": 8'
+    of 85), so it is not read."""
     if isinstance(structured, dict):
         found = _score_from_mapping(protocol, structured)
         if found is not None:
             return ParsedVerdict(found[0], found[1], "structured")
     text = text or ""
+    if truncated:
+        text = _TRAILING_NUMBER.sub("", text)
     stripped = text.strip()
     candidates = [stripped] if stripped.startswith("{") else []
     candidates += _JSON_OBJECT.findall(text)

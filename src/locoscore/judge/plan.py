@@ -89,9 +89,10 @@ def call_key(judge: ResolvedJudge, record: PredictionRecord, run_index: int) -> 
         params=judge.cache_params(),
         question_key=record.key,
         question=record.question,
-        gold=record.answer_text,
+        gold=reference_text(record),  # the reference as the judge sees it
         candidate=record.prediction,
         run_index=run_index,
+        category=record.category,
     )
 
 

@@ -20,10 +20,12 @@ from locoscore.errors import InputError
 Protocol = Literal["rubric", "binary"]
 PROTOCOLS: tuple[str, ...] = ("rubric", "binary")
 
+# No numeric bounds in the schema: Claude's structured outputs refuse `minimum`/`maximum`
+# (HTTP 400), so the 0-100 range is stated in words and checked when the reply is parsed.
 RUBRIC_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
-        "score": {"type": "integer", "minimum": 0, "maximum": 100},
+        "score": {"type": "integer", "description": "0 (wrong) to 100 (fully correct)"},
         "explanation": {"type": "string"},
     },
     "required": ["score", "explanation"],

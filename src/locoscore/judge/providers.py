@@ -34,6 +34,10 @@ _ANTHROPIC_NO_TEMPERATURE = re.compile(r"^claude-(?:opus-4-[78]|[a-z]+-5)(?:$|[-
 # OpenAI reasoning models accept only their default sampling.
 _OPENAI_NO_TEMPERATURE = re.compile(r"^(?:o\d|gpt-5)")
 _API_KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+# Key-shaped tokens (sk-ant-..., sk-proj-..., masked sk-...****abcd) and bearer credentials.
+_KEY_LIKE = re.compile(r"\bsk-[A-Za-z0-9_\-*.]{4,}")
+_BEARER = re.compile(r"(?i)\b(bearer\s+)[^\s\"',;]+")
+REDACTED = "[redacted]"
 
 
 class SamplingNotSupported(InputError):
@@ -127,6 +131,17 @@ def api_key(provider: str) -> str:
     if not value:
         raise InputError(f"{env} is not set: the {provider} judge needs an API key")
     return value
+
+
+def redact_secrets(text: str) -> str:
+    """Remove API keys from provider text before it reaches a file, a log or an exception:
+    some servers echo the key they were sent (whole or masked) in their error bodies."""
+    for env in _API_KEY_ENV.values():
+        value = os.environ.get(env)
+        if value and len(value) >= 6:
+            text = text.replace(value, REDACTED)
+    text = _BEARER.sub(lambda m: m.group(1) + REDACTED, text)
+    return _KEY_LIKE.sub(REDACTED, text)
 
 
 def _json_object(text: str) -> dict[str, Any] | None:
@@ -239,8 +254,12 @@ class OpenAIJudge:
                     "strict": True,
                 },
             },
-            "max_tokens": self.config.max_tokens,
         }
+        # OpenAI's reasoning models refuse `max_tokens` (400) and every current OpenAI model
+        # takes `max_completion_tokens`; compatible servers (vLLM, Ollama, llama.cpp) may
+        # know only `max_tokens`.
+        limit = "max_completion_tokens" if self.config.provider == "openai" else "max_tokens"
+        params[limit] = self.config.max_tokens
         if self.config.sampling.temperature is not None:
             params["temperature"] = self.config.sampling.temperature
         if n > 1:
@@ -346,7 +365,10 @@ def classify_error(exc: BaseException) -> CallError:
         return CallError("connection", "connection error", retryable=True)
     if isinstance(exc, anthropic.APIStatusError | openai.APIStatusError):
         status = exc.status_code
-        body_text = json.dumps(exc.body, default=str)[:400] if exc.body is not None else ""
+        # Redacted before it is cut, so no half of a key survives the cut.
+        body_text = (
+            redact_secrets(json.dumps(exc.body, default=str))[:400] if exc.body is not None else ""
+        )
         detail = f"HTTP {status}: {body_text}" if body_text else f"HTTP {status}"
         wait = retry_after_seconds(exc.response.headers)
         lowered = body_text.lower()
@@ -373,4 +395,5 @@ def classify_error(exc: BaseException) -> CallError:
         if status == 404:
             return CallError("not_found", detail, retryable=False, fatal=True, status=status)
         return CallError("client_error", detail, retryable=False, status=status)
-    return CallError("error", f"{type(exc).__name__}: {str(exc)[:300]}", retryable=False)
+    text = redact_secrets(str(exc))[:300]
+    return CallError("error", f"{type(exc).__name__}: {text}", retryable=False)

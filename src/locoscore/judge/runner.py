@@ -25,6 +25,8 @@ from locoscore.judge.settings import ResolvedJudge
 STOPPED_PREFIX = "not run: "
 # A call answered 429 this many times is given up (recorded as failed, retried on rerun).
 MAX_RATE_LIMITED_RETRIES = 100
+# Non-retryable refusals (quota, HTTP 400) in a row, with no success between, that stop a pass.
+MAX_REFUSALS_IN_A_ROW = 5
 
 
 class ProgressSink(Protocol):
@@ -73,7 +75,7 @@ def row_from_reply(
         # A refusal is not a verdict: never cached, recorded as a failure.
         row.error = f"refused by the provider (stop reason {reply.stop_reason})"
         return row
-    verdict = parse_verdict(judge.protocol, reply.structured, reply.text)
+    verdict = parse_verdict(judge.protocol, reply.structured, reply.text, truncated=reply.truncated)
     row.method = verdict.method
     if not verdict.ok:
         row.error = verdict.error or "unscored"
@@ -150,7 +152,7 @@ class Runner:
         self.stats = RunStats()
         self.rows: list[JudgmentRow] = []
         self.stop_reason: str | None = None
-        self._quota_streak = 0
+        self._refusal_streak = 0
         self._reserved_usd = 0.0
 
     # ---------------------------------------------------------------- budget
@@ -228,7 +230,7 @@ class Runner:
             latency = time.monotonic() - started
             if error is None:
                 self.limiter.on_success(epoch)
-                self._quota_streak = 0
+                self._refusal_streak = 0
                 served = unit[: len(replies)]
                 rows = [
                     row_from_reply(self.judge, spec, reply, latency, self.store)
@@ -249,10 +251,12 @@ class Runner:
                 attempt += 1
                 if error.retryable:
                     self.limiter.on_transient_error()
-            if error.kind == "quota":
-                self._quota_streak += 1
-                if self._quota_streak >= 5:
-                    error = CallError("quota", error.message, retryable=False, fatal=True)
+            if error.kind in ("quota", "client_error"):
+                # Five refusals in a row with no success between: every further call would
+                # be refused the same way (no credit left, a request shape the API rejects).
+                self._refusal_streak += 1
+                if self._refusal_streak >= MAX_REFUSALS_IN_A_ROW:
+                    error = CallError(error.kind, error.message, retryable=False, fatal=True)
             if error.fatal and self.stop_reason is None:
                 self.stop_reason = error.message
             if error.retryable and (

@@ -63,6 +63,12 @@ class JudgeSettings:
             raise InputError(
                 f"prompt template declares protocol {template.protocol}, not {self.protocol}"
             )
+        if self.max_cost_usd is not None and self.prices.prices.get(model) is None:
+            # Without a price every estimate is unknown and the cap could never stop a call.
+            raise InputError(
+                f"needs a price for model {model}: add it with --prices FILE",
+                field="--max-cost",
+            )
         temperature = (
             self.temperature if self.temperature is not None else DEFAULT_TEMPERATURE[self.protocol]
         )

@@ -115,11 +115,49 @@ def check_params(body: Any, version: str | None, config: FakeConfig) -> str | No
     output_format = _output_format(body)
     if output_format is not None and not isinstance(output_format.get("schema"), Mapping):
         return "output_config.format.schema: a JSON schema object is required"
+    if output_format is not None:
+        unsupported = unsupported_schema_keyword(output_format["schema"])
+        if unsupported is not None:
+            kind, keyword = unsupported
+            return (
+                f"output_config.format.schema: For '{kind}' type, property '{keyword}' "
+                "is not supported"
+            )
     choice = body.get("tool_choice")
     if isinstance(choice, Mapping) and choice.get("type") == "tool":
         names = [t.get("name") for t in body.get("tools") or [] if isinstance(t, Mapping)]
         if choice.get("name") not in names:
             return f"tool_choice: no tool named {choice.get('name')!r} in tools"
+    return None
+
+
+# Constraints Claude's structured outputs refuse (the real API answers 400 to them).
+UNSUPPORTED_SCHEMA_KEYWORDS = {
+    "integer": ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"),
+    "number": ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"),
+    "string": ("minLength", "maxLength"),
+}
+
+
+def unsupported_schema_keyword(schema: Any, depth: int = 0) -> tuple[str, str] | None:
+    """The first (type, keyword) in a schema that structured outputs refuse, or None."""
+    if isinstance(schema, list):
+        for item in schema:
+            found = unsupported_schema_keyword(item, depth + 1)
+            if found is not None:
+                return found
+        return None
+    if not isinstance(schema, Mapping) or depth > 30:
+        return None
+    kind = schema.get("type")
+    for keyword in UNSUPPORTED_SCHEMA_KEYWORDS.get(kind if isinstance(kind, str) else "", ()):
+        if keyword in schema:
+            return str(kind), keyword
+    for value in schema.values():
+        if isinstance(value, Mapping | list):
+            found = unsupported_schema_keyword(value, depth + 1)
+            if found is not None:
+                return found
     return None
 
 
