@@ -35,3 +35,9 @@ def test_readme_api_example_values() -> None:
     assert locoscore.score_f1("She moved to Lisbon", "Lisbon", 4) == pytest.approx(0.4)
     assert locoscore.score_f1("She moved to Lisbon", "Lisbon", 4, protocol="mem0") == 0.4
     assert locoscore.get_protocol("locomo").signature.startswith("proto:locomo|")
+
+
+def test_readme_judge_signature_names_the_current_rubric_prompt() -> None:
+    from locoscore.judge.prompts import builtin_template
+
+    assert f"judge:rubric|prompt:{builtin_template('rubric').version_hash}|" in README
