@@ -17,6 +17,7 @@ from locoscore.compare import (
     paired_rows,
 )
 from locoscore.report import charts
+from locoscore.report.csv import csv_cell
 from locoscore.report.document import Block, Figure, Heading, Notes, Paragraph, Table
 from locoscore.report.html import render_html
 from locoscore.report.markdown import render_markdown
@@ -141,8 +142,8 @@ def differences_csv(c: Comparison) -> str:
                 for v in (ra.get(m.column), rb.get(m.column))
             )
             diff = None if va is None or vb is None else round(vb - va, 4)
-            line += ["" if v is None else v for v in (va, vb, diff)]
-        writer.writerow(line)
+            line += [va, vb, diff]
+        writer.writerow([csv_cell(v) for v in line])
     return buffer.getvalue()
 
 

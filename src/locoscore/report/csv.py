@@ -32,11 +32,19 @@ LEADING_COLUMNS = (
 )
 
 
-def _value(value: Any) -> Any:
+# A spreadsheet runs a cell that starts with one of these as a formula; predictions are
+# untrusted text, so such cells get a leading apostrophe (the OWASP CSV-injection advice).
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> Any:
+    """One CSV cell: empty for None, JSON for lists and dicts, text defused as a formula."""
     if value is None:
         return ""
     if isinstance(value, list | dict):
         return json.dumps(value, ensure_ascii=False)  # j_scores: [70, null, 80]
+    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+        return "'" + value
     return value
 
 
@@ -48,5 +56,5 @@ def scores_csv(rows: Sequence[dict[str, Any]]) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(columns)
     for row in rows:
-        writer.writerow([_value(row.get(c)) for c in columns])
+        writer.writerow([csv_cell(row.get(c)) for c in columns])
     return buffer.getvalue()
