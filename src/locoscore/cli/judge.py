@@ -10,8 +10,14 @@ from typing import Any
 import typer
 
 from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_errors
+from locoscore.cli._options import (
+    DatasetOpt,
+    FormatOpt,
+    PredictionKeyOpt,
+    PredictionsArg,
+    StrictOpt,
+)
 from locoscore.data.load import load_predictions
-from locoscore.data.readers import FORMATS
 from locoscore.errors import InputError
 from locoscore.judge.api import PassResult, judge_pass
 from locoscore.judge.cost import PriceTable
@@ -26,18 +32,12 @@ from locoscore.report.terminal import judge_table
 @app.command("judge")
 @handle_errors
 def judge(
-    predictions: Path = typer.Argument(..., help="Predictions file (see --format)."),
+    predictions: PredictionsArg,
     out: Path = typer.Option(..., "--out", help="Output folder (composes with `score`)."),
-    dataset: Path | None = typer.Option(
-        None, "--dataset", help="locomo10.json to join against (default: $LOCOSCORE_DATASET)."
-    ),
-    fmt: str | None = typer.Option(
-        None, "--format", help=f"One of {', '.join(FORMATS)}; auto-detected when omitted."
-    ),
-    prediction_key: str | None = typer.Option(
-        None, "--prediction-key", help="locomo format: use `<KEY>_prediction` fields."
-    ),
-    strict: bool = typer.Option(False, "--strict", help="Join problems are errors."),
+    dataset: DatasetOpt = None,
+    fmt: FormatOpt = None,
+    prediction_key: PredictionKeyOpt = None,
+    strict: StrictOpt = False,
     protocol: str = typer.Option(
         "rubric", "--protocol", help="rubric (0-100, the seed's) or binary (CORRECT/WRONG)."
     ),

@@ -10,8 +10,14 @@ from rich.markup import escape
 
 from locoscore._version import __version__
 from locoscore.cli._app import app, console, handle_errors
+from locoscore.cli._options import (
+    DatasetOpt,
+    FormatOpt,
+    PredictionKeyOpt,
+    PredictionsArg,
+    StrictOpt,
+)
 from locoscore.data.load import load_predictions
-from locoscore.data.readers import FORMATS
 from locoscore.errors import InputError
 from locoscore.report.build import build_reports
 from locoscore.report.terminal import lexical_table
@@ -70,22 +76,14 @@ def _check_out_dir(out: Path) -> None:
 @app.command("score")
 @handle_errors
 def score(
-    predictions: Path = typer.Argument(..., help="Predictions file (see --format)."),
-    dataset: Path | None = typer.Option(
-        None, "--dataset", help="locomo10.json to join against (default: $LOCOSCORE_DATASET)."
-    ),
-    fmt: str | None = typer.Option(
-        None, "--format", help=f"One of {', '.join(FORMATS)}; auto-detected when omitted."
-    ),
-    prediction_key: str | None = typer.Option(
-        None, "--prediction-key", help="locomo format: use `<KEY>_prediction` fields."
-    ),
+    predictions: PredictionsArg,
+    dataset: DatasetOpt = None,
+    fmt: FormatOpt = None,
+    prediction_key: PredictionKeyOpt = None,
+    strict: StrictOpt = False,
     out: Path = typer.Option(Path("locoscore-out"), "--out", help="Output folder."),
     protocols: str = typer.Option(
         "locomo,mem0,spec", "--protocols", help="Comma-separated: locomo, mem0, spec."
-    ),
-    strict: bool = typer.Option(
-        False, "--strict", help="Unmatched, duplicated or gold-mismatched records are errors."
     ),
 ) -> None:
     """Score predictions with exact lexical protocols; write scores.jsonl, summary.json,

@@ -1,0 +1,30 @@
+"""Options that several commands share: how predictions are read and joined."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from locoscore.data.readers import FORMATS
+
+PredictionsArg = Annotated[Path, typer.Argument(help="Predictions file (see --format).")]
+DatasetOpt = Annotated[
+    Path | None,
+    typer.Option("--dataset", help="locomo10.json to join against (default: $LOCOSCORE_DATASET)."),
+]
+FormatOpt = Annotated[
+    str | None,
+    typer.Option("--format", help=f"One of {', '.join(FORMATS)}; auto-detected when omitted."),
+]
+PredictionKeyOpt = Annotated[
+    str | None,
+    typer.Option("--prediction-key", help="locomo format: use `<KEY>_prediction` fields."),
+]
+StrictOpt = Annotated[
+    bool,
+    typer.Option(
+        "--strict", help="Unmatched, duplicated or mismatched records are errors (exit 2)."
+    ),
+]
