@@ -182,6 +182,12 @@ def _print_estimate(result: PassResult, batch: bool) -> None:
     )
 
 
+_FORMAT_NOTES = {
+    "json_object": " (the server rejected json_schema)",
+    "none": " (the server rejected json_schema and json_object; verdicts read from the text)",
+}
+
+
 def _print_table(section: dict[str, Any]) -> None:
     console.print(judge_table(section), highlight=False)
     run_level = section["run_level"]
@@ -191,6 +197,9 @@ def _print_table(section: dict[str, Any]) -> None:
     calls = section["calls"]
     usage = section["usage"]
     cost = usage["estimated_cost_usd"]
+    mode = section.get("response_format")
+    if mode is not None:
+        console.print(f"structured output: {mode}{_FORMAT_NOTES.get(mode, '')}")
     console.print(
         f"calls: {calls['made']} made, {calls['cached']} cached, {calls['failed']} failed; "
         f"tokens {usage['input_tokens']:,} in / {usage['output_tokens']:,} out; "

@@ -318,4 +318,5 @@ class BatchRunner:
         )
         self.stats.cost_usd = cost or 0.0
         self.stats.cost_known = cost is not None
-        return JudgeRun(self.rows, self.stats, stop_reason)
+        mode = self.client.response_format if self.client is not None else None
+        return JudgeRun(self.rows, self.stats, stop_reason, response_format=mode)

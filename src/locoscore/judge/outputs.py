@@ -93,6 +93,10 @@ def judge_summary(
         "output_tokens": stats.output_tokens,
         "estimated_cost_usd": round(stats.cost_usd, 4) if stats.cost_known else None,
     }
+    if run.response_format is not None:
+        # What the provider accepted (a compatible server may refuse json_schema): not in
+        # the cache key or signature, since the verdict's meaning does not change.
+        section["response_format"] = run.response_format
     if run.stop_reason:
         section["stopped"] = run.stop_reason
     return section
@@ -117,9 +121,18 @@ def write_outputs(
     if input_info is not None:
         section["input"] = input_info
     try:
-        load_summary(out_dir)
+        previous = load_summary(out_dir)
     except (OSError, ValueError) as exc:
         raise InputError(f"cannot read existing summary: {exc}", file=str(out_dir)) from None
+    earlier = previous.get("judge") if isinstance(previous, dict) else None
+    if (
+        "response_format" not in section
+        and isinstance(earlier, dict)
+        and earlier.get("signature") == judge.signature
+        and earlier.get("response_format") is not None
+    ):
+        # Every verdict came from the cache: the mode is the one the pass that made them used.
+        section["response_format"] = earlier["response_format"]
     write_jsonl_atomic(out_dir / JUDGMENTS_FILE, [r.as_json() for r in rows])
     write_results(out_dir, new_rows, {"judge": section}, owned_prefixes=(JUDGE_PREFIX,))
     return section

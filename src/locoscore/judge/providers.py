@@ -13,15 +13,22 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
 
 from locoscore.errors import InputError
 from locoscore.judge.prompts import output_schema
+from locoscore.judge.response_format import (
+    RESPONSE_FORMATS,
+    ResponseFormatDowngraded,
+    rejects_response_format,
+)
 
 if TYPE_CHECKING:
     pass
+
 
 PROVIDERS: tuple[str, ...] = ("anthropic", "openai", "openai-compatible")
 DEFAULT_MODELS = {"anthropic": "claude-sonnet-4-6", "openai": "gpt-4o-mini"}
@@ -156,6 +163,7 @@ class AnthropicJudge:
     """Messages API, structured output via `output_config` JSON schema."""
 
     supports_n = False
+    response_format = "json_schema"  # output_config.format; never downgraded
 
     def __init__(self, config: ProviderConfig) -> None:
         self.config = config
@@ -228,11 +236,19 @@ def reply_from_anthropic(body: dict[str, Any]) -> Reply:
 
 
 class OpenAIJudge:
-    """Chat Completions with a `json_schema` response format; `n` serves several runs."""
+    """Chat Completions with a `json_schema` response format; `n` serves several runs.
+
+    For `openai-compatible` servers the format is negotiated: a 400 saying it is unsupported
+    moves the client (once, for every later call of the pass) to the next of
+    RESPONSE_FORMATS. The OpenAI API itself supports json_schema, so a 400 there stays an
+    error.
+    """
 
     def __init__(self, config: ProviderConfig, *, supports_n: bool = True) -> None:
         self.config = config
         self.supports_n = supports_n
+        self.response_format = RESPONSE_FORMATS[0]
+        self._format_lock = threading.Lock()
         import openai
 
         self.client = openai.AsyncOpenAI(
@@ -242,19 +258,25 @@ class OpenAIJudge:
             timeout=config.timeout_s,
         )
 
-    def request_params(self, prompt: str, n: int = 1) -> dict[str, Any]:
+    def request_params(
+        self, prompt: str, n: int = 1, response_format: str | None = None
+    ) -> dict[str, Any]:
         params: dict[str, Any] = {
             "model": self.config.model,
             "messages": [{"role": "user", "content": prompt}],
-            "response_format": {
+        }
+        mode = response_format or self.response_format
+        if mode == "json_schema":
+            params["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {
                     "name": f"judge_{self.config.protocol}",
                     "schema": output_schema(self.config.protocol),
                     "strict": True,
                 },
-            },
-        }
+            }
+        elif mode == "json_object":
+            params["response_format"] = {"type": "json_object"}
         # OpenAI's reasoning models refuse `max_tokens` (400) and every current OpenAI model
         # takes `max_completion_tokens`; compatible servers (vLLM, Ollama, llama.cpp) may
         # know only `max_tokens`.
@@ -266,8 +288,30 @@ class OpenAIJudge:
             params["n"] = n
         return params
 
+    def downgrade_response_format(self, rejected: str) -> bool:
+        """Move past `rejected` unless another call already did; False when no mode is left
+        to try (or the provider is not a compatible server)."""
+        if self.config.provider != "openai-compatible" or rejected not in RESPONSE_FORMATS:
+            return False
+        with self._format_lock:
+            if self.response_format == rejected and rejected != RESPONSE_FORMATS[-1]:
+                self.response_format = RESPONSE_FORMATS[RESPONSE_FORMATS.index(rejected) + 1]
+            return self.response_format != rejected
+
     async def complete(self, prompt: str, n: int = 1) -> list[Reply]:
-        completion = await self.client.chat.completions.create(**self.request_params(prompt, n))
+        import openai
+
+        mode = self.response_format  # what this request sends, whatever others do meanwhile
+        try:
+            completion = await self.client.chat.completions.create(
+                **self.request_params(prompt, n, mode)
+            )
+        except openai.BadRequestError as exc:
+            if rejects_response_format(exc.status_code, exc.body) and (
+                self.downgrade_response_format(mode)
+            ):
+                raise ResponseFormatDowngraded(mode, self.response_format) from None
+            raise
         return replies_from_openai(completion.model_dump(mode="json"))
 
     async def aclose(self) -> None:
@@ -359,6 +403,8 @@ def classify_error(exc: BaseException) -> CallError:
     import anthropic
     import openai
 
+    if isinstance(exc, ResponseFormatDowngraded):
+        return CallError("response_format_downgraded", str(exc), retryable=True)
     if isinstance(exc, TimeoutError | anthropic.APITimeoutError | openai.APITimeoutError):
         return CallError("timeout", "request timed out", retryable=True)
     if isinstance(exc, anthropic.APIConnectionError | openai.APIConnectionError):

@@ -58,6 +58,8 @@ class JudgeRun:
     stats: RunStats
     stop_reason: str | None = None
     pending_batch: str | None = None
+    # The structured-output mode the pass's calls used (None: no call was made).
+    response_format: str | None = None
 
 
 def row_from_reply(
@@ -228,6 +230,11 @@ class Runner:
                 self._reserved_usd -= estimate
                 await self.limiter.release()
             latency = time.monotonic() - started
+            if error is not None and error.kind == "response_format_downgraded":
+                # Negotiated with a compatible server: send again at once in the next mode.
+                if self.progress is not None:
+                    self.progress.status(error.message)
+                continue
             if error is None:
                 self.limiter.on_success(epoch)
                 self._refusal_streak = 0
@@ -312,7 +319,8 @@ class Runner:
             if self.progress is not None:
                 self.progress.stop()
         self.rows.sort(key=lambda r: (r.key, r.run))
-        return JudgeRun(self.rows, self.stats, self.stop_reason)
+        mode = self.client.response_format if plan.missing and self.client else None
+        return JudgeRun(self.rows, self.stats, self.stop_reason, response_format=mode)
 
 
 async def run_plan(

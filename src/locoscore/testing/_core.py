@@ -50,6 +50,9 @@ class FakeConfig:
     retry_after_s: float = 1.0
     # Keep request bodies in requests_log (a long benchmark may turn this off).
     log_requests: bool = True
+    # Chat Completions response_format types served; a request asking for another gets the
+    # 400 a vLLM-style server answers (plain "text" is always served).
+    openai_response_formats: tuple[str, ...] = ("json_schema", "json_object")
 
     def __post_init__(self) -> None:
         check_faults(self.faults)

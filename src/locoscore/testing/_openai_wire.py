@@ -103,6 +103,12 @@ def check_params(body: Any, config: FakeConfig) -> tuple[str, str] | None:
         kind = response_format.get("type") if isinstance(response_format, Mapping) else None
         if kind not in ("text", "json_object", "json_schema"):
             return "response_format", "type must be text, json_object or json_schema"
+        if kind != "text" and kind not in config.openai_response_formats:
+            return (
+                "response_format",
+                f"Invalid parameter: 'response_format' of type '{kind}' is not supported "
+                "with this model.",
+            )
         if kind == "json_schema":
             spec = response_format.get("json_schema")
             if not isinstance(spec, Mapping) or not isinstance(spec.get("schema"), Mapping):

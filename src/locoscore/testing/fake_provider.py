@@ -16,7 +16,9 @@ A score >= 70 is labelled CORRECT. Requests that draw a random fault do not cons
 script. The verdict comes back in the form asked for: `output_config` json_schema or OpenAI
 `response_format` json_schema -> JSON filling the schema; a forced (or offered) tool -> a
 `tool_use` block; otherwise `{"score", "explanation"}`, or `{"label", "explanation"}` when the
-prompt mentions both CORRECT and WRONG.
+prompt mentions both CORRECT and WRONG. `openai_response_formats` lists the
+`response_format` types served (default json_schema and json_object); another type gets the
+400 "'response_format' of type ... is not supported" that vLLM-style servers answer.
 
 Faults, at most one per request, drawn from a seeded RNG at the configured rates:
 "429" (Retry-After = `retry_after_s`), "quota" (429 saying the credit balance is too low, no
