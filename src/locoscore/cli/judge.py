@@ -20,6 +20,7 @@ from locoscore.cli._options import (
 from locoscore.data.load import load_predictions
 from locoscore.errors import InputError
 from locoscore.judge.api import PassResult, judge_pass
+from locoscore.judge.cache import user_cache_path
 from locoscore.judge.cost import PriceTable
 from locoscore.judge.progress import RichProgress
 from locoscore.judge.prompts import load_template
@@ -92,6 +93,12 @@ def judge(
         24 * 3600.0, "--batch-wait", help="Stop waiting for a batch after this many seconds."
     ),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    user_cache: bool = typer.Option(
+        False,
+        "--user-cache",
+        help="Also read and write the user-level judge cache shared by all folders "
+        "(hits are copied into DIR/judge_cache.sqlite).",
+    ),
 ) -> None:
     """Judge every prediction N times; write judgments.jsonl, j_* fields in scores.jsonl and
     a "judge" section in summary.json. Rerunning resumes from DIR/judge_cache.sqlite."""
@@ -129,8 +136,14 @@ def judge(
             poll_interval_s=batch_poll,
             max_wait_s=batch_wait,
             input_info=loaded.provenance()["input"],
+            user_cache=user_cache,
         )
     )
+    if user_cache:
+        console.print(
+            f"user cache: {result.user_cache_hits:,} verdict(s) reused from {user_cache_path()}",
+            highlight=False,
+        )
     if dry_run:
         _print_estimate(result, batch)
         return

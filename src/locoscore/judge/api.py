@@ -16,7 +16,7 @@ from locoscore.categories import parse_category
 from locoscore.data.models import PredictionRecord
 from locoscore.judge.aggregate import JudgeAggregation, aggregate_runs
 from locoscore.judge.batch import BatchRunner
-from locoscore.judge.cache import JudgeStore
+from locoscore.judge.cache import JudgeStore, user_cache_path
 from locoscore.judge.cost import Estimate, estimate_calls
 from locoscore.judge.outputs import CACHE_FILE, write_outputs
 from locoscore.judge.plan import CallPlan, judged_records, plan_calls, render_prompt
@@ -40,6 +40,7 @@ class PassResult:
     estimate: Estimate
     run: JudgeRun | None = None
     summary: dict[str, Any] | None = None
+    user_cache_hits: int = 0  # verdicts the folder lacked and the user-level cache had
 
 
 def estimate_plan(judge: ResolvedJudge, plan: CallPlan, *, batch: bool = False) -> Estimate:
@@ -60,26 +61,24 @@ async def judge_pass(
     max_wait_s: float = 24 * 3600.0,
     initial_concurrency: int | None = None,
     input_info: dict[str, Any] | None = None,
+    user_cache: bool = False,
 ) -> PassResult:
     """Judge every record (cache first) and write judgments, scores and summary to out_dir.
 
     A dry run only plans and estimates. A batch still pending after `max_wait_s` leaves
     the outputs untouched (`result.run.pending_batch` names it); rerun to collect it.
+    With `user_cache`, the user-level cache (`cache.user_cache_path()`) backs the folder's.
     """
     judge = settings.resolve()
     judged = judged_records(records, settings.include_adversarial)
     cache_path = out_dir / CACHE_FILE
     if dry_run:
-        # A dry run reads the cache when there is one and writes nothing.
-        if not cache_path.exists():
-            plan = plan_calls(records, judge, None)
-            return PassResult(judge, plan, estimate_plan(judge, plan, batch=batch))
-        with JudgeStore(cache_path) as store:
-            plan = plan_calls(records, judge, store)
-            return PassResult(judge, plan, estimate_plan(judge, plan, batch=batch))
-    with JudgeStore(cache_path) as store:
+        return _dry_run(records, judge, cache_path, user_cache=user_cache, batch=batch)
+    shared = JudgeStore(user_cache_path()) if user_cache else None
+    with JudgeStore(cache_path, shared=shared) as store:
         plan = plan_calls(records, judge, store)
         result = PassResult(judge, plan, estimate_plan(judge, plan, batch=batch))
+        result.user_cache_hits = store.shared_hits
         if batch and plan.missing:
             runner = BatchRunner(
                 judge,
@@ -104,6 +103,30 @@ async def judge_pass(
             out_dir, judge, records, judged, result.run, input_info=input_info
         )
     return result
+
+
+def _dry_run(
+    records: list[PredictionRecord],
+    judge: ResolvedJudge,
+    cache_path: Path,
+    *,
+    user_cache: bool,
+    batch: bool,
+) -> PassResult:
+    """Plan against the caches that exist; write nothing (no cache file is created)."""
+    shared_path = user_cache_path()
+    shared = JudgeStore(shared_path) if user_cache and shared_path.exists() else None
+    if not cache_path.exists():
+        plan = plan_calls(records, judge, shared)
+        if shared is not None:
+            shared.close()
+        hits = plan.cached if shared is not None else 0
+        estimate = estimate_plan(judge, plan, batch=batch)
+        return PassResult(judge, plan, estimate, user_cache_hits=hits)
+    with JudgeStore(cache_path, shared=shared, copy_shared_hits=False) as store:
+        plan = plan_calls(records, judge, store)
+        estimate = estimate_plan(judge, plan, batch=batch)
+        return PassResult(judge, plan, estimate, user_cache_hits=store.shared_hits)
 
 
 # ------------------------------------------------------------------ the seed's API

@@ -5,6 +5,10 @@ version, every sampling parameter, the question's identity, text and category, t
 reference, the candidate text, and the repeat index, so ten repeats are ten entries and a
 changed prompt or model never hits a stale one. Only scored verdicts are stored: refusals,
 parse failures and transport errors are not, so a rerun asks again.
+
+The optional user-level cache is a second store of the same schema and keys, shared by every
+output folder: the folder's store looks there for what it lacks, copies each hit in (the
+folder stays self-contained and resumable) and writes every new verdict to both.
 """
 
 from __future__ import annotations
@@ -16,6 +20,14 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import platformdirs
+
+USER_CACHE_FILE = "judge_cache.sqlite"
+_COLUMNS = (
+    "key, question_key, run_index, score, explanation, method, raw_reply, "
+    "input_tokens, output_tokens, latency_s"
+)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS judgments (
@@ -45,6 +57,11 @@ CREATE TABLE IF NOT EXISTS batches (
     created_at REAL NOT NULL
 );
 """
+
+
+def user_cache_path() -> Path:
+    """The user-level cache shared by all output folders (`locoscore judge --user-cache`)."""
+    return Path(platformdirs.user_cache_dir("locoscore")) / USER_CACHE_FILE
 
 
 def cache_key(
@@ -101,11 +118,24 @@ class PendingBatch:
 
 
 class JudgeStore:
-    """The SQLite file: finished verdicts and submitted batches."""
+    """The SQLite file: finished verdicts and submitted batches.
 
-    def __init__(self, path: Path) -> None:
+    With `shared` (the user-level cache), lookups fall back to it and new verdicts go to both;
+    batches stay in this store only. `copy_shared_hits=False` reads without writing (dry run).
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        shared: JudgeStore | None = None,
+        copy_shared_hits: bool = True,
+    ) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
+        self.shared = shared
+        self.copy_shared_hits = copy_shared_hits
+        self.shared_hits = 0  # verdicts found only in the shared store
         self.conn = sqlite3.connect(str(path), timeout=30.0, isolation_level=None)
         self.conn.execute("PRAGMA journal_mode=WAL")
         # WAL + NORMAL: a committed call survives kill -9 of the process.
@@ -114,6 +144,8 @@ class JudgeStore:
 
     def close(self) -> None:
         self.conn.close()
+        if self.shared is not None:
+            self.shared.close()
 
     def __enter__(self) -> JudgeStore:
         return self
@@ -122,12 +154,7 @@ class JudgeStore:
         self.close()
 
     def get(self, key: str) -> CachedVerdict | None:
-        row = self.conn.execute(
-            "SELECT key, question_key, run_index, score, explanation, method, raw_reply, "
-            "input_tokens, output_tokens, latency_s FROM judgments WHERE key = ?",
-            (key,),
-        ).fetchone()
-        return CachedVerdict(*row) if row else None
+        return self.get_many([key]).get(key)
 
     def get_many(self, keys: list[str]) -> dict[str, CachedVerdict]:
         found: dict[str, CachedVerdict] = {}
@@ -135,13 +162,37 @@ class JudgeStore:
             chunk = keys[start : start + 500]
             marks = ",".join("?" * len(chunk))
             rows = self.conn.execute(
-                "SELECT key, question_key, run_index, score, explanation, method, raw_reply, "
-                f"input_tokens, output_tokens, latency_s FROM judgments WHERE key IN ({marks})",
-                chunk,
+                f"SELECT {_COLUMNS} FROM judgments WHERE key IN ({marks})", chunk
             ).fetchall()
             for row in rows:
                 found[row[0]] = CachedVerdict(*row)
+        if self.shared is not None:
+            rest = [k for k in keys if k not in found]
+            more = self.shared.get_many(rest) if rest else {}
+            if more and self.copy_shared_hits:
+                self._copy_from(self.shared, list(more))
+            self.shared_hits += len(more)
+            found.update(more)
         return found
+
+    def _copy_from(self, other: JudgeStore, keys: list[str]) -> None:
+        """Whole rows (with their provider, model, prompt and params) from another store."""
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = other.conn.execute(
+                f"SELECT * FROM judgments WHERE key IN ({marks})", chunk
+            ).fetchall()
+            self.conn.execute("BEGIN")  # one commit per chunk, not per row
+            try:
+                self.conn.executemany(
+                    "INSERT OR IGNORE INTO judgments VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    rows,
+                )
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.conn.execute("COMMIT")
 
     def put(
         self,
@@ -176,6 +227,15 @@ class JudgeStore:
                 time.time(),
             ),
         )  # autocommit: each finished call is durable at once
+        if self.shared is not None:
+            self.shared.put(
+                verdict,
+                provider=provider,
+                model=model,
+                protocol=protocol,
+                prompt_hash=prompt_hash,
+                params=params,
+            )
 
     def count(self) -> int:
         return int(self.conn.execute("SELECT COUNT(*) FROM judgments").fetchone()[0])
