@@ -29,7 +29,6 @@ from locoscore.judge.response_format import (
 if TYPE_CHECKING:
     pass
 
-
 PROVIDERS: tuple[str, ...] = ("anthropic", "openai", "openai-compatible")
 DEFAULT_MODELS = {"anthropic": "claude-sonnet-4-6", "openai": "gpt-4o-mini"}
 # The API version the anthropic SDK 2.x sends by default: it accepts no sampling params.
