@@ -16,15 +16,14 @@ from typing import Any, TypeVar
 
 from locoscore.errors import LocoscoreError
 from locoscore.judge.cache import JudgeStore
+from locoscore.judge.call_errors import classify_error, redact_secrets
 from locoscore.judge.cost import EXPECTED_OUTPUT_TOKENS, estimate_prompt_tokens
 from locoscore.judge.plan import CallPlan, CallSpec, JudgmentRow, render_prompt
 from locoscore.judge.providers import (
     AnthropicJudge,
     JudgeClient,
     OpenAIJudge,
-    classify_error,
     make_client,
-    redact_secrets,
     replies_from_openai,
     reply_from_anthropic,
 )

@@ -15,19 +15,16 @@ import os
 import re
 import threading
 from dataclasses import dataclass
-from email.utils import parsedate_to_datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from locoscore.errors import InputError
+from locoscore.judge.call_errors import API_KEY_ENV
 from locoscore.judge.prompts import output_schema
 from locoscore.judge.response_format import (
     RESPONSE_FORMATS,
     ResponseFormatDowngraded,
     rejects_response_format,
 )
-
-if TYPE_CHECKING:
-    pass
 
 PROVIDERS: tuple[str, ...] = ("anthropic", "openai", "openai-compatible")
 DEFAULT_MODELS = {"anthropic": "claude-sonnet-4-6", "openai": "gpt-4o-mini"}
@@ -39,11 +36,7 @@ ANTHROPIC_LEGACY_API_VERSION = "2023-06-01"
 _ANTHROPIC_NO_TEMPERATURE = re.compile(r"^claude-(?:opus-4-[78]|[a-z]+-5)(?:$|[-@.])")
 # OpenAI reasoning models accept only their default sampling.
 _OPENAI_NO_TEMPERATURE = re.compile(r"^(?:o\d|gpt-5)")
-_API_KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 # Key-shaped tokens (sk-ant-..., sk-proj-..., masked sk-...****abcd) and bearer credentials.
-_KEY_LIKE = re.compile(r"\bsk-[A-Za-z0-9_\-*.]{4,}")
-_BEARER = re.compile(r"(?i)\b(bearer\s+)[^\s\"',;]+")
-REDACTED = "[redacted]"
 
 
 class SamplingNotSupported(InputError):
@@ -132,22 +125,11 @@ def api_key(provider: str) -> str:
     if provider == "openai-compatible":
         # Local servers (vLLM, Ollama, llama.cpp) usually need no key.
         return os.environ.get("OPENAI_API_KEY") or "not-needed"
-    env = _API_KEY_ENV[provider]
+    env = API_KEY_ENV[provider]
     value = os.environ.get(env)
     if not value:
         raise InputError(f"{env} is not set: the {provider} judge needs an API key")
     return value
-
-
-def redact_secrets(text: str) -> str:
-    """Remove API keys from provider text before it reaches a file, a log or an exception:
-    some servers echo the key they were sent (whole or masked) in their error bodies."""
-    for env in _API_KEY_ENV.values():
-        value = os.environ.get(env)
-        if value and len(value) >= 6:
-            text = text.replace(value, REDACTED)
-    text = _BEARER.sub(lambda m: m.group(1) + REDACTED, text)
-    return _KEY_LIKE.sub(REDACTED, text)
 
 
 def _json_object(text: str) -> dict[str, Any] | None:
@@ -356,89 +338,3 @@ def make_client(config: ProviderConfig) -> JudgeClient:
     if config.provider in ("openai", "openai-compatible"):
         return OpenAIJudge(config)
     raise InputError(f"unknown provider {config.provider!r} (expected {', '.join(PROVIDERS)})")
-
-
-# ---------------------------------------------------------------- error classification
-
-
-@dataclass(frozen=True)
-class CallError:
-    """A failed call, classified. `message` never carries request headers (keys)."""
-
-    kind: str
-    message: str
-    retryable: bool
-    fatal: bool = False  # stop scheduling: every further call would fail the same way
-    retry_after: float | None = None
-    status: int | None = None
-
-
-_QUOTA_WORDS = ("insufficient_quota", "quota", "credit balance", "billing", "spend limit")
-_SAMPLING_WORDS = ("temperature", "top_p", "top_k")
-
-
-def retry_after_seconds(headers: Any) -> float | None:
-    """`retry-after-ms` or `retry-after` (seconds or an HTTP date), capped at one minute."""
-    if headers is None:
-        return None
-    value = headers.get("retry-after-ms")
-    try:
-        if value is not None:
-            return min(60.0, max(0.0, float(value) / 1000))
-        value = headers.get("retry-after")
-        if value is None:
-            return None
-        try:
-            return min(60.0, max(0.0, float(value)))
-        except ValueError:
-            import time
-
-            return min(60.0, max(0.0, parsedate_to_datetime(value).timestamp() - time.time()))
-    except (TypeError, ValueError):
-        return None
-
-
-def classify_error(exc: BaseException) -> CallError:
-    import anthropic
-    import openai
-
-    if isinstance(exc, ResponseFormatDowngraded):
-        return CallError("response_format_downgraded", str(exc), retryable=True)
-    if isinstance(exc, TimeoutError | anthropic.APITimeoutError | openai.APITimeoutError):
-        return CallError("timeout", "request timed out", retryable=True)
-    if isinstance(exc, anthropic.APIConnectionError | openai.APIConnectionError):
-        return CallError("connection", "connection error", retryable=True)
-    if isinstance(exc, anthropic.APIStatusError | openai.APIStatusError):
-        status = exc.status_code
-        # Redacted before it is cut, so no half of a key survives the cut.
-        body_text = (
-            redact_secrets(json.dumps(exc.body, default=str))[:400] if exc.body is not None else ""
-        )
-        detail = f"HTTP {status}: {body_text}" if body_text else f"HTTP {status}"
-        wait = retry_after_seconds(exc.response.headers)
-        lowered = body_text.lower()
-        if status == 429 and any(word in lowered for word in _QUOTA_WORDS):
-            return CallError("quota", detail, retryable=False, status=status)
-        if status == 429:
-            return CallError("rate_limit", detail, retryable=True, retry_after=wait, status=429)
-        if status == 529:
-            return CallError("overloaded", detail, retryable=True, retry_after=wait, status=529)
-        if status in (408, 409) or status >= 500:
-            return CallError("server", detail, retryable=True, retry_after=wait, status=status)
-        if status == 400 and any(word in lowered for word in _SAMPLING_WORDS):
-            return CallError(
-                "sampling_rejected",
-                f"the provider refused the sampling parameters ({detail}); choices: "
-                f"--sampling default (the model's own sampling), another --api-version, "
-                f"or a model that accepts temperature",
-                retryable=False,
-                fatal=True,
-                status=status,
-            )
-        if status in (401, 403):
-            return CallError("auth", detail, retryable=False, fatal=True, status=status)
-        if status == 404:
-            return CallError("not_found", detail, retryable=False, fatal=True, status=status)
-        return CallError("client_error", detail, retryable=False, status=status)
-    text = redact_secrets(str(exc))[:300]
-    return CallError("error", f"{type(exc).__name__}: {text}", retryable=False)

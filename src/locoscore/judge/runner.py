@@ -15,11 +15,12 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from locoscore.judge.cache import CachedVerdict, JudgeStore
+from locoscore.judge.call_errors import CallError, classify_error
 from locoscore.judge.cost import estimate_prompt_tokens
 from locoscore.judge.limiter import AdaptiveLimiter
 from locoscore.judge.parsing import parse_verdict
 from locoscore.judge.plan import CallPlan, CallSpec, JudgmentRow, base_row, render_prompt
-from locoscore.judge.providers import CallError, JudgeClient, Reply, classify_error, make_client
+from locoscore.judge.providers import JudgeClient, Reply, make_client
 from locoscore.judge.settings import ResolvedJudge
 
 STOPPED_PREFIX = "not run: "

@@ -1,0 +1,114 @@
+"""A failed provider call, classified: retryable or not, fatal or not, how long to wait.
+
+Also the one place that scrubs API keys out of provider text before it can reach a file,
+a log line or an exception.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+from locoscore.judge.response_format import ResponseFormatDowngraded
+
+API_KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+_KEY_LIKE = re.compile(r"\bsk-[A-Za-z0-9_\-*.]{4,}")
+_BEARER = re.compile(r"(?i)\b(bearer\s+)[^\s\"',;]+")
+REDACTED = "[redacted]"
+
+
+def redact_secrets(text: str) -> str:
+    """Remove API keys from provider text before it reaches a file, a log or an exception:
+    some servers echo the key they were sent (whole or masked) in their error bodies."""
+    for env in API_KEY_ENV.values():
+        value = os.environ.get(env)
+        if value and len(value) >= 6:
+            text = text.replace(value, REDACTED)
+    text = _BEARER.sub(lambda m: m.group(1) + REDACTED, text)
+    return _KEY_LIKE.sub(REDACTED, text)
+
+
+@dataclass(frozen=True)
+class CallError:
+    """A failed call, classified. `message` never carries request headers (keys)."""
+
+    kind: str
+    message: str
+    retryable: bool
+    fatal: bool = False  # stop scheduling: every further call would fail the same way
+    retry_after: float | None = None
+    status: int | None = None
+
+
+_QUOTA_WORDS = ("insufficient_quota", "quota", "credit balance", "billing", "spend limit")
+_SAMPLING_WORDS = ("temperature", "top_p", "top_k")
+
+
+def retry_after_seconds(headers: Any) -> float | None:
+    """`retry-after-ms` or `retry-after` (seconds or an HTTP date), capped at one minute."""
+    if headers is None:
+        return None
+    value = headers.get("retry-after-ms")
+    try:
+        if value is not None:
+            return min(60.0, max(0.0, float(value) / 1000))
+        value = headers.get("retry-after")
+        if value is None:
+            return None
+        try:
+            return min(60.0, max(0.0, float(value)))
+        except ValueError:
+            return min(60.0, max(0.0, parsedate_to_datetime(value).timestamp() - time.time()))
+    except (TypeError, ValueError):
+        return None
+
+
+def classify_error(exc: BaseException) -> CallError:
+    import anthropic
+    import openai
+
+    if isinstance(exc, ResponseFormatDowngraded):
+        return CallError("response_format_downgraded", str(exc), retryable=True)
+    if isinstance(exc, TimeoutError | anthropic.APITimeoutError | openai.APITimeoutError):
+        return CallError("timeout", "request timed out", retryable=True)
+    if isinstance(exc, anthropic.APIConnectionError | openai.APIConnectionError):
+        return CallError("connection", "connection error", retryable=True)
+    if isinstance(exc, anthropic.APIStatusError | openai.APIStatusError):
+        status = exc.status_code
+        # Redacted before it is cut, so no half of a key survives the cut.
+        body_text = (
+            redact_secrets(json.dumps(exc.body, default=str))[:400] if exc.body is not None else ""
+        )
+        detail = f"HTTP {status}: {body_text}" if body_text else f"HTTP {status}"
+        wait = retry_after_seconds(exc.response.headers)
+        lowered = body_text.lower()
+        if status == 429 and any(word in lowered for word in _QUOTA_WORDS):
+            return CallError("quota", detail, retryable=False, status=status)
+        if status == 429:
+            return CallError("rate_limit", detail, retryable=True, retry_after=wait, status=429)
+        if status == 529:
+            return CallError("overloaded", detail, retryable=True, retry_after=wait, status=529)
+        if status in (408, 409) or status >= 500:
+            return CallError("server", detail, retryable=True, retry_after=wait, status=status)
+        if status == 400 and any(word in lowered for word in _SAMPLING_WORDS):
+            return CallError(
+                "sampling_rejected",
+                f"the provider refused the sampling parameters ({detail}); choices: "
+                f"--sampling default (the model's own sampling), another --api-version, "
+                f"or a model that accepts temperature",
+                retryable=False,
+                fatal=True,
+                status=status,
+            )
+        if status in (401, 403):
+            return CallError("auth", detail, retryable=False, fatal=True, status=status)
+        if status == 404:
+            return CallError("not_found", detail, retryable=False, fatal=True, status=status)
+        return CallError("client_error", detail, retryable=False, status=status)
+    text = redact_secrets(str(exc))[:300]
+    return CallError("error", f"{type(exc).__name__}: {text}", retryable=False)
