@@ -17,6 +17,7 @@ import hashlib
 import json
 import sqlite3
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -153,17 +154,21 @@ class JudgeStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _select_chunks(self, columns: str, keys: list[str]) -> Iterator[list[Any]]:
+        """Rows for `keys`, 500 keys a query (SQLite caps the number of bound parameters)."""
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            yield self.conn.execute(
+                f"SELECT {columns} FROM judgments WHERE key IN ({marks})", chunk
+            ).fetchall()
+
     def get(self, key: str) -> CachedVerdict | None:
         return self.get_many([key]).get(key)
 
     def get_many(self, keys: list[str]) -> dict[str, CachedVerdict]:
         found: dict[str, CachedVerdict] = {}
-        for start in range(0, len(keys), 500):
-            chunk = keys[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            rows = self.conn.execute(
-                f"SELECT {_COLUMNS} FROM judgments WHERE key IN ({marks})", chunk
-            ).fetchall()
+        for rows in self._select_chunks(_COLUMNS, keys):
             for row in rows:
                 found[row[0]] = CachedVerdict(*row)
         if self.shared is not None:
@@ -177,12 +182,7 @@ class JudgeStore:
 
     def _copy_from(self, other: JudgeStore, keys: list[str]) -> None:
         """Whole rows (with their provider, model, prompt and params) from another store."""
-        for start in range(0, len(keys), 500):
-            chunk = keys[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            rows = other.conn.execute(
-                f"SELECT * FROM judgments WHERE key IN ({marks})", chunk
-            ).fetchall()
+        for rows in other._select_chunks("*", keys):
             self.conn.execute("BEGIN")  # one commit per chunk, not per row
             try:
                 self.conn.executemany(
