@@ -37,3 +37,35 @@ class InputError(LocoscoreError):
 
 class DatasetError(InputError):
     """The LoCoMo dataset file is missing, unreadable or malformed."""
+
+
+class SystemCallError(LocoscoreError):
+    """A memory system's call failed (its code raised, or it returned the wrong shape).
+
+    Carries the call and the conversation/question it was for, so a run records it against
+    that question (and retries it on rerun) instead of crashing.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        system: str,
+        call: str,
+        conversation_id: str | None = None,
+        question_id: str | None = None,
+    ) -> None:
+        self.system = system
+        self.call = call
+        self.conversation_id = conversation_id
+        self.question_id = question_id
+        self.reason = message
+        where = (
+            f"question {question_id}"
+            if question_id is not None
+            else f"conversation {conversation_id}"
+            if conversation_id is not None
+            else None
+        )
+        subject = f"{system} {call}" + (f" ({where})" if where else "")
+        super().__init__(f"{subject}: {message}")

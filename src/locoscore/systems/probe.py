@@ -24,23 +24,25 @@ never touches a real run's conversations.
 
 from __future__ import annotations
 
-import asyncio
-import math
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from datetime import datetime
 
 from locoscore.data.conversation import Query
-from locoscore.errors import InputError, LocoscoreError
-from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult, Usage
+from locoscore.errors import InputError
+from locoscore.systems.base import MemorySystem, SearchResult, Usage
+from locoscore.systems.probe_checks import CHECKS
 from locoscore.systems.probe_conversations import (
     PROBE_PREFIX,
-    UNKNOWN_CONVERSATION,
     ProbeConversation,
     probe_conversations,
-    searchable_fact,
 )
-from locoscore.systems.probe_report import CheckResult, ProbeReport, Status
+from locoscore.systems.probe_report import (
+    CheckFailed,
+    CheckResult,
+    Outcome,
+    ProbeReport,
+    one_line,
+)
 
 ALL_CHECKS: tuple[str, ...] = (
     "shapes",
@@ -55,65 +57,9 @@ ALL_CHECKS: tuple[str, ...] = (
 # What `locoscore run` checks before it starts (cheap: one ingestion, a few searches).
 QUICK_CHECKS: tuple[str, ...] = ("dates", "captions", "isolation", "top_k", "time_to_searchable")
 DEFAULT_SEARCHABLE_DEADLINE_S = 30.0
-SEARCH_K = 5
-ISOLATION_K = 10
-
-Outcome = tuple[Status, str]
 
 
-class _CheckFailed(Exception):
-    """A check's failure, with its evidence as the message."""
-
-
-def one_line(exc: BaseException) -> str:
-    """An exception as one short line (its type unless it is one of ours)."""
-    lines = str(exc).strip().splitlines()
-    message = lines[0] if lines else ""
-    if not isinstance(exc, LocoscoreError):
-        message = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
-    return message[:300]
-
-
-def _snippet(text: str, width: int = 70) -> str:
-    flat = " ".join(text.split())
-    return repr(flat if len(flat) <= width else flat[: width - 1] + "…")
-
-
-def _item_hits(result: SearchResult, word: str) -> list[tuple[int, MemoryItem]]:
-    """(1-based rank, item) of the items whose text holds `word` (case-insensitive)."""
-    needle = word.lower()
-    return [(rank, item) for rank, item in enumerate(result.items, 1) if needle in item.text.lower()]
-
-
-def _answer_holds(result: SearchResult, word: str) -> bool:
-    return result.answer is not None and word.lower() in result.answer.lower()
-
-
-def _found(result: SearchResult, word: str) -> bool:
-    return bool(_item_hits(result, word)) or _answer_holds(result, word)
-
-
-def _same_day(returned: str | None, expected: str | None) -> bool:
-    """Same calendar day: tolerant of seconds, zones and 'Z', not of another day."""
-    if not returned or not expected:
-        return False
-    try:
-        got = datetime.fromisoformat(returned.strip().replace("Z", "+00:00")).date()
-        return got == datetime.fromisoformat(expected).date()
-    except ValueError:
-        return returned.strip()[:10] == expected[:10]
-
-
-def _answer_has_month_year(answer: str, date_iso: str) -> bool:
-    day = datetime.fromisoformat(date_iso)
-    text = answer.lower()
-    year = str(day.year)
-    return year in text and (
-        day.strftime("%B").lower() in text or f"{year}-{day.month:02d}" in text
-    )
-
-
-class _Probe:
+class ProbeSession:
     def __init__(self, system: MemorySystem, searchable_deadline_s: float) -> None:
         self.system = system
         self.deadline_s = searchable_deadline_s
@@ -140,25 +86,27 @@ class _Probe:
         try:
             result = await self.system.search(query)
         except Exception as exc:
-            raise _CheckFailed(
+            raise CheckFailed(
                 f"search of {self.label(conv)} for {text!r} raised {one_line(exc)}"
             ) from None
         if not isinstance(result, SearchResult):
-            raise _CheckFailed(f"search returned {type(result).__name__}, expected SearchResult")
+            raise CheckFailed(f"search returned {type(result).__name__}, expected SearchResult")
         return result
 
-    async def run_check(self, name: str, check: Callable[[_Probe], Awaitable[Outcome]]) -> None:
+    async def run_check(
+        self, name: str, check: Callable[[ProbeSession], Awaitable[Outcome]]
+    ) -> None:
         started = time.monotonic()
         try:
             status, evidence = await check(self)
-        except _CheckFailed as failure:
+        except CheckFailed as failure:
             status, evidence = "failed", str(failure)
         except Exception as exc:  # a check must report, never crash the probe
             status, evidence = "failed", f"raised {one_line(exc)}"
         self.report.checks.append(CheckResult(name, status, evidence, time.monotonic() - started))
 
 
-async def _ingest(p: _Probe) -> Outcome:
+async def _ingest(p: ProbeSession) -> Outcome:
     started = time.monotonic()
     usage = Usage()
     for conv in (p.a, p.b):
@@ -166,273 +114,32 @@ async def _ingest(p: _Probe) -> Outcome:
         try:
             await p.system.reset(cid)
         except Exception as exc:
-            raise _CheckFailed(f"reset({cid!r}) raised {one_line(exc)}") from None
+            raise CheckFailed(f"reset({cid!r}) raised {one_line(exc)}") from None
         for session in conv.conversation.sessions:
             try:
                 spent = await p.system.add(session)
             except Exception as exc:
-                raise _CheckFailed(
+                raise CheckFailed(
                     f"add(session {session.index} of {cid!r}) raised {one_line(exc)}"
                 ) from None
             if not isinstance(spent, Usage):
-                raise _CheckFailed(f"add returned {type(spent).__name__}, expected Usage")
+                raise CheckFailed(f"add returned {type(spent).__name__}, expected Usage")
             usage += spent
             p.report.ingest_sessions += 1
     p.report.ingest_wall_s = time.monotonic() - started
     p.report.ingest_usage = usage
-    spent_text = f", {usage.input_tokens} tokens in / {usage.output_tokens} out" if usage.calls else ""
+    spent_text = (
+        f", {usage.input_tokens} tokens in / {usage.output_tokens} out" if usage.calls else ""
+    )
     return "passed", (
         f"reset + add of {p.report.ingest_sessions} sessions in "
         f"{p.report.ingest_wall_s:.3f} s{spent_text}"
     )
 
 
-def _item_problems(item: object, where: str, known_dia_ids: frozenset[str]) -> list[str]:
-    if not isinstance(item, MemoryItem):
-        return [f"{where} is {type(item).__name__}, expected MemoryItem"]
-    problems = []
-    if not isinstance(item.text, str) or not item.text.strip():
-        problems.append(f"{where} has empty text")
-    score = item.score
-    if score is not None and (
-        isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score)
-    ):
-        problems.append(f"{where} score {score!r} is not a finite number or null")
-    if item.dia_ids is not None:
-        unknown = [d for d in item.dia_ids if d not in known_dia_ids]
-        if unknown:
-            problems.append(f"{where} names dia_ids {unknown} not in the conversation")
-    for field_name in ("date_iso", "date_raw"):
-        value = getattr(item, field_name)
-        if value is not None and not isinstance(value, str):
-            problems.append(f"{where} {field_name} {value!r} is not a string or null")
-    if isinstance(item.date_iso, str):
-        try:
-            datetime.fromisoformat(item.date_iso.replace("Z", "+00:00"))
-        except ValueError:
-            problems.append(f"{where} date_iso {item.date_iso!r} is not ISO 8601")
-    return problems
-
-
-async def _shapes(p: _Probe) -> Outcome:
-    problems: list[str] = []
-    count = 0
-    for fact in p.a.facts:
-        result = await p.search(p.a, fact.question, SEARCH_K)
-        if not isinstance(result.usage, Usage):
-            problems.append(f"usage is {type(result.usage).__name__}, expected Usage")
-        if result.answer is not None and not isinstance(result.answer, str):
-            problems.append(f"answer is {type(result.answer).__name__}, expected text or null")
-        for rank, item in enumerate(result.items, 1):
-            count += 1
-            problems += _item_problems(item, f"item {rank} of {fact.question!r}", p.a.dia_ids)
-    if problems:
-        more = f" (+{len(problems) - 3} more)" if len(problems) > 3 else ""
-        raise _CheckFailed("; ".join(problems[:3]) + more)
-    return "passed", (
-        f"{count} items from {len(p.a.facts)} searches: text, score number or null, "
-        "dia_ids of the conversation or null, ISO dates or null"
-    )
-
-
-async def _dates(p: _Probe) -> Outcome:
-    good: list[str] = []
-    problems: list[str] = []
-    for conv in (p.a, p.b):
-        for fact in conv.facts:
-            session = conv.session(fact.session_index)
-            day = (session.date_iso or "")[:10]
-            result = await p.search(conv, fact.question, SEARCH_K)
-            hits = _item_hits(result, fact.word)
-            if hits:
-                rank, item = hits[0]
-                if item.date_raw == session.date_raw or _same_day(item.date_iso, session.date_iso):
-                    good.append(f"{fact.word} {day}")
-                else:
-                    problems.append(
-                        f"{fact.word!r} (session {session.index}, {day}) came back in item "
-                        f"{rank} dated date_iso={item.date_iso!r} date_raw={item.date_raw!r}"
-                    )
-            elif result.answer is not None or p.answers_itself:
-                answer = (await p.search(conv, fact.date_question, SEARCH_K)).answer or ""
-                if session.date_iso and _answer_has_month_year(answer, session.date_iso):
-                    good.append(f"{fact.word} {day} (answered)")
-                else:
-                    problems.append(
-                        f"{fact.date_question!r} answered {_snippet(answer)}, expected the "
-                        f"month and year of {day}"
-                    )
-            else:
-                problems.append(
-                    f"{fact.word!r} in none of {len(result.items)} items for {fact.question!r}"
-                )
-    if problems:
-        raise _CheckFailed("; ".join(problems))
-    return "passed", f"{len(good)} facts carry their session's date: {', '.join(good)}"
-
-
-async def _captions(p: _Probe) -> Outcome:
-    good: list[str] = []
-    problems: list[str] = []
-    for conv in (p.a, p.b):
-        image = conv.image
-        result = await p.search(conv, f"Who shared a photo of the {image.word}?", SEARCH_K)
-        hits = _item_hits(result, image.word)
-        if hits:
-            rank, item = hits[0]
-            if item.dia_ids is not None and image.dia_id not in item.dia_ids:
-                problems.append(
-                    f"{image.word!r} came back in item {rank} from {list(item.dia_ids)}, "
-                    f"not the image turn {image.dia_id}"
-                )
-                continue
-            whole = " with the whole caption" if image.caption.lower() in item.text.lower() else ""
-            good.append(f"{image.word!r} in item {rank} ({image.dia_id}){whole}")
-        elif result.answer is not None or p.answers_itself:
-            answer = (await p.search(conv, image.question, SEARCH_K)).answer or ""
-            if image.word in answer.lower():
-                good.append(f"{image.word!r} in the answer to {image.question!r}")
-            else:
-                problems.append(f"{image.question!r} answered {_snippet(answer)}")
-        else:
-            problems.append(
-                f"{image.word!r} (only in the caption of {image.dia_id} in "
-                f"{p.label(conv)}) in none of {len(result.items)} items: caption dropped?"
-            )
-    if problems:
-        raise _CheckFailed("; ".join(problems))
-    return "passed", "; ".join(good)
-
-
-async def _isolation(p: _Probe) -> Outcome:
-    leaks: list[str] = []
-    searches = items = 0
-    for home, other in ((p.a, p.b), (p.b, p.a)):
-        questions = [fact.question for fact in other.facts] + [other.image.question]
-        for question in questions:
-            result = await p.search(home, question, ISOLATION_K)
-            searches += 1
-            items += len(result.items)
-            for word in other.secret_words:
-                for rank, item in _item_hits(result, word):
-                    leaks.append(
-                        f"search of {p.label(home)} for {question!r} returned "
-                        f"{p.label(other)}'s {word!r} in item {rank}: {_snippet(item.text)}"
-                    )
-                if _answer_holds(result, word):
-                    leaks.append(
-                        f"search of {p.label(home)} for {question!r} answered with "
-                        f"{p.label(other)}'s {word!r}"
-                    )
-    if leaks:
-        more = f" (+{len(leaks) - 2} more)" if len(leaks) > 2 else ""
-        raise _CheckFailed("; ".join(leaks[:2]) + more)
-    return "passed", (
-        f"{searches} searches, each conversation for the other's facts, returned {items} "
-        "items, none holding the other's words"
-    )
-
-
-async def _top_k(p: _Probe) -> Outcome:
-    if getattr(p.system, "ignores_budget", False):
-        return "skipped", "the system declares ignores_budget (whole conversation, no top-k)"
-    counts = []
-    for k in (1, 3):
-        result = await p.search(p.a, p.a.facts[0].question, k)
-        counts.append(f"top_k={k} gave {len(result.items)}")
-        if len(result.items) > k:
-            raise _CheckFailed(f"top_k={k} returned {len(result.items)} items")
-    return "passed", ", ".join(counts)
-
-
-async def _unknown_conversation(p: _Probe) -> Outcome:
-    query = Query(UNKNOWN_CONVERSATION, f"{PROBE_PREFIX}unknown", p.a.facts[0].question, SEARCH_K)
-    try:
-        result = await p.system.search(query)
-    except LocoscoreError as exc:
-        return "passed", f"clean error: {one_line(exc)}"
-    except Exception as exc:
-        raise _CheckFailed(
-            f"raised {one_line(exc)} (expected no items or a clean LocoscoreError)"
-        ) from None
-    if not isinstance(result, SearchResult):
-        raise _CheckFailed(f"search returned {type(result).__name__}, expected SearchResult")
-    if result.items:
-        raise _CheckFailed(
-            f"{len(result.items)} items for a conversation never added, first "
-            f"{_snippet(result.items[0].text)}"
-        )
-    return "passed", f"no items for {UNKNOWN_CONVERSATION!r}"
-
-
-async def _time_to_searchable(p: _Probe) -> Outcome:
-    session, fact = searchable_fact()
-    started = time.monotonic()
-    try:
-        await p.system.add(session)
-    except Exception as exc:
-        raise _CheckFailed(f"add(session {session.index} of A) raised {one_line(exc)}") from None
-    added = time.monotonic()
-    polls, pause = 0, 0.05
-    while True:
-        result = await p.search(p.a, fact.question, SEARCH_K)
-        polls += 1
-        waited = time.monotonic() - added
-        if _found(result, fact.word):
-            p.report.time_to_searchable_s = waited
-            return "passed", (
-                f"{fact.word!r} found {waited:.3f} s after add returned (add took "
-                f"{added - started:.3f} s; {polls} search{'es' if polls > 1 else ''})"
-            )
-        if waited >= p.deadline_s:
-            raise _CheckFailed(
-                f"{fact.word!r} not found within {p.deadline_s:g} s of add returning "
-                f"({polls} searches)"
-            )
-        await asyncio.sleep(min(pause, p.deadline_s - waited))
-        pause = min(pause * 2, 1.0)
-
-
-async def _reset(p: _Probe) -> Outcome:
-    cid = p.a.conversation_id
-    try:
-        await p.system.reset(cid)
-    except Exception as exc:
-        raise _CheckFailed(f"reset({cid!r}) raised {one_line(exc)}") from None
-    _, late_fact = searchable_fact()
-    words = (*p.a.secret_words, late_fact.word)
-    questions = [f.question for f in p.a.facts] + [p.a.image.question, late_fact.question]
-    items = 0
-    for question in questions:
-        result = await p.search(p.a, question, SEARCH_K)
-        items += len(result.items)
-        left = [word for word in words if _found(result, word)]
-        if left:
-            raise _CheckFailed(f"after reset(A), a search for {question!r} still found {left}")
-    kept = p.b.facts[0]
-    if not _found(await p.search(p.b, kept.question, SEARCH_K), kept.word):
-        raise _CheckFailed(f"reset(A) also emptied B: {kept.word!r} is no longer found")
-    return "passed", (
-        f"after reset(A), {len(questions)} searches of A returned {items} items, none with "
-        f"A's facts; B untouched ({kept.word!r} still found)"
-    )
-
-
-_CHECKS: dict[str, Callable[[_Probe], Awaitable[Outcome]]] = {
-    "shapes": _shapes,
-    "dates": _dates,
-    "captions": _captions,
-    "isolation": _isolation,
-    "top_k": _top_k,
-    "unknown_conversation": _unknown_conversation,
-    "time_to_searchable": _time_to_searchable,
-    "reset": _reset,
-}
-
-
 def check_names(names: Sequence[str]) -> tuple[str, ...]:
     """Validated check names in probe order; an unknown name is an InputError."""
-    unknown = [name for name in names if name not in _CHECKS]
+    unknown = [name for name in names if name not in CHECKS]
     if unknown:
         raise InputError(f"--check {unknown[0]}: unknown check (known: {', '.join(ALL_CHECKS)})")
     return tuple(name for name in ALL_CHECKS if name in names)
@@ -447,14 +154,14 @@ async def run_probe(
     """Probe a started system (the caller starts and closes it); never raises for a
     system's misbehaviour, which is reported as failed checks."""
     selected = check_names(checks)
-    probe = _Probe(system, searchable_deadline_s)
+    probe = ProbeSession(system, searchable_deadline_s)
     report = probe.report
     try:
         await probe.run_check("ingest", _ingest)
         ingested = not report.checks[-1].failed
         for name in selected:
             if ingested:
-                await probe.run_check(name, _CHECKS[name])
+                await probe.run_check(name, CHECKS[name])
             else:
                 report.checks.append(CheckResult(name, "skipped", "not run: ingestion failed"))
     finally:

@@ -97,7 +97,11 @@ def _conversation_a() -> ProbeConversation:
             1,
             "1:05 pm on 14 March, 2021",
             [
-                ("Marisol", "Guess what, I adopted a ferret last weekend and named him Quillon.", None),
+                (
+                    "Marisol",
+                    "Guess what, I adopted a ferret last weekend and named him Quillon.",
+                    None,
+                ),
                 ("Tobiah", "That is lovely news! How is the little one settling in?", None),
                 ("Marisol", "He sleeps all day and hides my socks at night.", None),
                 ("Tobiah", "Sounds like he already runs the house.", None),
@@ -109,7 +113,11 @@ def _conversation_a() -> ProbeConversation:
             "11:20 am on 2 August, 2021",
             [
                 ("Tobiah", "I spent Saturday morning wandering the flea market downtown.", None),
-                ("Tobiah", "Here is a photo of what I bought there.", "a brass astrolabe on a desk"),
+                (
+                    "Tobiah",
+                    "Here is a photo of what I bought there.",
+                    "a brass astrolabe on a desk",
+                ),
                 ("Marisol", "Beautiful! Will you keep it in your study?", None),
                 ("Tobiah", "Yes. Also, my sister's band is now called Orvenna.", None),
             ],

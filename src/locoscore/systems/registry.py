@@ -48,6 +48,10 @@ def _load_class(target: str, what: str) -> type[MemorySystem]:
 
 
 def system_class(name: str) -> type[MemorySystem]:
+    if name.startswith(PYTHON_PREFIX):
+        from locoscore.systems.python_plugin import python_system_class
+
+        return python_system_class(name)
     if name in BUILTIN_SYSTEMS:
         return _load_class(BUILTIN_SYSTEMS[name], f"--system {name}")
     known = ", ".join([*system_names(), "python:module:Class"])
