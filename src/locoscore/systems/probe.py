@@ -30,7 +30,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from locoscore.data.conversation import Query
 from locoscore.errors import InputError
 from locoscore.systems.base import MemorySystem, SearchResult, Usage
-from locoscore.systems.probe_checks import CHECKS
+from locoscore.systems.probe_checks import CHECKS, poll_until_found
 from locoscore.systems.probe_conversations import (
     PROBE_PREFIX,
     ProbeConversation,
@@ -117,23 +117,36 @@ async def _ingest(p: ProbeSession) -> Outcome:
             raise CheckFailed(f"reset({cid!r}) raised {one_line(exc)}") from None
         for session in conv.conversation.sessions:
             try:
-                spent = await p.system.add(session)
+                added = await p.system.add(session)
             except Exception as exc:
                 raise CheckFailed(
                     f"add(session {session.index} of {cid!r}) raised {one_line(exc)}"
                 ) from None
-            if not isinstance(spent, Usage):
-                raise CheckFailed(f"add returned {type(spent).__name__}, expected Usage")
-            usage += spent
+            if not isinstance(added, Usage):
+                raise CheckFailed(f"add returned {type(added).__name__}, expected Usage")
+            usage += added
             p.report.ingest_sessions += 1
-    p.report.ingest_wall_s = time.monotonic() - started
+    ingested = time.monotonic()
+    p.report.ingest_wall_s = ingested - started
     p.report.ingest_usage = usage
-    spent_text = (
-        f", {usage.input_tokens} tokens in / {usage.output_tokens} out" if usage.calls else ""
-    )
+    # Systems that index asynchronously: wait (up to the deadline) until each conversation's
+    # last fact is searchable, so the content checks do not race the indexer.
+    # A failing search is left for the checks to report, each with its own evidence.
+    try:
+        settled = [await poll_until_found(p, c, c.facts[-1], ingested) for c in (p.a, p.b)]
+        waits = [seconds for seconds, _ in settled if seconds is not None]
+        ready = (
+            f"; searchable {max(waits):.3f} s later"
+            if len(waits) == len(settled)
+            else f"; last facts still not searchable after {p.deadline_s:g} s"
+        )
+    except CheckFailed as failure:
+        ready = f"; then {failure}"
+    tokens = usage.input_tokens + usage.output_tokens
+    spent = f", {usage.input_tokens} tokens in / {usage.output_tokens} out" if tokens else ""
     return "passed", (
         f"reset + add of {p.report.ingest_sessions} sessions in "
-        f"{p.report.ingest_wall_s:.3f} s{spent_text}"
+        f"{p.report.ingest_wall_s:.3f} s{spent}{ready}"
     )
 
 

@@ -18,6 +18,8 @@ from locoscore.systems.base import MemoryItem, SearchResult, Usage
 from locoscore.systems.probe_conversations import (
     PROBE_PREFIX,
     UNKNOWN_CONVERSATION,
+    ProbeConversation,
+    ProbeFact,
     searchable_fact,
 )
 from locoscore.systems.probe_report import CheckFailed, Outcome, one_line
@@ -248,6 +250,24 @@ async def _unknown_conversation(p: ProbeSession) -> Outcome:
     return "passed", f"no items for {UNKNOWN_CONVERSATION!r}"
 
 
+async def poll_until_found(
+    p: ProbeSession, conv: ProbeConversation, fact: ProbeFact, since: float
+) -> tuple[float | None, int]:
+    """Search for `fact` until found (seconds since `since`) or the deadline (None); and
+    how many searches that took. Pauses grow from 0.05 s to 1 s."""
+    polls, pause = 0, 0.05
+    while True:
+        result = await p.search(conv, fact.question, SEARCH_K)
+        polls += 1
+        waited = time.monotonic() - since
+        if _found(result, fact.word):
+            return waited, polls
+        if waited >= p.deadline_s:
+            return None, polls
+        await asyncio.sleep(min(pause, p.deadline_s - waited))
+        pause = min(pause * 2, 1.0)
+
+
 async def _time_to_searchable(p: ProbeSession) -> Outcome:
     session, fact = searchable_fact()
     started = time.monotonic()
@@ -256,24 +276,17 @@ async def _time_to_searchable(p: ProbeSession) -> Outcome:
     except Exception as exc:
         raise CheckFailed(f"add(session {session.index} of A) raised {one_line(exc)}") from None
     added = time.monotonic()
-    polls, pause = 0, 0.05
-    while True:
-        result = await p.search(p.a, fact.question, SEARCH_K)
-        polls += 1
-        waited = time.monotonic() - added
-        if _found(result, fact.word):
-            p.report.time_to_searchable_s = waited
-            return "passed", (
-                f"{fact.word!r} found {waited:.3f} s after add returned (add took "
-                f"{added - started:.3f} s; {polls} search{'es' if polls > 1 else ''})"
-            )
-        if waited >= p.deadline_s:
-            raise CheckFailed(
-                f"{fact.word!r} not found within {p.deadline_s:g} s of add returning "
-                f"({polls} searches)"
-            )
-        await asyncio.sleep(min(pause, p.deadline_s - waited))
-        pause = min(pause * 2, 1.0)
+    waited, polls = await poll_until_found(p, p.a, fact, added)
+    searches = f"{polls} search{'es' if polls > 1 else ''}"
+    if waited is None:
+        raise CheckFailed(
+            f"{fact.word!r} not found within {p.deadline_s:g} s of add returning ({searches})"
+        )
+    p.report.time_to_searchable_s = waited
+    return "passed", (
+        f"{fact.word!r} found {waited:.3f} s after add returned (add took "
+        f"{added - started:.3f} s; {searches})"
+    )
 
 
 async def _reset(p: ProbeSession) -> Outcome:
