@@ -64,6 +64,7 @@ def import_user_class(name: str) -> type:
     cwd = os.getcwd()
     if cwd not in sys.path:
         sys.path.insert(0, cwd)
+    importlib.invalidate_caches()  # a module written since the last import is found
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
