@@ -1,12 +1,13 @@
-"""`--system python:module:Class`: a user's own memory system, loaded from the current environment.
+"""`--system python:module:Class`: a user's own memory system from the current environment.
 
 What the class must be (checked before anything runs; bad input is one line, exit 2):
 
 - a `MemorySystem` subclass, or any class with `async def reset(conversation_id)`,
   `async def add(session)` and `async def search(query)` (duck typing: locoscore need not be
   imported by the user's module); optional `start`/`aclose` (sync or async),
-  `signature_options()`, `items_in(conversation_id)`, and class flags `ignores_budget`,
-  `answers_itself`;
+  `signature_options()`, `items_in(conversation_id)`, `already_ingested(conversation)`
+  (a persistent store saying a conversation is already in), and class flags
+  `ignores_budget`, `answers_itself`;
 - constructible as `Class(options, context)`, `Class(options)` or `Class()` (the last only
   without `--system-option`s); whatever the constructor raises is bad input.
 
@@ -34,7 +35,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from locoscore.data.conversation import Query, SessionInput
+from locoscore.data.conversation import Conversation, Query, SessionInput
 from locoscore.errors import InputError, SystemCallError
 from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult, Usage
 from locoscore.systems.probe_report import one_line
@@ -306,6 +307,14 @@ class PythonSystem(MemorySystem):
             return to_search_result(value)
         except _BadShape as exc:
             raise self._bad_shape("search", exc, conversation_id=cid, question_id=qid) from None
+
+    async def already_ingested(self, conversation: Conversation) -> bool:
+        """The user's `already_ingested(conversation)` when defined (a persistent store)."""
+        cid = conversation.conversation_id
+        found = await self._call(
+            "already_ingested", conversation, conversation_id=cid, optional=True
+        )
+        return found is True
 
     async def aclose(self) -> None:
         await self._call("aclose", optional=True)
