@@ -207,6 +207,8 @@ class Failing:
     async def search(self, query):
         if query.question_id.endswith("#3"):
             raise ValueError("boom")
+        if query.question_id.endswith("#9"):
+            raise PermissionError("key sk-live-SECRET1234 refused")
         if query.top_k == 1:
             return {"items": [{"text": "x", "score": "high"}]}
         return 42
@@ -229,6 +231,14 @@ def test_user_errors_become_system_call_errors_naming_the_question(user_module):
     with pytest.raises(SystemCallError) as caught:
         asyncio.run(system.add(SESSION))
     assert str(caught.value) == f"{name} add (conversation conv-1): OSError: disk full"
+
+
+def test_secrets_in_user_errors_are_scrubbed(user_module):
+    system = make(f"python:{user_module(FAILING)}:Failing")
+    with pytest.raises(SystemCallError) as caught:
+        asyncio.run(system.search(Query("conv-1", "conv-1#9", "q", 2)))
+    assert caught.value.reason == "PermissionError: key [redacted] refused"
+    assert "SECRET1234" not in str(caught.value)
 
 
 def test_wrong_return_shapes_are_system_call_errors(user_module):

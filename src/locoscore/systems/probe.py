@@ -166,7 +166,7 @@ async def run_probe(
 ) -> ProbeReport:
     """Probe a started system (the caller starts and closes it); never raises for a
     system's misbehaviour, which is reported as failed checks."""
-    selected = check_names(checks)
+    selected = check_names((checks,) if isinstance(checks, str) else checks)
     probe = ProbeSession(system, searchable_deadline_s)
     report = probe.report
     try:

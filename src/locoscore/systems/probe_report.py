@@ -18,12 +18,15 @@ class CheckFailed(Exception):
 
 
 def one_line(exc: BaseException) -> str:
-    """An exception as one short line (its type unless it is one of ours)."""
+    """An exception as one short line (its type unless it is one of ours), secrets scrubbed:
+    a server may echo the token it was sent."""
+    from locoscore.llm.call_errors import redact_secrets
+
     lines = str(exc).strip().splitlines()
     message = lines[0] if lines else ""
     if not isinstance(exc, LocoscoreError):
         message = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
-    return message[:300]
+    return redact_secrets(message)[:300]
 
 
 @dataclass(frozen=True)
