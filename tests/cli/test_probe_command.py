@@ -28,6 +28,7 @@ def test_probe_of_bm25_passes_and_writes_json(tmp_path):
         "dates",
         "captions",
         "isolation",
+        "ingest_once",
         "top_k",
         "unknown_conversation",
         "time_to_searchable",

@@ -51,6 +51,14 @@ class LeakyBM25(BM25System):
             del self._indexes["*"]
 
 
+class DoubleAddBM25(BM25System):
+    """Stores every session twice (as a harness adding it once per speaker would)."""
+
+    async def add(self, session: SessionInput) -> Usage:
+        await super().add(session)
+        return await super().add(session)
+
+
 class TopKIgnoringBM25(BM25System):
     """Returns its own fixed number of items whatever top_k the run asked for."""
 

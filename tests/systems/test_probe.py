@@ -77,6 +77,7 @@ def test_quick_subset_is_the_default_and_measures_time_to_searchable(tmp_path):
         (broken.IngestionDayBM25, {"dates"}, "date_iso='2026-12-01T09:00'"),
         (broken.CaptionDroppingBM25, {"captions"}, "caption dropped?"),
         (broken.TopKIgnoringBM25, {"top_k"}, "top_k=1 returned 10 items"),
+        (broken.DoubleAddBM25, {"ingest_once"}, "twice (again as item 2): stored twice?"),
         (broken.ResetIgnoringBM25, {"reset"}, "after reset(A), a search for"),
         (broken.BadShapesBM25, {"shapes"}, "names dia_ids ['X9:9'] not in the conversation"),
     ],

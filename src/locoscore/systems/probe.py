@@ -9,6 +9,7 @@ started system and runs named checks, each with its evidence:
   string); a system that answers itself must answer "when" questions with the month and year.
 - `captions`: a query for a word found only in an image caption retrieves the image turn.
 - `isolation`: no search of A ever returns B's made-up words, and vice versa.
+- `ingest_once`: no result holds the same item twice (a session stored twice).
 - `top_k`: top_k=1 gives at most 1 item, top_k=3 at most 3 (skipped for systems that
   declare `ignores_budget`).
 - `unknown_conversation`: searching a conversation never added gives no items or a clean
@@ -49,6 +50,7 @@ ALL_CHECKS: tuple[str, ...] = (
     "dates",
     "captions",
     "isolation",
+    "ingest_once",
     "top_k",
     "unknown_conversation",
     "time_to_searchable",

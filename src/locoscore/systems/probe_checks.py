@@ -218,6 +218,27 @@ async def _isolation(p: ProbeSession) -> Outcome:
     )
 
 
+async def _ingest_once(p: ProbeSession) -> Outcome:
+    """The same item twice in one result means a session was stored twice (re-ingestion,
+    or a session added once per speaker)."""
+    searches = items = 0
+    for conv in (p.a, p.b):
+        for fact in conv.facts:
+            result = await p.search(conv, fact.question, ISOLATION_K)
+            searches += 1
+            items += len(result.items)
+            seen: set[str] = set()
+            for rank, item in enumerate(result.items, 1):
+                key = " ".join(item.text.lower().split())
+                if key in seen:
+                    raise CheckFailed(
+                        f"search of {p.label(conv)} for {fact.question!r} returned "
+                        f"{snippet(item.text)} twice (again as item {rank}): stored twice?"
+                    )
+                seen.add(key)
+    return "passed", f"{searches} searches returned {items} items, no item twice"
+
+
 async def _top_k(p: ProbeSession) -> Outcome:
     if getattr(p.system, "ignores_budget", False):
         return "skipped", "the system declares ignores_budget (whole conversation, no top-k)"
@@ -319,6 +340,7 @@ CHECKS: dict[str, Callable[[ProbeSession], Awaitable[Outcome]]] = {
     "dates": _dates,
     "captions": _captions,
     "isolation": _isolation,
+    "ingest_once": _ingest_once,
     "top_k": _top_k,
     "unknown_conversation": _unknown_conversation,
     "time_to_searchable": _time_to_searchable,
