@@ -36,6 +36,5 @@ def test_every_command_summary_is_one_whole_sentence_line() -> None:
             assert summary.endswith((".", "?", ")")), (name, summary)
             assert summary[0].isupper(), (name, summary)
     assert _command_summaries(["--help"])["run"].startswith(
-        "Ingest each conversation into the system, ask every question, answer with a fixed "
-        "prompt,"
+        "Ingest each conversation into the system, ask every question, answer with a fixed prompt,"
     )
