@@ -45,7 +45,7 @@ CACHE_FILE = "embeddings.sqlite"
 # Embedding requests in flight at once (the adaptive limiter starts lower and shrinks on 429).
 MAX_CONCURRENT_REQUESTS = 16
 # The reachability check at start must answer quickly: a wrong URL fails the run at once
-# (two attempts at most: about 10 s for a server that never answers).
+# (three attempts at most: about 16 s for a server that never answers).
 START_TIMEOUT_S = 5.0
 _PROBE_TEXT = "locoscore embedding check"
 SCORE_DECIMALS = 6
@@ -145,20 +145,17 @@ class EmbeddingSystem(MemorySystem):
         # Local servers (vLLM, Ollama, TEI) usually need no key; OpenAI answers 401.
         return os.environ.get(self.options["api_key_env"]) or "not-needed"
 
-    def _make_client(self, timeout_s: float) -> Any:
-        import openai
-
-        return openai.AsyncOpenAI(
-            api_key=self._api_key(),
-            base_url=self.options["base_url"],
-            max_retries=0,
-            timeout=timeout_s,
-        )
-
     @property
     def client(self) -> Any:
         if self._client is None:
-            self._client = self._make_client(self.policy.timeout_s)
+            import openai
+
+            self._client = openai.AsyncOpenAI(
+                api_key=self._api_key(),
+                base_url=self.options["base_url"],
+                max_retries=0,
+                timeout=self.policy.timeout_s,
+            )
         return self._client
 
     @property
@@ -189,15 +186,13 @@ class EmbeddingSystem(MemorySystem):
     async def start(self) -> None:
         """One tiny request with a short timeout: the server answers and knows the model.
 
-        Through a pool of its own: a 5xx, a timeout or a refused connection is tried once
+        Through a pool of its own: a 5xx, a timeout or a refused connection is tried twice
         more, 429s are waited out as everywhere (a server that only ever answers 429 is
         still there, so it passes)."""
-        client = self._make_client(START_TIMEOUT_S)
-        check = CallPool(AdaptiveLimiter(1), RetryPolicy(max_attempts=2, timeout_s=START_TIMEOUT_S))
-        try:
-            outcome = await check.call(functools.partial(self._request, client, [_PROBE_TEXT]))
-        finally:
-            await client.close()
+        # A copy with a short timeout that shares the client's connections.
+        client = self.client.with_options(timeout=START_TIMEOUT_S)
+        check = CallPool(AdaptiveLimiter(1), RetryPolicy(max_attempts=3, timeout_s=START_TIMEOUT_S))
+        outcome = await check.call(functools.partial(self._request, client, [_PROBE_TEXT]))
         error = outcome.error
         if error is not None and error.kind != "rate_limit":
             raise InputError(
