@@ -21,6 +21,7 @@ from locoscore.systems.probe_conversations import (
 )
 from locoscore.systems.probe_report import ProbeReport
 from locoscore.systems.registry import SystemContext, make_system
+from locoscore.testing import FakeConfig, FakeProvider
 
 
 def probe(system: MemorySystem, checks=ALL_CHECKS, deadline_s: float = 5.0) -> ProbeReport:
@@ -44,6 +45,26 @@ def test_every_check_passes_on_a_builtin_system(name, options, tmp_path):
     assert report.ok, report.failure_summary()
     assert [c.name for c in report.checks] == ["ingest", *ALL_CHECKS]
     assert report.ingest_sessions == 6  # three sessions each in A and B
+
+
+@pytest.mark.parametrize("granularity", ["turn", "session"])
+def test_every_check_passes_on_embedding_against_the_fake_provider(granularity, tmp_path):
+    with FakeProvider(FakeConfig()) as fake:
+        options = {"base_url": fake.openai_url, "granularity": granularity}
+        system = make_system("embedding", options, SystemContext(tmp_path))
+
+        async def scenario() -> ProbeReport:
+            await system.start()
+            try:
+                return await run_probe(system, ALL_CHECKS)
+            finally:
+                await system.aclose()
+
+        report = asyncio.run(scenario())
+        embedded = [text for r in fake.requests_log for text in r["body"]["input"]]
+    assert report.ok, report.failure_summary()
+    # the vectors came over HTTP, the caption inside the image turn's text
+    assert any("[shares an image: a brass astrolabe on a desk]" in text for text in embedded)
 
 
 def test_full_context_skips_top_k_because_it_ignores_the_budget(tmp_path):
