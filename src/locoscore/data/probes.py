@@ -25,6 +25,7 @@ PROBES_BASE_URL = (
 
 # The verdicts recorded in the pinned files, as published (judge-probes README): % accepted,
 # mean over 3 runs; category ids as in the data (4 single-hop, 1 multi-hop, ...).
+REFERENCE_JUDGE_MODEL = "gpt-4o-mini"
 REFERENCE_JUDGE = (
     "gpt-4o-mini, temperature 0, the generous binary CORRECT/WRONG prompt of the "
     "EverMemOS/Mem0 harnesses, 3 runs (dial481/locomo-audit ap-baseline, commit b32288d)"

@@ -21,7 +21,7 @@ from locoscore.data.dataset import Dataset
 from locoscore.data.join import join_to_dataset
 from locoscore.data.load import load_predictions
 from locoscore.data.models import PredictionRecord
-from locoscore.data.probes import PINNED_SHA256, ProbeSource
+from locoscore.data.probes import PINNED_SHA256, REFERENCE_JUDGE_MODEL, ProbeSource
 from locoscore.data.readers import read_predictions
 from locoscore.data.readers.memos import resolve_question_ids
 from locoscore.errors import InputError
@@ -105,8 +105,11 @@ def probe_file_set(path: Path, dataset: Dataset) -> ProbeSet:
     if not probes:
         raise InputError("no non-adversarial questions to probe", file=str(path))
     source = {"path": str(path), "sha256": read.sha256, "format": read.format}
-    recorded = recorded_judge_summary(probes, read.metadata)
-    return ProbeSet(name, "probe", probes, source, recorded, PINNED_SHA256.get(read.sha256))
+    pinned = PINNED_SHA256.get(read.sha256)
+    # the pinned files do not name their judge; their README does
+    metadata = {"judge_model": REFERENCE_JUDGE_MODEL} if pinned else {}
+    recorded = recorded_judge_summary(probes, {**metadata, **read.metadata})
+    return ProbeSet(name, "probe", probes, source, recorded, pinned)
 
 
 def _results_folder_records(directory: Path) -> list[PredictionRecord]:
