@@ -11,10 +11,10 @@ import typer
 from locoscore.cli._app import console
 from locoscore.errors import InputError
 from locoscore.judge.api import PassResult
-from locoscore.judge.cost import PriceTable
 from locoscore.judge.prompts import load_template
-from locoscore.judge.providers import PROVIDERS
 from locoscore.judge.settings import JudgeSettings
+from locoscore.llm.cost import PriceTable
+from locoscore.llm.providers import PROVIDERS
 
 ProtocolOpt = Annotated[
     str,

@@ -48,7 +48,7 @@ from locoscore.judge.audit import (
 )
 from locoscore.judge.audit_report import audit_document, write_audit
 from locoscore.judge.cache import user_cache_path
-from locoscore.judge.progress import RichProgress
+from locoscore.llm.progress import RichProgress
 from locoscore.report.build import build_reports
 from locoscore.results_dir import SCORES, SUMMARY
 

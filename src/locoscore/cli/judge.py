@@ -44,7 +44,7 @@ from locoscore.cli._options import (
 from locoscore.data.load import load_predictions
 from locoscore.judge.api import judge_pass
 from locoscore.judge.cache import user_cache_path
-from locoscore.judge.progress import RichProgress
+from locoscore.llm.progress import RichProgress
 from locoscore.report.build import build_reports
 from locoscore.report.terminal import judge_table
 
