@@ -179,8 +179,12 @@ def test_audit_into_a_results_folder_shows_in_its_report_next_to_j(
     assert judged.exit_code == 0, judged.output
     calls_for_j = fake.generation_calls
     _audit(fake, out, "--dataset", str(dataset), "--probes", str(probe), "--runs", "2",
-           "--predictions", str(native))  # fmt: skip
-    # the predictions' verdicts came from the folder's cache: only gold and probe calls
+           "--predictions", str(out))  # fmt: skip
+    # the predictions, read from the results folder, got their verdicts from the folder's
+    # cache: only the gold and probe answers were judged
+    document = json.loads((out / "audit.json").read_text())
+    mine = next(s for s in document["probe_sets"] if s["name"] == "predictions")
+    assert mine["source"]["format"] == "results folder" and mine["acceptance"]["overall"]["n"] == 4
     assert fake.generation_calls - calls_for_j == 2 * 4 * 2
     report = (out / "report.md").read_text()
     assert "How lenient is the judge? (judge audit)" in report
@@ -205,3 +209,51 @@ def test_unreadable_audit_json_is_skipped_by_report_with_a_warning(
     assert result.exit_code == 0
     assert "audit.json: skipped, cannot read the audit" in " ".join(result.output.split())
     assert "judge audit" not in (out / "report.md").read_text()
+
+
+def test_batch_mode_audits_in_one_batch(fake: FakeProvider, tmp_path: Path) -> None:
+    fake.config.verdict = reference_recall_score
+    dataset = write_dataset(tmp_path / "locomo.json", samples=1, questions=4)
+    probe = write_probe_file(tmp_path / "vague-probe.json", dataset)
+    out = tmp_path / "audit"
+    _audit(fake, out, "--dataset", str(dataset), "--probes", str(probe), "--runs", "2",
+           "--batch", "--batch-poll", "0.05")  # fmt: skip
+    creations = [e for e in fake.requests_log if e["path"] == "/v1/messages/batches"]
+    assert len(creations) == 1 and fake.generation_calls == 2 * 4 * 2
+    document = json.loads((out / "audit.json").read_text())
+    assert document["calls"]["made"] == 16 and document["calls"]["failed"] == 0
+    assert document["probe_sets"][0]["acceptance"]["overall"]["rate"] == 100.0
+
+
+def test_max_cost_stops_early_writes_what_was_judged_and_exits_1(
+    fake: FakeProvider, tmp_path: Path
+) -> None:
+    fake.config.verdict = reference_recall_score
+    dataset = write_dataset(tmp_path / "locomo.json", samples=2, questions=8)
+    probe = write_probe_file(tmp_path / "vague-probe.json", dataset)
+    out = tmp_path / "audit"
+    result = CliRunner().invoke(app, ["audit", "--out", str(out), "--dataset", str(dataset),
+                                      "--probes", str(probe), "--base-url", fake.url,
+                                      "--no-progress", "--runs", "2", "--concurrency", "1",
+                                      "--max-cost", "0.01"])  # fmt: skip
+    assert result.exit_code == 1
+    assert "stopped early: --max-cost 0.01 USD would be exceeded" in " ".join(result.output.split())
+    document = json.loads((out / "audit.json").read_text())
+    assert document["stopped"].startswith("--max-cost")
+    assert 0 < fake.generation_calls < 2 * 16 * 2
+    assert document["calls"]["skipped"] == 2 * 16 * 2 - fake.generation_calls
+
+
+def test_probe_text_is_escaped_in_audit_html_and_md(fake: FakeProvider, tmp_path: Path) -> None:
+    fake.config.verdict = reference_recall_score
+    dataset = write_dataset(tmp_path / "locomo.json", samples=1, questions=4)
+
+    def hostile(gold: str, index: int) -> str:  # repeats the gold, so it is accepted
+        return f"<script>alert({index})</script> | {gold}"
+
+    probe = write_probe_file(tmp_path / "hostile.json", dataset, answer=hostile)
+    out = tmp_path / "audit"
+    _audit(fake, out, "--dataset", str(dataset), "--probes", str(probe), "--runs", "1")
+    html = (out / "audit.html").read_text()
+    assert "<script" not in html and "&lt;script&gt;alert(0)&lt;/script&gt;" in html
+    assert "&lt;script&gt;alert(0)&lt;/script&gt; \\| " in (out / "audit.md").read_text()
