@@ -68,7 +68,8 @@ context of the conversation. Extra wording is fine when the substance is right; 
 but wrong details cost points.
 
 An answer that lacks the specific fact the question asks for scores 20 or less, even if \
-nothing in it contradicts the reference: a vague, generalised or hedged answer that only touches the topic ("sometime in the spring" for a date, "some outdoor \
+nothing in it contradicts the reference: a vague, generalised or hedged answer that only \
+touches the topic ("sometime in the spring" for a date, "some outdoor \
 activities" for a named activity, "they talked about family" for what was said) has not \
 answered the question. Saying less is not safer than being wrong.
 
