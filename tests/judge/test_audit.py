@@ -133,6 +133,11 @@ def test_rubric_audit_reports_the_threshold_and_the_score_distribution(
         100 * sum(s >= 60 for s in mine) / len(mine)
     )
     assert sets["gold"]["acceptance"]["overall"]["n"] == 16  # adversarial items skipped
+    place = document["placement"]
+    assert place["predictions"] == sets["predictions"]["acceptance"]["overall"]["rate"]
+    assert place["floor"] == {"set": "vague-probe", "rate": pytest.approx(expected)}
+    assert place["ceiling"] == 100.0
+    assert "Your predictions: " in (out / "audit.md").read_text()
     assert sets["vague-probe"]["acceptance"]["overall"]["run_level"]["std"] == 0.0
     html = (out / "audit.html").read_text()
     assert "<script" not in html and "Content-Security-Policy" in html

@@ -47,6 +47,7 @@ from locoscore.judge.audit import (
     run_audit,
 )
 from locoscore.judge.audit_report import audit_document, write_audit
+from locoscore.judge.audit_stats import placement_sentence
 from locoscore.judge.cache import user_cache_path
 from locoscore.llm.progress import RichProgress
 from locoscore.report.build import build_reports
@@ -186,6 +187,8 @@ def audit(
     if (out / SCORES).is_file() and (out / SUMMARY).is_file():
         build_reports(out)  # a results folder: its report shows the audit next to J
     _print_sets(document)
+    if document.get("placement"):
+        console.print(placement_sentence(document["placement"]), highlight=False)
     console.print(f"[bold]{document['summary_line']}[/]", highlight=False)
     console.print(f"wrote {out}/audit.md, audit.html, audit.json", highlight=False)
     if result.run.stop_reason:

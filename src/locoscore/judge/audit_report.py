@@ -18,6 +18,8 @@ from locoscore.judge.audit import ProbeSet
 from locoscore.judge.audit_stats import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
+    placement,
+    placement_sentence,
     rows_by_key,
     set_statistics,
     summary_line,
@@ -90,6 +92,7 @@ def audit_document(
         },
         "dataset": {"path": str(dataset.path), "sha256": dataset.sha256},
         "probe_sets": stats_sets,
+        "placement": placement(stats_sets),
         "calls": {
             "made": run_stats.made,
             "cached": run_stats.cached,
@@ -261,6 +264,11 @@ def audit_blocks(document: dict[str, Any]) -> list[Block]:
         ),
         Heading("Acceptance per probe set"),
         overview_table(sets),
+        *(
+            [Paragraph(placement_sentence(document["placement"]))]
+            if document.get("placement")
+            else []
+        ),
         Heading("Per category (accepted % [95 % CI])"),
         category_table(sets),
     ]

@@ -198,3 +198,31 @@ def summary_line(sets: Sequence[dict[str, Any]]) -> str:
     if gold is not None:
         parts.append(f"rejects {_pct(gold['false_reject_rate'])} of gold answers")
     return "this judge " + " and ".join(parts) if parts else "this judge: nothing audited"
+
+
+def placement(sets: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """Where the user's predictions sit: their acceptance between the most lenient wrong-answer
+    set (the floor a system that says little can reach) and the gold (the ceiling)."""
+    mine = next((s for s in sets if s["kind"] == "predictions"), None)
+    if mine is None:
+        return None
+    probes = [s for s in sets if s["expect"] == "reject" and s["false_accept_rate"] is not None]
+    floor = max(probes, key=lambda s: s["false_accept_rate"], default=None)
+    gold = next((s for s in sets if s["expect"] == "accept"), None)
+    return {
+        "predictions": mine["acceptance"]["overall"]["rate"],
+        "floor": None
+        if floor is None
+        else {"set": floor["name"], "rate": floor["false_accept_rate"]},
+        "ceiling": None if gold is None else gold["acceptance"]["overall"]["rate"],
+    }
+
+
+def placement_sentence(place: dict[str, Any]) -> str:
+    text = f"Your predictions: {_pct(place['predictions'])} accepted by this judge"
+    floor, ceiling = place["floor"], place["ceiling"]
+    if floor is not None:
+        text += f"; it accepts {_pct(floor['rate'])} of the {floor['set']} answers (the floor)"
+    if ceiling is not None:
+        text += f" and {_pct(ceiling)} of the gold answers (the ceiling)"
+    return text + "."
