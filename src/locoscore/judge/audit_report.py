@@ -251,7 +251,7 @@ def _examples_blocks(sets: Sequence[dict[str, Any]]) -> list[Block]:
 def audit_blocks(document: dict[str, Any]) -> list[Block]:
     sets = document["probe_sets"]
     judge = document["judge"]
-    rule = document["acceptance_rule"]["accepted_when"]
+    rule = document["acceptance_rule"]["accepted_when"].replace(">=", "≥")
     blocks: list[Block] = [
         Heading("Judge audit: how lenient is this judge?", 1),
         Paragraph(document["summary_line"] + "."),

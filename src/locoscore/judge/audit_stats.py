@@ -22,7 +22,6 @@ BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
 EXAMPLES = 5
 HISTOGRAM_BINS = 10  # rubric scores: [0, 10), [10, 20), ..., [90, 100]
-VAGUE_SET = "vague-but-topical"
 
 
 def _round(value: float | None, digits: int = 4) -> float | None:
@@ -184,16 +183,21 @@ def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1f} %"
 
 
+def _vague_or_most_lenient(sets: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """The vague wrong-answer set (by name), else the wrong-answer set accepted most often."""
+    probes = [s for s in sets if s["expect"] == "reject" and s["false_accept_rate"] is not None]
+    vague = [s for s in probes if "vague" in s["name"]]
+    return vague[0] if vague else max(probes, key=lambda s: s["false_accept_rate"], default=None)
+
+
 def summary_line(sets: Sequence[dict[str, Any]]) -> str:
     """ "this judge accepts X % of vague wrong answers and rejects Y % of gold answers"."""
-    probes = [s for s in sets if s["expect"] == "reject" and s["false_accept_rate"] is not None]
-    vague = next((s for s in sets if s["expect"] == "reject" and "vague" in s["name"]), None)
+    floor = _vague_or_most_lenient(sets)
     parts = []
-    if vague is not None:
-        parts.append(f"accepts {_pct(vague['false_accept_rate'])} of vague wrong answers")
-    elif probes:
-        worst = max(probes, key=lambda s: s["false_accept_rate"])
-        parts.append(f"accepts {_pct(worst['false_accept_rate'])} of {worst['name']} answers")
+    if floor is not None and "vague" in floor["name"]:
+        parts.append(f"accepts {_pct(floor['false_accept_rate'])} of vague wrong answers")
+    elif floor is not None:
+        parts.append(f"accepts {_pct(floor['false_accept_rate'])} of {floor['name']} answers")
     gold = next((s for s in sets if s["expect"] == "accept"), None)
     if gold is not None:
         parts.append(f"rejects {_pct(gold['false_reject_rate'])} of gold answers")
@@ -201,13 +205,13 @@ def summary_line(sets: Sequence[dict[str, Any]]) -> str:
 
 
 def placement(sets: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
-    """Where the user's predictions sit: their acceptance between the most lenient wrong-answer
-    set (the floor a system that says little can reach) and the gold (the ceiling)."""
+    """Where the user's predictions sit: their acceptance between the vague wrong answers (the
+    floor a system that says little reaches; else the most lenient wrong-answer set) and the
+    gold (the ceiling)."""
     mine = next((s for s in sets if s["kind"] == "predictions"), None)
     if mine is None:
         return None
-    probes = [s for s in sets if s["expect"] == "reject" and s["false_accept_rate"] is not None]
-    floor = max(probes, key=lambda s: s["false_accept_rate"], default=None)
+    floor = _vague_or_most_lenient(sets)
     gold = next((s for s in sets if s["expect"] == "accept"), None)
     return {
         "predictions": mine["acceptance"]["overall"]["rate"],
