@@ -44,9 +44,11 @@ from locoscore.cli._options import (
 from locoscore.data.load import load_predictions
 from locoscore.judge.api import judge_pass
 from locoscore.judge.cache import user_cache_path
+from locoscore.judge.settings import JudgeSettings
 from locoscore.llm.progress import RichProgress
 from locoscore.report.build import build_reports
 from locoscore.report.terminal import judge_table
+from locoscore.run.document import read_run_answer
 
 
 @app.command("judge")
@@ -104,6 +106,7 @@ def judge(
     loaded = load_predictions(
         predictions, fmt, prediction_key=prediction_key, dataset=dataset, strict=strict
     )
+    _warn_if_self_judging(settings, predictions, out)
     bar = RichProgress(err_console) if progress and not dry_run else None
     result = asyncio.run(
         judge_pass(
@@ -157,6 +160,21 @@ def judge(
             soft_wrap=True,
         )
         raise typer.Exit(EXIT_FAILED)
+
+
+def _warn_if_self_judging(settings: JudgeSettings, predictions: Path, out: Path) -> None:
+    """A model grading its own answers is lenient with them: say so when run.json (beside
+    the predictions or in DIR) names the judge's model as the answer model."""
+    judge_model = settings.resolve().model
+    for folder in dict.fromkeys((predictions.parent, out)):
+        answer = read_run_answer(folder)
+        if answer is not None and answer.get("model") == judge_model:
+            warnings.warn(
+                f"self-judging: {judge_model} produced the answers ({folder / 'run.json'}) "
+                "and would also judge them; use a different --model for a defensible J",
+                stacklevel=1,
+            )
+            return
 
 
 _FORMAT_NOTES = {
