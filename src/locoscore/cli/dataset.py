@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import typer
@@ -10,6 +12,8 @@ from rich.table import Table
 from locoscore.categories import CATEGORY_NAMES
 from locoscore.cli._app import app, console, handle_errors
 from locoscore.data.dataset import LOCOMO_SHA256, LOCOMO_URL, fetch_dataset, load_dataset
+from locoscore.data.errata import ERRATA_SHA256, ERRATA_URL, fetch_errata
+from locoscore.errors import InputError
 
 dataset_app = typer.Typer(help="Inspect or download the LoCoMo dataset.", no_args_is_help=True)
 app.add_typer(dataset_app, name="dataset")
@@ -40,12 +44,35 @@ def info(
     console.print(table)
 
 
+@dataclass(frozen=True)
+class _Fetchable:
+    url: str
+    sha256: str
+    fetch: Callable[[str, Path | None], Path]
+
+
+# What `dataset fetch` can download; each is sha256-pinned and saved in the user cache.
+_FETCHABLE = {
+    "locomo": _Fetchable(LOCOMO_URL, LOCOMO_SHA256, fetch_dataset),
+    "errata": _Fetchable(ERRATA_URL, ERRATA_SHA256, fetch_errata),
+}
+
+
 @dataset_app.command("fetch")
 @handle_errors
 def fetch(
-    url: str = typer.Option(LOCOMO_URL, help="Where to download from."),
+    what: str = typer.Argument(
+        "locomo",
+        help="locomo (the dataset) or errata (the audited list of wrong gold answers, "
+        "dial481/locomo-audit).",
+        metavar="[locomo|errata]",
+    ),
+    url: str | None = typer.Option(None, help="Where to download from (default: the pinned URL)."),
     dest: Path | None = typer.Option(None, help="Destination (default: the user cache dir)."),
 ) -> None:
-    """Download locomo10.json into the user cache and verify its sha256."""
-    path = fetch_dataset(url, dest)
-    console.print(f"saved {path} (sha256 {LOCOMO_SHA256})")
+    """Download locomo10.json (or the gold errata) into the user cache and verify its sha256."""
+    item = _FETCHABLE.get(what)
+    if item is None:
+        raise InputError(f"expected one of {', '.join(_FETCHABLE)}, got {what!r}", field="WHAT")
+    path = item.fetch(url or item.url, dest)
+    console.print(f"saved {path} (sha256 {item.sha256})")
