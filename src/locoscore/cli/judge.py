@@ -12,11 +12,13 @@ import typer
 from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_errors
 from locoscore.cli._options import (
     DatasetOpt,
+    ErrataOpt,
     FormatOpt,
     PredictionKeyOpt,
     PredictionsArg,
     StrictOpt,
 )
+from locoscore.data.errata import errata_for
 from locoscore.data.load import load_predictions
 from locoscore.errors import InputError
 from locoscore.judge.api import PassResult, judge_pass
@@ -27,7 +29,7 @@ from locoscore.judge.prompts import load_template
 from locoscore.judge.providers import PROVIDERS
 from locoscore.judge.settings import JudgeSettings
 from locoscore.report.build import build_reports
-from locoscore.report.terminal import judge_table
+from locoscore.report.terminal import judge_table, verified_gold_line
 
 
 @app.command("judge")
@@ -99,6 +101,7 @@ def judge(
         help="Also read and write the user-level judge cache shared by all folders "
         "(hits are copied into DIR/judge_cache.sqlite).",
     ),
+    errata: ErrataOpt = None,
 ) -> None:
     """Judge every prediction N times; write judgments.jsonl, j_* fields in scores.jsonl and
     a "judge" section in summary.json. Rerunning resumes from DIR/judge_cache.sqlite."""
@@ -107,6 +110,7 @@ def judge(
     loaded = load_predictions(
         predictions, fmt, prediction_key=prediction_key, dataset=dataset, strict=strict
     )
+    gold_errata = errata_for(errata, loaded.dataset)  # a bad list fails before any call
     settings = JudgeSettings(
         protocol=protocol,
         provider=provider,
@@ -164,7 +168,9 @@ def judge(
             stacklevel=1,
         )
     # keep the folder's reports in step with the new J (no API call)
-    build_reports(out)
+    built = build_reports(out, errata=gold_errata)
+    if (line := verified_gold_line(built.analysis)) is not None:
+        console.print(line, highlight=False)
     console.print(
         f"wrote {out}/judgments.jsonl, scores.jsonl, summary.json, report.md, report.html, "
         "scores.csv",

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from locoscore._io import sha256_file
-from locoscore.data.dataset import Dataset
+from locoscore.data.dataset import Dataset, load_dataset
 from locoscore.data.user_cache import download_verified, resolve_input_path, user_cache_file
 from locoscore.errors import InputError
 
@@ -215,11 +215,12 @@ def load_errata(path: str | Path, dataset: Dataset) -> Errata:
     return Errata(path, digest, entries)
 
 
-def errata_for(path: str | Path | None, dataset: Dataset | None) -> Errata | None:
+def errata_for(path: str | Path | None, dataset: Dataset | Path | None) -> Errata | None:
     """The errata a command should apply: `--errata`, `$LOCOSCORE_ERRATA` or the fetched copy.
 
-    Mapping the list needs the dataset. An explicitly given list without one is an error; the
-    cached copy without one is skipped with a warning (scoring without a dataset still works).
+    Mapping the list needs the dataset (a path is loaded only when there is a list to map).
+    An explicitly given list without one is an error; the cached copy without one is skipped
+    with a warning (scoring without a dataset still works).
     """
     explicit = path is not None or bool(os.environ.get(ERRATA_ENV))
     resolved = resolve_errata_path(path)
@@ -236,4 +237,4 @@ def errata_for(path: str | Path | None, dataset: Dataset | None) -> Errata | Non
             f"errata in {resolved} not applied: no dataset to map them onto", stacklevel=2
         )
         return None
-    return load_errata(resolved, dataset)
+    return load_errata(resolved, dataset if isinstance(dataset, Dataset) else load_dataset(dataset))
