@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from locoscore.categories import ADVERSARIAL, LOCOMO_COLUMN_ORDER
-from locoscore.data.errata import ERROR_TYPES, SCORE_CHANGING
+from locoscore.data.errata import ERROR_TYPES, SCORE_CHANGING, Errata
 from locoscore.errors import InputError
+from locoscore.report.load import SUMMARY_FILE, Results
 from locoscore.results_dir import row_key
 
 
@@ -49,6 +50,13 @@ class ErrataFlags:
             sha256=sha256,
             checksum_ok=bool(section.get("checksum_ok")),
             flagged=dict(flagged),
+        )
+
+    @classmethod
+    def from_errata(cls, errata: Errata) -> ErrataFlags:
+        section = errata.summary_section()
+        return cls(
+            section["source"], section["path"], errata.sha256, errata.checksum_ok, errata.flagged()
         )
 
     def error_type(self, row: dict[str, Any]) -> str | None:
@@ -119,3 +127,30 @@ def gold_ceilings(rows: Sequence[dict[str, Any]], flags: ErrataFlags) -> GoldCei
         overall_no_adversarial=_ceiling(no_adv, flags) if no_adv else None,
         overall_all=_ceiling(rows, flags),
     )
+
+
+def comparison_errata(errata: Errata | None, *folders: Results) -> ErrataFlags:
+    """The errata for `compare --verified-gold`: the list given (or fetched), else the one
+    the folders recorded when they were scored; they must not disagree."""
+    if errata is not None:
+        return ErrataFlags.from_errata(errata)
+    recorded = [
+        (f, ErrataFlags.from_section(f.summary["errata"], str(f.path / SUMMARY_FILE)))
+        for f in folders
+        if f.summary.get("errata") is not None
+    ]
+    if not recorded:
+        raise InputError(
+            "--verified-gold needs the gold errata: pass --errata PATH (with --dataset), set "
+            "$LOCOSCORE_ERRATA, run `locoscore dataset fetch errata`, or score the folders "
+            "with --errata"
+        )
+    hashes = {flags.sha256 for _, flags in recorded}
+    if len(hashes) > 1:
+        raise InputError(
+            "the folders recorded different errata lists ("
+            + ", ".join(f"{f.path}: {flags.sha256[:12]}" for f, flags in recorded)
+            + "); pass --errata PATH to choose one",
+            field="errata.sha256",
+        )
+    return recorded[0][1]
