@@ -26,7 +26,7 @@ def _headline(analysis: Analysis) -> Table:
         table.add_column(column, justify="left" if column == "metric" else "right")
     rows = [(ms, "") for ms in analysis.metrics]
     if analysis.verified is not None:
-        rows += [(ms, " [verified gold]") for ms in analysis.verified.metrics]
+        rows += [(ms, " (verified gold)") for ms in analysis.verified.metrics]
     for ms, view in rows:
         d, cell = ms.metric.decimals, ms.overall
         boot, clus = cell.bootstrap, cell.clustered

@@ -13,8 +13,14 @@ from locoscore.report.tables import DASH, breakdown_table, ci_text, fmt
 from locoscore.report.verified import Ceiling
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
+def _citation_sentence(n: int) -> str:
+    if n == 1:
+        return (
+            "1 question only cites the wrong evidence (WRONG_CITATION) and stays: its gold stands."
+        )
+    return (
+        f"{n} questions only cite the wrong evidence (WRONG_CITATION) and stay: their gold stands."
+    )
 
 
 def _introduction(a: Analysis, view: VerifiedGoldView) -> Paragraph:
@@ -27,8 +33,7 @@ def _introduction(a: Analysis, view: VerifiedGoldView) -> Paragraph:
         f"Gold errata: {errata.source or errata.path}, sha256 {errata.sha256} ({checksum}). "
         f"Of this run's {len(a.results.rows)} questions, {view.excluded} have a gold answer "
         f"the errata call wrong or ambiguous ({wrong or 'none'}): they are left out of this "
-        f"view. {_plural(citation, 'question')} only cite the wrong evidence (WRONG_CITATION) "
-        f"and stay: their gold stands. Every metric below is computed again on the "
+        f"view. {_citation_sentence(citation)} Every metric below is computed again on the "
         f"{view.questions} questions whose gold stands, with its own n and intervals."
     )
 
