@@ -186,11 +186,11 @@ FLAGGED = {
 }
 
 
-def errata_section(flagged: dict[str, str] = FLAGGED) -> dict[str, Any]:
+def errata_section(flagged: dict[str, str] = FLAGGED, sha256: str = "e" * 64) -> dict[str, Any]:
     return {
         "source": "test errata",
         "path": "errors.json",
-        "sha256": "e" * 64,
+        "sha256": sha256,
         "checksum_ok": False,
         "entries": len(flagged),
         "score_changing": 4,
@@ -199,11 +199,15 @@ def errata_section(flagged: dict[str, str] = FLAGGED) -> dict[str, Any]:
     }
 
 
+def record_errata(directory: Path, sha256: str = "e" * 64) -> Path:
+    """Record FLAGGED in the folder's summary.json, as `score --errata` does."""
+    summary = json.loads((directory / "summary.json").read_text())
+    summary["errata"] = errata_section(sha256=sha256)
+    (directory / "summary.json").write_text(json.dumps(summary))
+    return directory
+
+
 def folder_with_errata(directory: Path, judged: bool = True) -> Path:
     rows = base_rows()
     judge = add_judge(rows, "binary") if judged else None
-    write_folder(directory, rows, judge)
-    summary = json.loads((directory / "summary.json").read_text())
-    summary["errata"] = errata_section()
-    (directory / "summary.json").write_text(json.dumps(summary))
-    return directory
+    return record_errata(write_folder(directory, rows, judge))
