@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from locoscore.categories import ADVERSARIAL, LOCOMO_COLUMN_ORDER
-from locoscore.data.errata import ERROR_TYPES, SCORE_CHANGING, Errata
+from locoscore.data.errata import ERRATA_SOURCE, ERROR_TYPES, SCORE_CHANGING, Errata
 from locoscore.errors import InputError
 from locoscore.report.load import SUMMARY_FILE, Results
 from locoscore.results_dir import row_key
@@ -54,9 +54,8 @@ class ErrataFlags:
 
     @classmethod
     def from_errata(cls, errata: Errata) -> ErrataFlags:
-        section = errata.summary_section()
         return cls(
-            section["source"], section["path"], errata.sha256, errata.checksum_ok, errata.flagged()
+            ERRATA_SOURCE, str(errata.path), errata.sha256, errata.checksum_ok, errata.flagged()
         )
 
     def error_type(self, row: dict[str, Any]) -> str | None:
