@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -182,7 +182,11 @@ def _chosen_tool(body: Mapping[str, Any], forced_only: bool) -> Mapping[str, Any
 
 
 def message_payload(
-    body: Mapping[str, Any], verdict: Verdict, fault: str | None, service_tier: str
+    body: Mapping[str, Any],
+    verdict: Verdict,
+    fault: str | None,
+    service_tier: str,
+    core_answer: Callable[[str], str] | None = None,
 ) -> dict[str, Any]:
     """A Messages API reply carrying the verdict in the form the request asked for."""
     prompt = "\n".join([content_text(body.get("system")), user_text(body.get("messages"))])
@@ -213,6 +217,8 @@ def message_payload(
     else:
         if output_format is not None:
             text = json.dumps(fill_schema(output_format["schema"], verdict))
+        elif core_answer is not None:
+            text = core_answer(prompt)
         else:
             text = plain_json(verdict, prompt)
         if fault == "truncation":
@@ -276,7 +282,7 @@ def handle_message(core: Core, body: Any, headers: Mapping[str, str]) -> Reply:
         wait_headers = retry_after_headers(config.retry_after_s) if fault == "429" else {}
         return error_reply(status, error_type, message, wait_headers)
     content_fault = fault if fault in CONTENT_FAULTS else None
-    payload = message_payload(body, verdicts[0], content_fault, "standard")
+    payload = message_payload(body, verdicts[0], content_fault, "standard", config.answer)
     reply = json_reply(payload, headers=_rate_headers(core), generations=1)
     if fault == "timeout":
         reply.hang_s = config.timeout_s

@@ -53,6 +53,9 @@ class FakeConfig:
     # Chat Completions response_format types served; a request asking for another gets the
     # 400 a vLLM-style server answers (plain "text" is always served).
     openai_response_formats: tuple[str, ...] = ("json_schema", "json_object")
+    # Free-text replies (requests asking for no structured output), e.g. an answerer's: the
+    # text for a prompt. None: the judge-style JSON verdict, as before.
+    answer: Callable[[str], str] | None = None
 
     def __post_init__(self) -> None:
         check_faults(self.faults)
@@ -123,6 +126,7 @@ class Core:
         self.status_counts: collections.Counter[int] = collections.Counter()
         self.fault_counts: collections.Counter[str] = collections.Counter()
         self.requests_log: list[dict[str, Any]] = []
+        self.embedding_inputs = 0  # texts embedded by /v1/embeddings
         # Stored batches and files, by id.
         self.anthropic_batches: dict[str, dict[str, Any]] = {}
         self.openai_batches: dict[str, dict[str, Any]] = {}
@@ -154,6 +158,7 @@ class Core:
             self.status_counts.clear()
             self.fault_counts.clear()
             self.requests_log.clear()
+            self.embedding_inputs = 0
 
     def stats(self) -> dict[str, Any]:
         with self.lock:
@@ -162,6 +167,7 @@ class Core:
                 "generation_calls": self.generation_calls,
                 "status_counts": {str(k): v for k, v in self.status_counts.items()},
                 "fault_counts": dict(self.fault_counts),
+                "embedding_inputs": self.embedding_inputs,
             }
 
     # -- faults and verdicts --------------------------------------------------------------

@@ -17,7 +17,13 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from locoscore.testing import _anthropic_batches, _anthropic_wire, _openai_batches, _openai_wire
+from locoscore.testing import (
+    _anthropic_batches,
+    _anthropic_wire,
+    _embeddings,
+    _openai_batches,
+    _openai_wire,
+)
 from locoscore.testing._core import Core, Reply, json_reply
 
 _SECRET_HEADER_WORDS = ("authorization", "api-key", "apikey", "token", "secret", "cookie")
@@ -58,6 +64,7 @@ def _openai_routes() -> list[tuple[str, str, Route]]:
     o, ob = _openai_wire, _openai_batches
     return [
         ("POST", r"/v1/chat/completions", lambda h, m, b, r: o.handle_chat_completion(h.core, b)),
+        ("POST", r"/v1/embeddings", lambda h, m, b, r: _embeddings.handle_embeddings(h.core, b)),
         (
             "POST",
             r"/v1/files",

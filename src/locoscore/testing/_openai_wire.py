@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from locoscore.testing._core import Core, FakeConfig, Reply, json_reply, new_id, retry_after_headers
@@ -121,7 +121,11 @@ def _prompt_text(messages: list[Any]) -> str:
 
 
 def choice_payload(
-    body: Mapping[str, Any], index: int, verdict: Verdict, fault: str | None
+    body: Mapping[str, Any],
+    index: int,
+    verdict: Verdict,
+    fault: str | None,
+    answer: Callable[[str], str] | None = None,
 ) -> dict[str, Any]:
     """One choice carrying the verdict as the request's response_format asked."""
     message: dict[str, Any] = {"role": "assistant", "content": None, "refusal": None}
@@ -138,6 +142,8 @@ def choice_payload(
         if kind == "json_schema" and isinstance(response_format, Mapping):
             schema = response_format["json_schema"]["schema"]
             text = json.dumps(fill_schema(schema, verdict))
+        elif kind == "text" and answer is not None:
+            text = answer(_prompt_text(body["messages"]))
         else:
             text = plain_json(verdict, _prompt_text(body["messages"]))
         limit = body.get("max_completion_tokens") or body.get("max_tokens")
@@ -151,9 +157,12 @@ def choice_payload(
 
 
 def completion_payload(
-    body: Mapping[str, Any], verdicts: list[Verdict], fault: str | None
+    body: Mapping[str, Any],
+    verdicts: list[Verdict],
+    fault: str | None,
+    answer: Callable[[str], str] | None = None,
 ) -> dict[str, Any]:
-    choices = [choice_payload(body, i, v, fault) for i, v in enumerate(verdicts)]
+    choices = [choice_payload(body, i, v, fault, answer) for i, v in enumerate(verdicts)]
     output_tokens = sum(
         estimate_tokens(c["message"]["content"] or c["message"]["refusal"] or "") for c in choices
     )
@@ -208,7 +217,7 @@ def handle_chat_completion(core: Core, body: Any) -> Reply:
         wait_headers = retry_after_headers(config.retry_after_s) if fault == "429" else {}
         return error_reply(status, message, error_type, code, headers=wait_headers)
     content_fault = fault if fault in CONTENT_FAULTS else None
-    payload = completion_payload(body, verdicts, content_fault)
+    payload = completion_payload(body, verdicts, content_fault, config.answer)
     reply = json_reply(payload, headers=_rate_headers(core), generations=n)
     if fault == "timeout":
         reply.hang_s = config.timeout_s

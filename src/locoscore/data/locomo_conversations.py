@@ -1,0 +1,112 @@
+"""LoCoMo's file layout turned into benchmark-neutral conversations and questions."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from locoscore.data.conversation import Conversation, Question, SessionInput, TurnInput
+from locoscore.data.dataset import Dataset
+from locoscore.data.models import Sample
+from locoscore.errors import DatasetError
+
+# LoCoMo writes session dates as "1:56 pm on 8 May, 2023".
+_LOCOMO_DATE = re.compile(
+    r"^\s*(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$", re.I
+)
+
+
+def parse_locomo_date(raw: str) -> str:
+    """ISO 8601 (minute precision, no zone: LoCoMo gives none) of a LoCoMo session date."""
+    match = _LOCOMO_DATE.match(raw)
+    if match is None:
+        raise ValueError(f"unrecognised date {raw!r} (expected like '1:56 pm on 8 May, 2023')")
+    hour, minute, ampm, day, month, year = match.groups()
+    text = f"{int(hour)}:{minute} {ampm.upper()} {int(day)} {month} {year}"
+    try:
+        parsed = datetime.strptime(text, "%I:%M %p %d %B %Y")
+    except ValueError:
+        raise ValueError(f"unrecognised date {raw!r}") from None
+    return parsed.isoformat(timespec="minutes")
+
+
+def conversation_from_sample(sample: Sample, file: str = "dataset") -> Conversation:
+    """Every session with turns, in order, each with its raw and ISO date and captions."""
+    speakers = (sample.speaker_a, sample.speaker_b)
+    sessions = []
+    for session in sample.sessions:
+        if not session.turns:
+            continue  # conv-26 lists dates for sessions that hold no turns
+        iso = None
+        if session.date_time:
+            try:
+                iso = parse_locomo_date(session.date_time)
+            except ValueError as exc:
+                raise DatasetError(
+                    str(exc),
+                    file=file,
+                    record=sample.sample_id,
+                    field=f"session_{session.index}_date_time",
+                ) from None
+        turns = tuple(
+            TurnInput(
+                speaker=turn.speaker,
+                dia_id=turn.dia_id,
+                text=turn.text,
+                caption=turn.blip_caption or None,
+            )
+            for turn in session.turns
+        )
+        sessions.append(
+            SessionInput(
+                conversation_id=sample.sample_id,
+                index=session.index,
+                date_raw=session.date_time,
+                date_iso=iso,
+                turns=turns,
+                speakers=speakers,
+            )
+        )
+    return Conversation(sample.sample_id, speakers, tuple(sessions))
+
+
+def question_id(sample_id: str, qa_index: int) -> str:
+    return f"{sample_id}#{qa_index}"
+
+
+def locomo_conversations(dataset: Dataset) -> list[Conversation]:
+    return [conversation_from_sample(s, str(dataset.path)) for s in dataset.samples]
+
+
+def locomo_questions(
+    dataset: Dataset,
+    conversations: list[Conversation],
+    *,
+    include_adversarial: bool = True,
+) -> list[Question]:
+    """The questions of the given conversations, in dataset order.
+
+    A LoCoMo question is asked after the conversation's last session, so its date is that
+    session's date.
+    """
+    by_id = {c.conversation_id: c for c in conversations}
+    questions = []
+    for sample in dataset.samples:
+        conversation = by_id.get(sample.sample_id)
+        if conversation is None:
+            continue
+        for qa in sample.qa:
+            if qa.category == 5 and not include_adversarial:
+                continue
+            questions.append(
+                Question(
+                    question_id=question_id(qa.sample_id, qa.qa_index),
+                    conversation_id=sample.sample_id,
+                    text=qa.question,
+                    category=qa.category,
+                    gold=qa.gold,
+                    evidence=tuple(qa.evidence),
+                    date_iso=conversation.last_date_iso,
+                )
+            )
+    return questions

@@ -1,0 +1,1 @@
+"""The harness: drive a memory system through a benchmark and measure every cost."""

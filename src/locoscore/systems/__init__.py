@@ -1,0 +1,1 @@
+"""Memory systems under evaluation: the interface (`base`) and the built-in adapters."""

@@ -1,0 +1,132 @@
+"""The memory-system interface every adapter implements, and what a search returns.
+
+A run drives a system through one conversation at a time:
+
+    await system.start()                       # once: check reachability, load models
+    await system.reset(conversation_id)        # forget everything of this conversation
+    for session in conversation.sessions:      # in order, each exactly once
+        usage = await system.add(session)
+    result = await system.search(query)        # scoped to query.conversation_id
+    await system.aclose()
+
+Conversations are isolated: a search only ever returns items of its own conversation.
+Systems never see benchmark files: only `locoscore.data.conversation` types.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from locoscore.data.conversation import Query, SessionInput
+
+
+@dataclass(frozen=True)
+class Usage:
+    """What a system spent on its own model calls (ingestion or search)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None
+    calls: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        cost = None
+        if self.cost_usd is not None or other.cost_usd is not None:
+            cost = (self.cost_usd or 0.0) + (other.cost_usd or 0.0)
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            cost,
+            self.calls + other.calls,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cost_usd": None if self.cost_usd is None else round(self.cost_usd, 6),
+            "calls": self.calls,
+        }
+
+
+@dataclass(frozen=True)
+class MemoryItem:
+    """One retrieved item. `dia_ids` is None when the system cannot say where it came from."""
+
+    text: str
+    score: float | None = None
+    date_iso: str | None = None
+    date_raw: str | None = None
+    dia_ids: tuple[str, ...] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "text": self.text,
+            "score": self.score,
+            "date_iso": self.date_iso,
+            "date_raw": self.date_raw,
+            "dia_ids": None if self.dia_ids is None else list(self.dia_ids),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> MemoryItem:
+        dia_ids = data.get("dia_ids")
+        return cls(
+            text=str(data["text"]),
+            score=None if data.get("score") is None else float(data["score"]),
+            date_iso=data.get("date_iso"),
+            date_raw=data.get("date_raw"),
+            dia_ids=None if dia_ids is None else tuple(str(d) for d in dia_ids),
+        )
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    items: tuple[MemoryItem, ...]
+    usage: Usage = field(default_factory=Usage)
+    # Systems that answer themselves (HTTP `answer` endpoint) return the answer here.
+    answer: str | None = None
+
+
+class MemorySystem(ABC):
+    """A memory system under evaluation. Subclasses set `name` and implement the four calls.
+
+    `options` are the `--system-option KEY=VALUE` pairs after validation; they (and nothing
+    else that changes results) go into the run signature via `signature_options()`.
+    """
+
+    name: ClassVar[str]
+    # True for systems that place the whole conversation in the prompt (no retrieval):
+    # top-k and the context budget do not apply, and the run says so.
+    ignores_budget: ClassVar[bool] = False
+    # True for systems whose `search` also answers (their answer replaces the answer step).
+    answers_itself: ClassVar[bool] = False
+
+    async def start(self) -> None:  # noqa: B027 - optional hook
+        """Once per run, before ingestion: check servers are reachable (InputError if not)."""
+
+    @abstractmethod
+    async def reset(self, conversation_id: str) -> None:
+        """Forget everything stored for this conversation."""
+
+    @abstractmethod
+    async def add(self, session: SessionInput) -> Usage:
+        """Store one session (called in order, once per session)."""
+
+    @abstractmethod
+    async def search(self, query: Query) -> SearchResult:
+        """The top `query.top_k` items of `query.conversation_id`, best first."""
+
+    async def aclose(self) -> None:  # noqa: B027 - optional hook
+        """Release clients, files and servers."""
+
+    def signature_options(self) -> dict[str, str]:
+        """The options that change results, for the run signature (sorted by key there)."""
+        return {}
+
+    def items_in(self, conversation_id: str) -> int | None:
+        """How many retrievable items this conversation holds (None when unknown): a top-k
+        at or above it bypasses retrieval, which the run warns about."""
+        return None

@@ -1,0 +1,61 @@
+"""Which systems exist, and building one from `--system NAME --system-option KEY=VALUE`.
+
+Built-in systems are imported lazily (mem0 and the SDKs are heavy or optional); `python:
+module:Class` loads a user's class from the current environment.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from locoscore.errors import InputError
+from locoscore.systems.base import MemorySystem
+
+# name -> "module:Class" under locoscore.systems
+BUILTIN_SYSTEMS: dict[str, str] = {
+    "full-context": "locoscore.systems.full_context:FullContextSystem",
+    "bm25": "locoscore.systems.bm25:BM25System",
+    "embedding": "locoscore.systems.embedding:EmbeddingSystem",
+}
+PYTHON_PREFIX = "python:"
+
+
+@dataclass(frozen=True)
+class SystemContext:
+    """Where a system may keep state and caches for this run (a folder inside the run)."""
+
+    state_dir: Path
+
+
+def system_names() -> list[str]:
+    return sorted(BUILTIN_SYSTEMS)
+
+
+def _load_class(target: str, what: str) -> type[MemorySystem]:
+    module_name, _, class_name = target.rpartition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise InputError(f"{what}: cannot import module {module_name!r} ({exc})") from None
+    cls = getattr(module, class_name, None)
+    if not isinstance(cls, type):
+        raise InputError(f"{what}: module {module_name!r} has no class {class_name!r}")
+    return cls
+
+
+def system_class(name: str) -> type[MemorySystem]:
+    if name in BUILTIN_SYSTEMS:
+        return _load_class(BUILTIN_SYSTEMS[name], f"--system {name}")
+    known = ", ".join([*system_names(), "python:module:Class"])
+    raise InputError(f"--system {name}: unknown system (known: {known})")
+
+
+def make_system(name: str, options: Mapping[str, str], context: SystemContext) -> MemorySystem:
+    """A ready-to-start system; unknown names and options are InputErrors."""
+    cls = system_class(name)
+    system: Any = cls(dict(options), context)  # type: ignore[call-arg]
+    return system
