@@ -36,3 +36,31 @@ def without_timing(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def answer_requests(fake: Any) -> list[dict[str, Any]]:
     return [e for e in fake.requests_log if e["path"] == "/v1/chat/completions"]
+
+
+def run_lib(fake: Any, dataset: Path, out: Path, **answer: Any) -> Any:
+    """The run through the library with fast retries (the CLI's backoff starts at 0.5 s)."""
+    import asyncio
+
+    from locoscore.run.answerer import AnswerSettings
+    from locoscore.run.outputs import write_run_outputs
+    from locoscore.run.pipeline import execute_run, resolve_run
+    from locoscore.run.settings import RunSettings
+
+    settings = RunSettings(
+        system="bm25",
+        out=out,
+        dataset=dataset,
+        conversations=["conv-30"],
+        concurrency=answer.pop("concurrency", 64),
+        answer=AnswerSettings(
+            provider="openai-compatible",
+            model="fake-answerer",
+            base_url=fake.openai_url,
+            retry_base_delay_s=0.001,
+            **answer,
+        ),
+    )
+    result = asyncio.run(execute_run(resolve_run(settings)))
+    write_run_outputs(result, out)
+    return result
