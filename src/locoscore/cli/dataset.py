@@ -10,6 +10,8 @@ from rich.table import Table
 from locoscore.categories import CATEGORY_NAMES
 from locoscore.cli._app import app, console, handle_errors
 from locoscore.data.dataset import LOCOMO_SHA256, LOCOMO_URL, fetch_dataset, load_dataset
+from locoscore.data.probes import PROBE_SOURCES, PROBES_BASE_URL, fetch_probes
+from locoscore.errors import InputError
 
 dataset_app = typer.Typer(help="Inspect or download the LoCoMo dataset.", no_args_is_help=True)
 app.add_typer(dataset_app, name="dataset")
@@ -43,9 +45,25 @@ def info(
 @dataset_app.command("fetch")
 @handle_errors
 def fetch(
-    url: str = typer.Option(LOCOMO_URL, help="Where to download from."),
-    dest: Path | None = typer.Option(None, help="Destination (default: the user cache dir)."),
+    what: str = typer.Argument(
+        "dataset", help="dataset (locomo10.json) or probes (the judge-audit probe sets)."
+    ),
+    url: str | None = typer.Option(
+        None,
+        help=f"Where to download from (dataset: {LOCOMO_URL}; probes: the folder holding "
+        f"them, {PROBES_BASE_URL}).",
+    ),
+    dest: Path | None = typer.Option(
+        None, help="Destination file (dataset) or folder (probes); default: the user cache."
+    ),
 ) -> None:
-    """Download locomo10.json into the user cache and verify its sha256."""
-    path = fetch_dataset(url, dest)
-    console.print(f"saved {path} (sha256 {LOCOMO_SHA256})")
+    """Download locomo10.json, or the judge probe sets, into the user cache; verify sha256."""
+    if what == "dataset":
+        path = fetch_dataset(url or LOCOMO_URL, dest)
+        console.print(f"saved {path} (sha256 {LOCOMO_SHA256})")
+        return
+    if what != "probes":
+        raise InputError(f"unknown download {what!r} (expected dataset or probes)", field="WHAT")
+    paths = fetch_probes(url or PROBES_BASE_URL, dest)
+    for path, source in zip(paths, PROBE_SOURCES, strict=True):
+        console.print(f"saved {path} (sha256 {source.sha256})", highlight=False)

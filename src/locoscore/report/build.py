@@ -15,6 +15,7 @@ from locoscore._io import dumps_json, sha256_file, write_text_atomic
 from locoscore._version import __version__
 from locoscore.report import analysis as an
 from locoscore.report.analysis import Analysis, CellStats
+from locoscore.report.audit_view import audit_summary
 from locoscore.report.csv import scores_csv
 from locoscore.report.document import Figure
 from locoscore.report.html import render_html
@@ -76,6 +77,8 @@ def statistics_section(a: Analysis) -> dict[str, Any]:
         },
         "latency": {name: asdict(lat) for name, lat in a.latency.items()},
     }
+    if (audit := audit_summary(a)) is not None:
+        section["audit"] = audit
     if a.judge is not None:
         j = a.judge
         section["judge"] = {

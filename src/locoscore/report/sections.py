@@ -9,9 +9,12 @@ from locoscore import baselines
 from locoscore.categories import ADVERSARIAL, CATEGORY_NAMES
 from locoscore.report import figures
 from locoscore.report.analysis import Analysis, CellStats, question_order
+from locoscore.report.audit_view import audit_blocks
 from locoscore.report.document import Block, Heading, Notes, Paragraph, Preformatted, Table
 from locoscore.report.markdown import render_markdown
 from locoscore.report.metrics import BLEU1_MEM0, F1_LOCOMO, F1_MEM0, J
+from locoscore.report.recorded_judge import recorded_judge_blocks
+from locoscore.report.run_section import run_blocks
 from locoscore.report.tables import (
     DASH,
     category_ids,
@@ -123,6 +126,8 @@ def comparison_blocks(a: Analysis, paper_columns: bool) -> list[Block]:
         )
     blocks.append(Heading("LLM judge (J) against published baselines"))
     blocks += judge_comparison_blocks(a)
+    blocks += recorded_judge_blocks(a)
+    blocks += audit_blocks(a)
     if (ms := comparable_j_stats(a) or a.metric(J.column)) is not None:
         blocks += figures.comparison_figure(ms, a.judge.protocol if a.judge else None)
     if paper_columns:
@@ -313,6 +318,7 @@ def full_report_blocks(a: Analysis, paper_columns: bool = False) -> list[Block]:
         *comparison_blocks(a, paper_columns),
         *breakdown_blocks(a),
         *judge_blocks(a),
+        *run_blocks(a),
         *latency_blocks(a),
         *error_blocks(a),
         *provenance_blocks(a),
