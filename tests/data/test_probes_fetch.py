@@ -65,4 +65,7 @@ def test_a_file_with_another_checksum_is_refused_and_nothing_is_saved(
 
 def test_unknown_download_is_refused(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["dataset", "fetch", "errata-typo"])
-    assert result.exit_code == 2 and "expected dataset or probes" in result.output
+    assert (
+        result.exit_code == 2
+        and "expected one of dataset, errata, probes, got 'errata-typo'" in result.output
+    )

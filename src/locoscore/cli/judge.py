@@ -36,18 +36,20 @@ from locoscore.cli._judge_options import (
 )
 from locoscore.cli._options import (
     DatasetOpt,
+    ErrataOpt,
     FormatOpt,
     PredictionKeyOpt,
     PredictionsArg,
     StrictOpt,
 )
+from locoscore.data.errata import errata_for
 from locoscore.data.load import load_predictions
 from locoscore.judge.api import judge_pass
 from locoscore.judge.cache import user_cache_path
 from locoscore.judge.settings import JudgeSettings
 from locoscore.llm.progress import RichProgress
 from locoscore.report.build import build_reports
-from locoscore.report.terminal import judge_table
+from locoscore.report.terminal import judge_table, verified_gold_line
 from locoscore.run.document import read_run_answer
 
 
@@ -83,6 +85,7 @@ def judge(
     batch_wait: BatchWaitOpt = 24 * 3600.0,
     progress: ProgressOpt = True,
     user_cache: UserCacheOpt = False,
+    errata: ErrataOpt = None,
 ) -> None:
     """Judge every prediction N times; write judgments.jsonl, j_* fields in scores.jsonl and
     a "judge" section in summary.json. Rerunning resumes from DIR/judge_cache.sqlite."""
@@ -106,6 +109,7 @@ def judge(
     loaded = load_predictions(
         predictions, fmt, prediction_key=prediction_key, dataset=dataset, strict=strict
     )
+    gold_errata = errata_for(errata, loaded.dataset)  # a bad list fails before any call
     _warn_if_self_judging(settings, predictions, out)
     bar = RichProgress(err_console) if progress and not dry_run else None
     result = asyncio.run(
@@ -147,7 +151,9 @@ def judge(
             stacklevel=1,
         )
     # keep the folder's reports in step with the new J (no API call)
-    build_reports(out)
+    built = build_reports(out, errata=gold_errata)
+    if (line := verified_gold_line(built.analysis)) is not None:
+        console.print(line, highlight=False)
     console.print(
         f"wrote {out}/judgments.jsonl, scores.jsonl, summary.json, report.md, report.html, "
         "scores.csv",
