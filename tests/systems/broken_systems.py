@@ -43,7 +43,9 @@ class LeakyBM25(BM25System):
 
     async def search(self, query: Query) -> SearchResult:
         everything = _Index()
-        everything.items = [item for index in self._indexes.values() for item in index.items]
+        for index in self._indexes.values():
+            everything.items.extend(index.items)
+            everything.tokens.extend(index.tokens)
         self._indexes["*"] = everything
         try:
             return await super().search(replace(query, conversation_id="*"))

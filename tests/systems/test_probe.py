@@ -154,7 +154,7 @@ def test_never_searchable_fails_time_to_searchable_at_the_deadline(tmp_path):
     )
     assert failed(report) == {"time_to_searchable"}
     assert report.time_to_searchable_s is None
-    assert "'Fennimaru' not found within 0.3 s of add returning" in report.failures[0].evidence
+    assert "'Fennimaru' not found within 0.3 s of add and finish" in report.failures[0].evidence
 
 
 def test_self_answering_system_is_checked_on_its_answers(tmp_path):

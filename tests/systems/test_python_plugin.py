@@ -50,6 +50,9 @@ class DuckMemory:  # no locoscore import: duck typing
             )
         return {"input_tokens": 7, "output_tokens": 2, "cost_usd": 0.001}
 
+    async def finish(self, conversation_id):  # once per conversation: "builds an index"
+        return {"input_tokens": 100, "calls": 1}
+
     async def search(self, query):
         wanted = set(WORD.findall(query.text.lower()))
         items = self.turns.get(query.conversation_id, [])
@@ -90,10 +93,12 @@ def test_duck_typed_class_from_the_working_directory_passes_and_reports_usage(us
     name = f"python:{user_module(DUCK)}:DuckMemory"
     report = asyncio.run(run_probe(make(name), ALL_CHECKS))
     assert report.ok, report.failure_summary()
-    # six sessions, each reporting 7 tokens in, 2 out, $0.001 through the usage hook
-    assert report.ingest_usage.input_tokens == 42
+    # six sessions, each reporting 7 tokens in, 2 out, $0.001 through the usage hook, and
+    # two conversations finished at 100 tokens in, one call each
+    assert report.ingest_usage.input_tokens == 6 * 7 + 2 * 100
     assert report.ingest_usage.output_tokens == 12
     assert report.ingest_usage.cost_usd == pytest.approx(0.006)
+    assert report.ingest_usage.calls == 2
 
 
 def test_dict_items_become_memory_items_with_created_at_as_date(user_module):

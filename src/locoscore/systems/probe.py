@@ -18,9 +18,9 @@ started system and runs named checks, each with its evidence:
   (a measurement; fails only when the fact is never found before the deadline).
 - `reset`: after `reset(A)` no search of A returns A's facts, and B is untouched.
 
-Ingestion (reset A and B, add their sessions in order) always runs first as the `ingest`
-check. Probe conversations are named `locoscore-probe-*` and reset at the end, so a probe
-never touches a real run's conversations.
+Ingestion (reset A and B, add their sessions in order, then `finish` each, as a run does)
+always runs first as the `ingest` check. Probe conversations are named `locoscore-probe-*`
+and reset at the end, so a probe never touches a real run's conversations.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from locoscore.data.conversation import Query
 from locoscore.errors import InputError
 from locoscore.systems.base import MemorySystem, SearchResult, Usage
-from locoscore.systems.probe_checks import CHECKS, poll_until_found
+from locoscore.systems.probe_checks import CHECKS, finish_conversation, poll_until_found
 from locoscore.systems.probe_conversations import (
     PROBE_PREFIX,
     ProbeConversation,
@@ -128,6 +128,7 @@ async def _ingest(p: ProbeSession) -> Outcome:
                 raise CheckFailed(f"add returned {type(added).__name__}, expected Usage")
             usage += added
             p.report.ingest_sessions += 1
+        usage += await finish_conversation(p, cid)
     ingested = time.monotonic()
     p.report.ingest_wall_s = ingested - started
     p.report.ingest_usage = usage

@@ -271,6 +271,17 @@ async def _unknown_conversation(p: ProbeSession) -> Outcome:
     return "passed", f"no items for {UNKNOWN_CONVERSATION!r}"
 
 
+async def finish_conversation(p: ProbeSession, cid: str) -> Usage:
+    """The run's `finish(conversation_id)` after a conversation's last session."""
+    try:
+        spent = await p.system.finish(cid)
+    except Exception as exc:
+        raise CheckFailed(f"finish({cid!r}) raised {one_line(exc)}") from None
+    if not isinstance(spent, Usage):
+        raise CheckFailed(f"finish returned {type(spent).__name__}, expected Usage")
+    return spent
+
+
 async def poll_until_found(
     p: ProbeSession, conv: ProbeConversation, fact: ProbeFact, since: float
 ) -> tuple[float | None, int]:
@@ -296,16 +307,17 @@ async def _time_to_searchable(p: ProbeSession) -> Outcome:
         await p.system.add(session)
     except Exception as exc:
         raise CheckFailed(f"add(session {session.index} of A) raised {one_line(exc)}") from None
+    await finish_conversation(p, p.a.conversation_id)
     added = time.monotonic()
     waited, polls = await poll_until_found(p, p.a, fact, added)
     searches = f"{polls} search{'es' if polls > 1 else ''}"
     if waited is None:
         raise CheckFailed(
-            f"{fact.word!r} not found within {p.deadline_s:g} s of add returning ({searches})"
+            f"{fact.word!r} not found within {p.deadline_s:g} s of add and finish ({searches})"
         )
     p.report.time_to_searchable_s = waited
     return "passed", (
-        f"{fact.word!r} found {waited:.3f} s after add returned (add took "
+        f"{fact.word!r} found {waited:.3f} s after add and finish returned (they took "
         f"{added - started:.3f} s; {searches})"
     )
 

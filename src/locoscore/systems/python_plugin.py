@@ -5,7 +5,8 @@ What the class must be (checked before anything runs; bad input is one line, exi
 - a `MemorySystem` subclass, or any class with `async def reset(conversation_id)`,
   `async def add(session)` and `async def search(query)` (duck typing: locoscore need not be
   imported by the user's module); optional `start`/`aclose` (sync or async),
-  `signature_options()`, `items_in(conversation_id)`, `already_ingested(conversation)`
+  `signature_options()`, `items_in(conversation_id)`, `finish(conversation_id)` (after a
+  conversation's last session; may return usage like `add`), `already_ingested(conversation)`
   (a persistent store saying a conversation is already in), and class flags
   `ignores_budget`, `answers_itself`;
 - constructible as `Class(options, context)`, `Class(options)` or `Class()` (the last only
@@ -307,6 +308,16 @@ class PythonSystem(MemorySystem):
             return to_search_result(value)
         except _BadShape as exc:
             raise self._bad_shape("search", exc, conversation_id=cid, question_id=qid) from None
+
+    async def finish(self, conversation_id: str) -> Usage:
+        """The user's `finish(conversation_id)` when defined (a batch index built once)."""
+        value = await self._call(
+            "finish", conversation_id, conversation_id=conversation_id, optional=True
+        )
+        try:
+            return to_usage(value)
+        except _BadShape as exc:
+            raise self._bad_shape("finish", exc, conversation_id=conversation_id) from None
 
     async def already_ingested(self, conversation: Conversation) -> bool:
         """The user's `already_ingested(conversation)` when defined (a persistent store)."""
