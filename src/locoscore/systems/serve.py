@@ -132,7 +132,8 @@ class MemoryServer:
     def url(self) -> str:
         if self._server is None:
             raise RuntimeError("the memory server is not running")
-        host, port = self._server.server_address[:2]
+        port = int(self._server.server_address[1])
+        host = f"[{self._host}]" if ":" in self._host else self._host
         return f"http://{host}:{port}"
 
     def call(self, coro: Coroutine[Any, Any, T]) -> T:
