@@ -21,11 +21,11 @@ from locoscore.data.load import load_predictions
 from locoscore.errors import InputError
 from locoscore.judge.api import PassResult, judge_pass
 from locoscore.judge.cache import user_cache_path
-from locoscore.judge.cost import PriceTable
-from locoscore.judge.progress import RichProgress
 from locoscore.judge.prompts import load_template
-from locoscore.judge.providers import PROVIDERS
 from locoscore.judge.settings import JudgeSettings
+from locoscore.llm.cost import PriceTable
+from locoscore.llm.progress import RichProgress
+from locoscore.llm.providers import PROVIDERS
 from locoscore.report.build import build_reports
 from locoscore.report.terminal import judge_table
 
