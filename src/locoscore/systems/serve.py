@@ -23,7 +23,7 @@ from types import TracebackType
 from typing import Any, Self, TypeVar
 from urllib.parse import unquote
 
-from locoscore.judge.call_errors import redact_secrets
+from locoscore.llm.call_errors import redact_secrets
 from locoscore.systems.base import MemorySystem
 from locoscore.systems.http_contract import (
     CONTRACT_VERSION,
@@ -138,6 +138,9 @@ class MemoryServer:
 
     def call(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run one of the system's coroutines on the server's loop; block for its result."""
+        if self._loop.is_closed():
+            coro.close()
+            raise RuntimeError("the memory server is stopping")
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
 
     # ---------------------------------------------------------------- requests
