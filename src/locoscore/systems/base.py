@@ -19,7 +19,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from locoscore.data.conversation import Query, SessionInput
+from locoscore.data.conversation import Conversation, Query, SessionInput
 
 
 @dataclass(frozen=True)
@@ -118,6 +118,11 @@ class MemorySystem(ABC):
     @abstractmethod
     async def search(self, query: Query) -> SearchResult:
         """The top `query.top_k` items of `query.conversation_id`, best first."""
+
+    async def already_ingested(self, conversation: Conversation) -> bool:
+        """True when a persistent store already holds this whole conversation from an
+        earlier run (the run then skips ingesting it again). In-memory systems: False."""
+        return False
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release clients, files and servers."""

@@ -88,7 +88,9 @@ class BM25System(MemorySystem):
     async def add(self, session: SessionInput) -> Usage:
         index = self._indexes.setdefault(session.conversation_id, _Index())
         index.items.extend(session_items(session, self.options["granularity"]))
-        index.retriever = None  # re-indexed lazily at the next search
+        # Indexed now, not at the first search: indexing is ingestion time, not search time.
+        index.retriever = None
+        self._retriever(index)
         return Usage()
 
     def _retriever(self, index: _Index) -> Any:
