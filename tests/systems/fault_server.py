@@ -5,8 +5,9 @@
 Faults: `500`, `400`, `429:SECONDS` (Retry-After), `html_503` (a proxy's HTML error page),
 `not_json` (200 with HTML), `wrong_shape` (200, a JSON object without the contract's
 fields), `bad_item` (200, an item without text), `hang:SECONDS` (no answer for that long,
-then the connection closes), `old_contract` (info naming another contract version), `echo_auth` (500
-whose body repeats the Authorization header it received).
+then the connection closes), `old_contract` (info naming another contract version),
+`other_system` (info of a bm25 with other options), `echo_auth` (500 whose body repeats the
+Authorization header it received).
 """
 
 from __future__ import annotations
@@ -67,6 +68,8 @@ class _Handler(BaseHTTPRequestHandler):
             body = b'{"results": [], "ok": true}'
         elif fault == "bad_item":
             body = b'{"items": [{"score": 1.5, "dia_ids": ["D1:1"]}]}'
+        elif fault == "other_system":
+            body = b'{"contract": "locoscore-memory/1", "system": "bm25", "options": {"k1": "9"}}'
         elif fault == "old_contract":
             body = b'{"contract": "locoscore-memory/0", "system": "bm25"}'
         elif fault == "echo_auth":

@@ -189,6 +189,13 @@ def test_start_rejects_a_server_that_does_not_speak_the_contract(
         assert server.requests["info"] == 1  # checked once: bad input is not retried
 
 
+def test_start_refuses_a_server_that_changed_since_it_was_first_asked(bm25_server, context):
+    with FaultServer(bm25_server, {"info": ["ok", "other_system"]}) as server:
+        message = _start_error(server.url, context)
+    assert message.startswith(f"--system-option url={server.url}: the server changed since")
+    assert message.endswith("the run signature would be wrong")
+
+
 def test_start_without_the_servers_token_says_which_variable(context, monkeypatch):
     from locoscore.systems.registry import make_system
 

@@ -7,7 +7,6 @@ import asyncio
 import pytest
 
 from locoscore.data.conversation import Query, SessionInput, TurnInput
-from locoscore.errors import LocoscoreError
 from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult, Usage
 from locoscore.systems.http import HttpSystem
 from locoscore.systems.registry import SystemContext, make_system
@@ -146,10 +145,12 @@ def test_a_served_full_context_ignores_the_budget_over_http_too(context):
     assert client.answers_itself is False
 
 
-def test_the_signature_needs_the_server_to_have_been_asked(context):
-    client = HttpSystem({"url": "http://127.0.0.1:8400"}, context)
-    with pytest.raises(LocoscoreError, match="the signature needs start"):
-        client.signature_options()
+def test_the_servers_flags_and_signature_are_known_before_start(context):
+    """The run signs and plans (answer step, budgets) before it starts the system."""
+    with MemoryServer(_AnsweringSystem()) as server:
+        client = HttpSystem({"url": server.url}, context)
+    assert client.answers_itself is True
+    assert client.signature_options()["server"] == "oracle"
 
 
 def test_connection_options_stay_out_of_the_signature(context: SystemContext):

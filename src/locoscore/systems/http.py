@@ -1,8 +1,9 @@
 """`--system http`: any memory server that speaks `locoscore-memory/1` (docs/http-contract.md).
 
-`start()` asks the server who it is (`GET /v1/info`) once, with no retry: a wrong URL, a
-server that is down, or one that does not speak the contract is bad input (one line, exit
-2) before anything is ingested. After that, every call goes through the providers' retry
+Building the system asks the server who it is (`GET /v1/info`, no retry), and `start()`
+asks again (still there, still the same system?): a wrong URL, a server that is down, or
+one that does not speak the contract is bad input (one line, exit 2) found before anything
+is written or ingested. After that, every call goes through the providers' retry
 policy (`locoscore.llm.pool`): 5xx, 408, 429 (at least its Retry-After), timeouts and
 connection errors are retried with exponential backoff and jitter, up to `max_attempts`;
 other 4xx are not. A call that still fails, or a reply that breaks the contract, raises
@@ -78,52 +79,46 @@ class HttpSystem(MemorySystem):
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise InputError(f"--system-option url={url}: expected http://HOST:PORT[/PREFIX]")
         self.url = url.rstrip("/")
-        self.info: ServerInfo | None = None
         # What the server reported spending on ingestion, summed per conversation.
         self.ingestion_usage: dict[str, Usage] = {}
         self._items_in: dict[str, int] = {}
-        self._token: str | None = None
+        self._token: str | None = os.environ.get(self.options["token_env"]) or None
         self._client: httpx.AsyncClient | None = None
         self._pool: CallPool | None = None
-
-    # ---------------------------------------------------------------- lifecycle
-
-    async def start(self) -> None:
-        self._token = os.environ.get(self.options["token_env"]) or None
-        headers = {"authorization": f"Bearer {self._token}"} if self._token else {}
-        concurrency = self.options["concurrency"]
-        self._client = httpx.AsyncClient(
-            base_url=self.url,
-            headers=headers,
-            timeout=httpx.Timeout(self.options["timeout_s"]),
-            limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency),
-        )
-        try:
-            self.info = await self._server_info()
-        except BaseException:
-            await self.aclose()
-            raise
-        # The server decides whether the answer step is its own, and whether top-k applies;
-        # set per instance (the base class's defaults are class-wide).
+        # Asked now, not at start(): the run signature (the server's system and options)
+        # and the flags below are needed before the run starts, and a server that is not
+        # there is bad input, found before anything is written.
+        self.info: ServerInfo = self._ask_info_now()
+        # The server decides whether the answer step is its own and whether top-k applies:
+        # set on this instance (the base class's defaults are class-wide).
         vars(self)["answers_itself"] = self.info.answers
         vars(self)["ignores_budget"] = self.info.ignores_budget
-        policy = RetryPolicy(
-            max_attempts=self.options["max_attempts"],
-            base_delay_s=self.options["retry_base_delay_s"],
-            timeout_s=self.options["timeout_s"],
-        )
-        self._pool = CallPool(AdaptiveLimiter(concurrency, concurrency), policy)
 
-    async def _server_info(self) -> ServerInfo:
-        assert self._client is not None
-        where = f"--system-option url={self.url}: {INFO_PATH}"
+    # ---------------------------------------------------------------- /v1/info
+
+    def _headers(self) -> dict[str, str]:
+        return {"authorization": f"Bearer {self._token}"} if self._token else {}
+
+    def _ask_info_now(self) -> ServerInfo:
         try:
-            response = await self._client.get(INFO_PATH)
-        except httpx.TimeoutException:
-            raise InputError(f"{where}: no answer within {self.options['timeout_s']:g} s") from None
+            with httpx.Client(
+                headers=self._headers(), timeout=httpx.Timeout(self.options["timeout_s"])
+            ) as client:
+                response = client.get(self.url + INFO_PATH)
         except httpx.TransportError as exc:
-            reason = " ".join(self._scrub(str(exc)).split()) or type(exc).__name__
-            raise InputError(f"{where}: cannot reach the memory server ({reason})") from None
+            raise self._unreachable(exc) from None
+        return self._read_info(response)
+
+    def _unreachable(self, exc: httpx.TransportError) -> InputError:
+        where = f"--system-option url={self.url}: {INFO_PATH}"
+        if isinstance(exc, httpx.TimeoutException):
+            return InputError(f"{where}: no answer within {self.options['timeout_s']:g} s")
+        reason = " ".join(self._scrub(str(exc)).split()) or type(exc).__name__
+        return InputError(f"{where}: cannot reach the memory server ({reason})")
+
+    def _read_info(self, response: httpx.Response) -> ServerInfo:
+        """The `/v1/info` reply checked once, with no retry: a failure is bad input."""
+        where = f"--system-option url={self.url}: {INFO_PATH}"
         if response.status_code != 200:
             hint = ""
             if response.status_code in (401, 403):
@@ -138,6 +133,39 @@ class HttpSystem(MemorySystem):
             ) from None
         except ContractError as exc:
             raise InputError(f"{where}: {exc}") from None
+
+    # ---------------------------------------------------------------- lifecycle
+
+    async def start(self) -> None:
+        """Still there, and still the same system? Then open the pooled client."""
+        concurrency = self.options["concurrency"]
+        self._client = httpx.AsyncClient(
+            base_url=self.url,
+            headers=self._headers(),
+            timeout=httpx.Timeout(self.options["timeout_s"]),
+            limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency),
+        )
+        try:
+            try:
+                response = await self._client.get(INFO_PATH)
+            except httpx.TransportError as exc:
+                raise self._unreachable(exc) from None
+            info = self._read_info(response)
+            if info != self.info:
+                raise InputError(
+                    f"--system-option url={self.url}: the server changed since it was first "
+                    f"asked ({self.info.system} {self.info.options} -> {info.system} "
+                    f"{info.options}); the run signature would be wrong"
+                )
+        except BaseException:
+            await self.aclose()
+            raise
+        policy = RetryPolicy(
+            max_attempts=self.options["max_attempts"],
+            base_delay_s=self.options["retry_base_delay_s"],
+            timeout_s=self.options["timeout_s"],
+        )
+        self._pool = CallPool(AdaptiveLimiter(concurrency, concurrency), policy)
 
     async def aclose(self) -> None:
         client, self._client = self._client, None
@@ -224,10 +252,6 @@ class HttpSystem(MemorySystem):
 
     def signature_options(self) -> dict[str, str]:
         """The server's own system and options (the URL and timeouts change nothing)."""
-        if self.info is None:
-            raise LocoscoreError(
-                "--system http: the signature needs start() (it names the server's system)"
-            )
         signature = {"contract": self.info.contract, "server": self.info.system}
         signature.update({f"server.{k}": v for k, v in self.info.options.items()})
         if self.info.answers:
