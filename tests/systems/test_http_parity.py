@@ -6,10 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
 import subprocess
 import sys
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -103,25 +101,6 @@ def test_session_granularity_is_served_and_signed_the_same(pair, context):
         "server.granularity": "session",
         "server.k1": "1.5",
     }
-
-
-@pytest.fixture
-def served_by_the_cli() -> Iterator[str]:
-    """`locoscore serve --system bm25 --port 0` in its own process; yields its URL."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "locoscore", "serve", "--system", "bm25", "--port", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        assert line.startswith("listening http://127.0.0.1:"), line + process.stderr.read()
-        yield line.split()[1]
-    finally:
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=10) == 0  # a sidecar stops cleanly on SIGTERM
 
 
 def test_the_serve_command_serves_the_same_items(pair, context, served_by_the_cli):
