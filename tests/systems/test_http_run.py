@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from fault_server import FaultServer
+from typer.testing import CliRunner
 
+from locoscore.cli import app
 from locoscore.data.conversation import Query, SessionInput
 from locoscore.systems.base import MemorySystem, SearchResult, Usage
 from locoscore.systems.registry import make_system
@@ -21,10 +23,9 @@ TIMINGS = ("search_latency_s", "answer_latency_s", "total_latency_s")
 
 
 def _run(locomo_path: Path, out: Path, system: str, *options: str, convs: str) -> Any:
-    command = [
-        sys.executable,
-        "-m",
-        "locoscore",
+    """`locoscore run ... --answer-provider extractive` in this process (the CLI's own code
+    path; a subprocess would only add interpreter start-up to each of these runs)."""
+    args = [
         "run",
         "--system",
         system,
@@ -39,8 +40,8 @@ def _run(locomo_path: Path, out: Path, system: str, *options: str, convs: str) -
         "--no-progress",
     ]
     for option in options:
-        command += ["--system-option", option]
-    return subprocess.run(command, capture_output=True, text=True, timeout=120)
+        args += ["--system-option", option]
+    return CliRunner().invoke(app, args)
 
 
 def _predictions(out: Path) -> list[dict[str, Any]]:
@@ -57,7 +58,7 @@ def test_run_over_http_predicts_what_bm25_predicts(locomo_path, tmp_path, served
         f"url={served_by_the_cli}",
         convs="conv-26,conv-30",
     )
-    assert (direct.returncode, served.returncode) == (0, 0), served.stderr
+    assert (direct.exit_code, served.exit_code) == (0, 0), served.output
     expected, got = _predictions(tmp_path / "bm25"), _predictions(tmp_path / "http")
     assert len(got) == 199 + 105
     # Same retrieved items (text, score, dia_ids, dates), same answers, same measures.
@@ -97,7 +98,7 @@ class _MeteredSystem(MemorySystem):
 def test_the_servers_ingestion_spend_reaches_run_json(locomo_path, tmp_path):
     with MemoryServer(_MeteredSystem()) as server:
         done = _run(locomo_path, tmp_path / "out", "http", f"url={server.url}", convs="conv-30")
-    assert done.returncode == 0, done.stderr
+    assert done.exit_code == 0, done.output
     ingestion = json.loads((tmp_path / "out" / "run.json").read_text())["ingestion"]
     # conv-30: 19 sessions, 369 turns.
     usage = ingestion["per_conversation"]["conv-30"]["usage"]
@@ -109,7 +110,27 @@ def test_the_servers_ingestion_spend_reaches_run_json(locomo_path, tmp_path):
 
 def test_a_dead_url_is_one_line_exit_2_and_nothing_written(locomo_path, tmp_path):
     out = tmp_path / "out"
-    done = _run(locomo_path, out, "http", "url=http://127.0.0.1:9", convs="conv-30")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "locoscore",
+            "run",
+            "--system",
+            "http",
+            "--out",
+            str(out),
+            "--dataset",
+            str(locomo_path),
+            "--answer-provider",
+            "extractive",
+            "--system-option",
+            "url=http://127.0.0.1:9",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1
@@ -132,7 +153,7 @@ def test_a_server_failing_one_question_is_recorded_against_it(locomo_path, tmp_p
             "retry_base_delay_s=0.01",
             convs="conv-30",
         )
-        assert first.returncode == 1
+        assert first.exit_code == 1
         rows = [json.loads(x) for x in (tmp_path / "out" / "predictions.jsonl").open()]
         failed = [row for row in rows if row["error"] is not None]
         assert len(rows) == 105 and len(failed) == 1
@@ -146,5 +167,18 @@ def test_a_server_failing_one_question_is_recorded_against_it(locomo_path, tmp_p
             "retry_base_delay_s=0.01",
             convs="conv-30",
         )
-        assert again.returncode == 0, again.stderr
+        assert again.exit_code == 0, again.output
         assert server.requests["search"] == searches + 1  # only the failed question
+
+
+def test_the_bearer_token_is_in_no_output(locomo_path, tmp_path, context, monkeypatch):
+    token = "tok-e2e-5b0c9d14"
+    monkeypatch.setenv("LOCOSCORE_MEMORY_TOKEN", token)
+    server = MemoryServer(make_system("bm25", {}, context), token=token)
+    with server:
+        done = _run(locomo_path, tmp_path / "out", "http", f"url={server.url}", convs="conv-30")
+    assert done.exit_code == 0, done.output
+    written = sorted(p for p in (tmp_path / "out").rglob("*") if p.is_file())
+    assert len(written) >= 7  # predictions, run.json, state, scores, summary, reports
+    assert all(token.encode() not in p.read_bytes() for p in written)
+    assert token not in done.output

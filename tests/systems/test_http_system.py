@@ -60,25 +60,17 @@ def _ingest(system: HttpSystem, sessions: list[SessionInput]) -> list[Usage]:
     return asyncio.run(go())
 
 
-def test_ingestion_usage_from_the_server_is_summed_per_conversation(context):
+def test_add_returns_what_the_server_spent_on_each_session(context):
     sessions = [_session("a", 1, 2), _session("a", 2, 3), _session("b", 1, 4)]
     with MemoryServer(_MeteredSystem()) as server:
         client = HttpSystem({"url": server.url}, context)
-        per_session = _ingest(client, sessions)
-    assert [u.input_tokens for u in per_session] == [200, 300, 400]
-    a, b = client.ingestion_usage["a"], client.ingestion_usage["b"]
-    assert (a.input_tokens, a.output_tokens, a.calls) == (500, 5, 2)
-    assert a.cost_usd == pytest.approx(0.005)
-    assert (b.input_tokens, b.output_tokens, b.calls) == (400, 4, 1)
-    assert b.cost_usd == pytest.approx(0.004)
-
-
-def test_reset_starts_the_conversations_usage_afresh(context):
-    with MemoryServer(_MeteredSystem()) as server:
-        client = HttpSystem({"url": server.url}, context)
-        _ingest(client, [_session("a", 1, 2)])
-        _ingest(client, [_session("a", 1, 3)])  # a rerun of the conversation
-    assert client.ingestion_usage["a"].input_tokens == 300
+        spent = _ingest(client, sessions)
+    assert [(u.input_tokens, u.output_tokens, u.calls) for u in spent] == [
+        (200, 2, 1),
+        (300, 3, 1),
+        (400, 4, 1),
+    ]
+    assert [u.cost_usd for u in spent] == pytest.approx([0.002, 0.003, 0.004])
 
 
 def test_items_in_is_unknown_when_the_server_does_not_say(context):

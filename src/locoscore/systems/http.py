@@ -79,8 +79,6 @@ class HttpSystem(MemorySystem):
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise InputError(f"--system-option url={url}: expected http://HOST:PORT[/PREFIX]")
         self.url = url.rstrip("/")
-        # What the server reported spending on ingestion, summed per conversation.
-        self.ingestion_usage: dict[str, Usage] = {}
         self._items_in: dict[str, int] = {}
         self._token: str | None = os.environ.get(self.options["token_env"]) or None
         self._client: httpx.AsyncClient | None = None
@@ -212,7 +210,6 @@ class HttpSystem(MemorySystem):
     async def reset(self, conversation_id: str) -> None:
         where = f"reset {conversation_id}"
         reply = await self._post(conversation_path(conversation_id, "reset"), {}, where)
-        self.ingestion_usage[conversation_id] = Usage()
         self._items_in.pop(conversation_id, None)
         try:
             self._note_items_in(conversation_id, reply, "reply")
@@ -229,9 +226,7 @@ class HttpSystem(MemorySystem):
             self._note_items_in(conversation_id, reply, "reply")
         except ContractError as exc:
             raise MemoryServerError(f"{where}: malformed reply: {exc}") from None
-        spent = self.ingestion_usage.get(conversation_id, Usage())
-        self.ingestion_usage[conversation_id] = spent + usage
-        return usage
+        return usage  # the run sums it per conversation into run.json
 
     async def search(self, query: Query) -> SearchResult:
         answers = self.answers_itself
