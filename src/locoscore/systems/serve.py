@@ -85,8 +85,14 @@ class MemoryServer:
         self._loop_thread.start()
         try:
             self.call(self.system.start())
+        except BaseException:
+            self._stop_loop()
+            raise
+        try:
             self._server = _ContractHTTPServer((self._host, self._port), self)
         except BaseException:
+            with contextlib.suppress(Exception):
+                self.call(self.system.aclose())
             self._stop_loop()
             raise
         self._server_thread = threading.Thread(
