@@ -108,8 +108,12 @@ def place_context(items: Sequence[MemoryItem], budget: int | None) -> PlacedCont
     used = 0
     for item in items:
         line = render_item(len(placed) + 1, item)
+        if budget is None:  # no budget: nothing to count per line
+            lines.append(line)
+            placed.append(item)
+            continue
         cost = count_tokens(line + "\n")
-        if budget is not None and used + cost > budget:
+        if used + cost > budget:
             if not placed:
                 line = truncate_to_tokens(line, budget)
                 lines.append(line)
