@@ -182,3 +182,31 @@ def test_the_bearer_token_is_in_no_output(locomo_path, tmp_path, context, monkey
     assert len(written) >= 7  # predictions, run.json, state, scores, summary, reports
     assert all(token.encode() not in p.read_bytes() for p in written)
     assert token not in done.output
+
+
+class _AnsweringSystem(MemorySystem):
+    """A server that answers itself: 'answer to <question id>', based on no items."""
+
+    name = "oracle"
+    answers_itself = True
+
+    async def reset(self, conversation_id: str) -> None:
+        pass
+
+    async def add(self, session: SessionInput) -> Usage:
+        return Usage()
+
+    async def search(self, query: Query) -> SearchResult:
+        return SearchResult((), answer=f"answer to {query.question_id}")
+
+
+def test_a_server_that_answers_itself_owns_the_answers_and_says_so(locomo_path, tmp_path):
+    with MemoryServer(_AnsweringSystem()) as server:
+        done = _run(locomo_path, tmp_path / "out", "http", f"url={server.url}", convs="conv-30")
+    assert done.exit_code == 0, done.output
+    rows = [json.loads(x) for x in (tmp_path / "out" / "predictions.jsonl").open()]
+    assert len(rows) == 105
+    assert all(row["prediction"] == f"answer to {row['question_id']}" for row in rows)
+    run = json.loads((tmp_path / "out" / "run.json").read_text())
+    assert run["system"]["answers_itself"] is True
+    assert "opts:answers=server,contract=locoscore-memory/1,server=oracle|" in run["signature"]
