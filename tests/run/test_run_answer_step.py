@@ -128,3 +128,27 @@ def test_the_answer_prompt_can_be_replaced_and_its_hash_is_recorded(
     run = json.loads((out / "run.json").read_text())
     assert run["answer"]["prompt_name"] == "file:mine.txt"
     assert run["answer"]["prompt_hash"] != default_answer_prompt().version_hash
+
+
+def test_the_seed_setup_answers_with_claude_through_the_messages_api(
+    fake: Any, locomo_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-0123456789")
+    out = tmp_path / "claude"
+    result = run_cli(
+        "--system", "bm25", "--out", str(out), "--dataset", str(locomo_path),
+        "--conversations", "conv-30", "--exclude-adversarial",
+        "--answer-provider", "anthropic", "--answer-model", "claude-opus-4-6",
+        "--answer-base-url", fake.url,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    requests = [e for e in fake.requests_log if e["path"] == "/v1/messages"]
+    assert len(requests) == 81
+    assert {e["body"]["temperature"] for e in requests} == {0.0}
+    assert {e["headers"]["anthropic-version"] for e in requests} == {"2023-06-01"}
+    assert all("output_config" not in e["body"] for e in requests)
+    first = predictions(out)[0]
+    assert first["prediction"] == first["retrieved"][0]["text"]
+    run = json.loads((out / "run.json").read_text())
+    assert "|answer:anthropic|model:claude-opus-4-6|" in run["signature"]
+    assert "|temp:0|api:2023-06-01|" in run["signature"]

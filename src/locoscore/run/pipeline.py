@@ -29,13 +29,13 @@ from locoscore.errors import InputError, LocoscoreError
 from locoscore.results_dir import check_out_dir
 from locoscore.run.answer_prompt import default_answer_prompt, load_answer_prompt
 from locoscore.run.answerer import Answerer, resolve_answer_step
+from locoscore.run.document import RUN_JSON
 from locoscore.run.ingest import IngestionMeasures, ingest_conversation
 from locoscore.run.question import answer_question, failed_record
 from locoscore.run.settings import ResolvedRun, RunSettings
 from locoscore.run.store import STATE_FILE, RunStore
 from locoscore.systems.registry import SystemContext, make_system
 
-RUN_JSON = "run.json"
 STATE_DIR = "system_state"
 
 
