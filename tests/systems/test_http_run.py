@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from locoscore.cli import app
 from locoscore.data.conversation import Query, SessionInput
 from locoscore.systems.base import MemorySystem, SearchResult, Usage
-from locoscore.systems.registry import make_system
+from locoscore.systems.registry import SystemContext, make_system
 from locoscore.systems.serve import MemoryServer
 
 TIMINGS = ("search_latency_s", "answer_latency_s", "total_latency_s")
@@ -210,3 +210,43 @@ def test_a_server_that_answers_itself_owns_the_answers_and_says_so(locomo_path, 
     run = json.loads((tmp_path / "out" / "run.json").read_text())
     assert run["system"]["answers_itself"] is True
     assert "opts:answers=server,contract=locoscore-memory/1,server=oracle|" in run["signature"]
+
+
+def test_served_embedding_predicts_and_spends_what_it_does_in_process(
+    locomo_path, tmp_path, context
+):
+    """A system that spends while ingesting (embedding calls to the fake provider): over
+    http its predictions, and the ingestion tokens and cost in run.json, are the same."""
+    from locoscore.testing import FakeConfig, FakeProvider
+
+    with FakeProvider(FakeConfig(log_requests=False)) as fake:
+        options = {"base_url": fake.openai_url}
+        direct = _run(
+            locomo_path,
+            tmp_path / "direct",
+            "embedding",
+            f"base_url={fake.openai_url}",
+            convs="conv-30",
+        )
+        served_context = SystemContext(tmp_path / "served-state")
+        with MemoryServer(make_system("embedding", options, served_context)) as server:
+            served = _run(
+                locomo_path, tmp_path / "http", "http", f"url={server.url}", convs="conv-30"
+            )
+    assert (direct.exit_code, served.exit_code) == (0, 0), served.output
+    # search_usage aside: a question text asked twice in conv-30 is embedded by whichever of
+    # its two concurrent searches misses the vector cache first, in either run.
+    expected, got = (
+        [{k: v for k, v in row.items() if k != "search_usage"} for row in _predictions(out)]
+        for out in (tmp_path / "direct", tmp_path / "http")
+    )
+    assert got == expected
+    usage = {
+        name: json.loads((tmp_path / name / "run.json").read_text())["ingestion"][
+            "per_conversation"
+        ]["conv-30"]["usage"]
+        for name in ("direct", "http")
+    }
+    assert usage["http"] == usage["direct"]
+    assert usage["http"]["calls"] == 19  # one embedding request per session
+    assert usage["http"]["input_tokens"] > 0
