@@ -238,3 +238,30 @@ def test_64_concurrent_searches_are_served_at_once(context: SystemContext):
     assert texts == [f"q{i}" for i in range(64)]  # each reply answers its own request
     assert system.peak == 64
     assert elapsed < 3.0  # one after another would take 16 s
+
+
+class _SilentSystem(MemorySystem):
+    """A user's class that stores and reports nothing (its add returns None)."""
+
+    name = "silent"
+
+    async def reset(self, conversation_id: str) -> None:
+        pass
+
+    async def add(self, session: SessionInput) -> Usage:
+        return None  # type: ignore[return-value]
+
+    async def search(self, query: Query) -> SearchResult:
+        return SearchResult(())
+
+
+def test_an_add_that_returns_nothing_reports_zero_usage():
+    with MemoryServer(_SilentSystem()) as server:
+        reply = _post(server, "/v1/conversations/conv-x/sessions", SESSION)
+    assert reply.status_code == 200
+    assert reply.json()["usage"] == {
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "cost_usd": None,
+        "calls": 0,
+    }

@@ -24,7 +24,7 @@ from typing import Any, Self, TypeVar
 from urllib.parse import unquote
 
 from locoscore.llm.call_errors import redact_secrets
-from locoscore.systems.base import MemorySystem
+from locoscore.systems.base import MemorySystem, Usage
 from locoscore.systems.http_contract import (
     CONTRACT_VERSION,
     INFO_PATH,
@@ -203,7 +203,7 @@ class MemoryServer:
             session = parse_session(body, conversation_id)
             usage = self.call(system.add(session))
             reply["session_index"] = session.index
-            reply["usage"] = usage_json(usage)
+            reply["usage"] = usage_json(usage or Usage())  # a user's class may return None
         else:
             if action == "answer" and not system.answers_itself:
                 return _error(
