@@ -20,6 +20,7 @@ BUILTIN_SYSTEMS: dict[str, str] = {
     "full-context": "locoscore.systems.full_context:FullContextSystem",
     "bm25": "locoscore.systems.bm25:BM25System",
     "embedding": "locoscore.systems.embedding:EmbeddingSystem",
+    "http": "locoscore.systems.http:HttpSystem",
 }
 PYTHON_PREFIX = "python:"
 
