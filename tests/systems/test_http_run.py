@@ -210,6 +210,7 @@ def test_a_server_that_answers_itself_owns_the_answers_and_says_so(locomo_path, 
     run = json.loads((tmp_path / "out" / "run.json").read_text())
     assert run["system"]["answers_itself"] is True
     assert "opts:answers=server,contract=locoscore-memory/1,server=oracle|" in run["signature"]
+    assert "|answer:system|" in run["signature"] and "extractive" not in run["signature"]
 
 
 def test_served_embedding_predicts_and_spends_what_it_does_in_process(
