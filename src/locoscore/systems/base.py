@@ -3,13 +3,16 @@
 A run drives a system through one conversation at a time:
 
     await system.start()                       # once: check reachability, load models
-    await system.reset(conversation_id)        # forget everything of this conversation
-    for session in conversation.sessions:      # in order, each exactly once
-        usage = await system.add(session)
+    if not await system.already_ingested(conversation):  # resume: stored by an earlier run
+        await system.reset(conversation_id)    # forget everything of this conversation
+        for session in conversation.sessions:  # in order, each exactly once
+            usage = await system.add(session)
     result = await system.search(query)        # scoped to query.conversation_id
     await system.aclose()
 
 Conversations are isolated: a search only ever returns items of its own conversation.
+Different conversations may be ingested and searched concurrently; the sessions of one
+conversation are added one after another, and its searches start after its last add.
 Systems never see benchmark files: only `locoscore.data.conversation` types.
 """
 
@@ -19,17 +22,23 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from locoscore.data.conversation import Query, SessionInput
+from locoscore.data.conversation import Conversation, Query, SessionInput
 
 
 @dataclass(frozen=True)
 class Usage:
-    """What a system spent on its own model calls (ingestion or search)."""
+    """What a system spent on its own model calls (ingestion or search).
+
+    `input_tokens`/`output_tokens` are LLM tokens; `embedding_tokens` are the tokens sent to
+    an embedding model (billed at its own price; `cost_usd` covers both). `calls` counts
+    every billed model call (LLM and embedding).
+    """
 
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float | None = None
     calls: int = 0
+    embedding_tokens: int = 0
 
     def __add__(self, other: Usage) -> Usage:
         cost = None
@@ -40,12 +49,14 @@ class Usage:
             self.output_tokens + other.output_tokens,
             cost,
             self.calls + other.calls,
+            self.embedding_tokens + other.embedding_tokens,
         )
 
     def to_json(self) -> dict[str, Any]:
         return {
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
+            "embedding_tokens": self.embedding_tokens,
             "cost_usd": None if self.cost_usd is None else round(self.cost_usd, 6),
             "calls": self.calls,
         }
@@ -106,6 +117,12 @@ class MemorySystem(ABC):
 
     async def start(self) -> None:  # noqa: B027 - optional hook
         """Once per run, before ingestion: check servers are reachable (InputError if not)."""
+
+    async def already_ingested(self, conversation: Conversation) -> bool:
+        """True when this conversation is already stored, complete and unchanged, from an
+        earlier run (a persistent store with a checkpoint): the run then skips `reset` and
+        `add` for it and goes straight to `search`. Default False: ingest on every run."""
+        return False
 
     @abstractmethod
     async def reset(self, conversation_id: str) -> None:
