@@ -1,4 +1,4 @@
-"""Importing mem0 so that it stays offline, silent and inside the run folder.
+"""Importing and configuring mem0 so that it stays offline, silent and inside the run folder.
 
 Mem0 reads `MEM0_TELEMETRY` and `MEM0_DIR` once, when it is imported: with the defaults it
 sends PostHog events and writes `~/.mem0`. Two environment variables silently reroute its
@@ -16,6 +16,7 @@ import sys
 import warnings
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from locoscore.errors import InputError
 
@@ -25,6 +26,7 @@ REROUTING_VARIABLES = {
     "OPENAI_API_BASE": "mem0 would send its embedding calls to that URL",
 }
 INSTALL_HINT = "pip install 'locoscore[mem0]'"
+COLLECTION = "locoscore"
 
 
 def unset_rerouting_variables() -> list[str]:
@@ -77,3 +79,48 @@ def optional_features() -> dict[str, str]:
         # spaCy: entity extraction and entity boosts at search time.
         "entity_boost": "on" if importlib.util.find_spec("spacy") else "off",
     }
+
+
+def memory_config(
+    *,
+    llm: tuple[str, str],
+    embedder: tuple[str, str],
+    embedding_dims: int,
+    api_key: str,
+    qdrant_path: str,
+    history_db: Path,
+) -> dict[str, Any]:
+    """`Memory.from_config` input: OpenAI-compatible LLM and embedder (model, base URL), a
+    local Qdrant (a folder, or ":memory:") and mem0's SQLite history file."""
+    return {
+        "llm": {
+            "provider": "openai",
+            "config": {"model": llm[0], "openai_base_url": llm[1], "api_key": api_key},
+        },
+        "embedder": {
+            "provider": "openai",
+            "config": {
+                "model": embedder[0],
+                "openai_base_url": embedder[1],
+                "api_key": api_key,
+                "embedding_dims": embedding_dims,
+            },
+        },
+        "vector_store": {
+            "provider": "qdrant",
+            "config": {
+                "collection_name": COLLECTION,
+                "embedding_model_dims": embedding_dims,
+                "path": qdrant_path,
+            },
+        },
+        "history_db_path": str(history_db),
+    }
+
+
+def close_memory(memory: Any) -> None:
+    """Release mem0's SQLite history and the Qdrant client (which locks its folder)."""
+    memory.close()
+    client = getattr(memory.vector_store, "client", None)
+    if client is not None:
+        client.close()

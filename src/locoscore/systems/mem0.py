@@ -40,7 +40,13 @@ from locoscore.data.conversation import Conversation, Query, SessionInput
 from locoscore.errors import InputError
 from locoscore.judge.cost import PriceTable
 from locoscore.systems._mem0_checkpoint import IngestCheckpoint
-from locoscore.systems._mem0_env import import_mem0, optional_features, unset_rerouting_variables
+from locoscore.systems._mem0_env import (
+    close_memory,
+    import_mem0,
+    memory_config,
+    optional_features,
+    unset_rerouting_variables,
+)
 from locoscore.systems._mem0_usage import Tally, UsageMeter
 from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult, Usage
 from locoscore.systems.options import OptionSpec, resolve_options, signature_values
@@ -48,8 +54,8 @@ from locoscore.systems.registry import SystemContext
 
 OPENAI_URL = "https://api.openai.com/v1"
 TIMEOUT_S = 120.0
+ALL_MEMORIES = 1_000_000  # get_all's top_k when listing a whole conversation
 MAX_RETRIES = 5  # the openai SDK's own backoff, on 408/409/429/5xx and connection errors
-COLLECTION = "locoscore"
 
 
 def extraction_instructions(session: SessionInput) -> str:
@@ -207,7 +213,7 @@ class Mem0System(MemorySystem):
         with self._http_lock:
             http, self._http = self._http, None
         for store in stores:
-            _close_store(store)
+            close_memory(store)
         if http is not None:
             http.close()
 
@@ -232,37 +238,16 @@ class Mem0System(MemorySystem):
             return store
 
     def _open(self, folder: Path, persistent: bool) -> Any:
-        key, dims = self._api_key(), self.options["embedding_dims"]
         llm_url = self._base_url("llm_base_url")
         embedder_url = self._base_url("embedder_base_url")
-        config = {
-            "llm": {
-                "provider": "openai",
-                "config": {
-                    "model": self.options["llm_model"],
-                    "openai_base_url": llm_url,
-                    "api_key": key,
-                },
-            },
-            "embedder": {
-                "provider": "openai",
-                "config": {
-                    "model": self.options["embedder_model"],
-                    "openai_base_url": embedder_url,
-                    "api_key": key,
-                    "embedding_dims": dims,
-                },
-            },
-            "vector_store": {
-                "provider": "qdrant",
-                "config": {
-                    "collection_name": COLLECTION,
-                    "embedding_model_dims": dims,
-                    "path": str(folder / "qdrant") if persistent else ":memory:",
-                },
-            },
-            "history_db_path": str(folder / "history.db"),
-        }
+        config = memory_config(
+            llm=(self.options["llm_model"], llm_url),
+            embedder=(self.options["embedder_model"], embedder_url),
+            embedding_dims=self.options["embedding_dims"],
+            api_key=self._api_key(),
+            qdrant_path=str(folder / "qdrant") if persistent else ":memory:",
+            history_db=folder / "history.db",
+        )
         memory = self._mem0.Memory.from_config(config)
         # Mem0 built plain OpenAI clients; swap in ones that report usage (same URL and key).
         for part in (memory.llm, memory.embedding_model):
@@ -281,7 +266,7 @@ class Mem0System(MemorySystem):
             store = self._stores.pop(conversation_id, None)
             self._memories_in.pop(conversation_id, None)
         if store is not None:
-            _close_store(store)
+            close_memory(store)
         shutil.rmtree(self._folder(conversation_id), ignore_errors=True)
         if self._checkpoint is not None:
             self._checkpoint.forget(conversation_id)
@@ -364,22 +349,11 @@ class Mem0System(MemorySystem):
         return tally.usage(self._prices, self.options["llm_model"], self.options["embedder_model"])
 
     async def search(self, query: Query) -> SearchResult:
+        """Mem0's ranking with no score threshold. Mem0 still drops memories whose semantic
+        score is negative (0 is the lowest threshold it accepts), so fewer than top_k items
+        can come back."""
         tally, rows = await asyncio.to_thread(self._search, query)
-        items = []
-        for row in rows:
-            metadata = row.get("metadata") or {}
-            dia_id = metadata.get("dia_id")
-            score = row.get("score")
-            items.append(
-                MemoryItem(
-                    text=str(row.get("memory", "")),
-                    score=None if score is None else round(float(score), 6),
-                    date_iso=row.get("created_at"),
-                    date_raw=metadata.get("session_date"),
-                    dia_ids=None if dia_id is None else (str(dia_id),),
-                )
-            )
-        return SearchResult(tuple(items), self._usage(tally))
+        return SearchResult(tuple(_item(row) for row in rows), self._usage(tally))
 
     def _search(self, query: Query) -> tuple[Tally, list[dict[str, Any]]]:
         with UsageMeter.counting() as tally:
@@ -394,14 +368,31 @@ class Mem0System(MemorySystem):
             )
         return tally, list(result.get("results", []))
 
+    async def stored_items(self, conversation_id: str) -> tuple[MemoryItem, ...]:
+        """Every memory mem0 holds for the conversation (no model call), in mem0's order."""
+        store = await asyncio.to_thread(self._store, conversation_id, False)
+        if store is None:
+            return ()
+        result = await asyncio.to_thread(
+            store.get_all, filters={"user_id": conversation_id}, top_k=ALL_MEMORIES
+        )
+        return tuple(_item(row) for row in result.get("results", []))
+
     def items_in(self, conversation_id: str) -> int | None:
         with self._lock:
             return self._memories_in.get(conversation_id)
 
 
-def _close_store(memory: Any) -> None:
-    """Release mem0's SQLite history and the Qdrant client (which locks its folder)."""
-    memory.close()
-    client = getattr(memory.vector_store, "client", None)
-    if client is not None:
-        client.close()
+def _item(row: dict[str, Any]) -> MemoryItem:
+    """A mem0 result row: the memory, its score, `created_at` (the session date locoscore
+    stored) and, for turns stored verbatim (infer=false), the turn's dia_id."""
+    metadata = row.get("metadata") or {}
+    dia_id = metadata.get("dia_id")
+    score = row.get("score")
+    return MemoryItem(
+        text=str(row.get("memory", "")),
+        score=None if score is None else round(float(score), 6),
+        date_iso=row.get("created_at"),
+        date_raw=metadata.get("session_date"),
+        dia_ids=None if dia_id is None else (str(dia_id),),
+    )
