@@ -33,7 +33,7 @@ from pathlib import Path
 from locoscore.data.models import PredictionRecord
 from locoscore.judge import JudgeSettings, judge_pass
 from locoscore.judge.prompts import builtin_template
-from locoscore.judge.providers import AnthropicJudge
+from locoscore.llm.providers import AnthropicClient
 
 CATEGORIES = (4, 1, 2, 3)
 
@@ -74,7 +74,7 @@ async def seed_schedule(settings: JudgeSettings, records: list[PredictionRecord]
                         calls: int) -> tuple[float, int]:  # fmt: skip
     """The seed's loop: 3 judge calls at once, wait for all, sleep 200 ms, repeat."""
     judge = settings.resolve()
-    client = AnthropicJudge(judge.provider_config())
+    client = AnthropicClient(judge.provider_config())
     template = builtin_template("rubric")
     prompts = [
         template.render(r.question, r.answer_text, r.prediction, r.category)

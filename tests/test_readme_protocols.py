@@ -41,3 +41,9 @@ def test_readme_judge_signature_names_the_current_rubric_prompt() -> None:
     from locoscore.judge.prompts import builtin_template
 
     assert f"judge:rubric|prompt:{builtin_template('rubric').version_hash}|" in README
+
+
+def test_readme_run_signature_names_the_current_answer_prompt() -> None:
+    from locoscore.run.answer_prompt import default_answer_prompt
+
+    assert f"|prompt:{default_answer_prompt().version_hash}|temp:0|" in README

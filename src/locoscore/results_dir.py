@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from locoscore._io import dumps_json, read_jsonl, write_text_atomic
+from locoscore.errors import InputError
 
 SCORES = "scores.jsonl"
 SUMMARY = "summary.json"
@@ -79,3 +80,38 @@ def write_results(
     for name, text in texts.items():
         write_text_atomic(directory / name, text)
     return summary
+
+
+def check_out_dir(out: Path) -> None:
+    """Refuse an --out that cannot take the results before any work is done: a file in the
+    way, or earlier results there that cannot be read (new rows are merged into them)."""
+    if out.exists() and not out.is_dir():
+        raise InputError("exists and is not a folder", file=str(out), field="--out")
+    for name in (SCORES, SUMMARY):
+        path = out / name
+        if not path.exists():
+            continue
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"cannot read earlier results ({exc})", file=str(path)) from None
+        documents = enumerate(lines, 1) if name == SCORES else [(None, "\n".join(lines))]
+        for number, text in documents:
+            if number is not None and not text.strip():
+                continue
+            where = None if number is None else f"line {number}"
+            try:
+                value = json.loads(text)
+            except (json.JSONDecodeError, RecursionError):
+                raise InputError(
+                    "earlier results are not valid JSON; remove the file or choose another --out",
+                    file=str(path),
+                    record=where,
+                ) from None
+            if not isinstance(value, dict):
+                raise InputError(
+                    "earlier results: expected a JSON object; remove the file or choose "
+                    "another --out",
+                    file=str(path),
+                    record=where,
+                )

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from locoscore.errors import InputError
-from locoscore.judge.cost import PriceTable, estimate_calls
+from locoscore.llm.cost import PriceTable, estimate_calls
 
 
 def test_sonnet_list_price_per_million_tokens() -> None:

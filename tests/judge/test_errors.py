@@ -14,9 +14,9 @@ import openai
 import pytest
 from judge_helpers import anthropic_settings, make_records, openai_settings
 
-from locoscore.judge.call_errors import classify_error, retry_after_seconds
 from locoscore.judge.plan import plan_calls
 from locoscore.judge.runner import JudgeRun, Runner
+from locoscore.llm.call_errors import classify_error, retry_after_seconds
 from locoscore.testing import _anthropic_wire, _openai_wire
 from locoscore.testing.fake_provider import FakeProvider
 

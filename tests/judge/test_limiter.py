@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from locoscore.judge.limiter import AdaptiveLimiter
+from locoscore.llm.limiter import AdaptiveLimiter
 
 
 def _run(coro):  # type: ignore[no-untyped-def]

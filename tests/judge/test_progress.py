@@ -1,4 +1,4 @@
-"""The judge's progress line: done/total, calls/s, ETA, cache hits, failures, tokens, cost."""
+"""The progress line of a pass of calls: done/total, rate, ETA, hits, failures, tokens, cost."""
 
 from __future__ import annotations
 
@@ -7,28 +7,14 @@ import re
 
 from rich.console import Console
 
-from locoscore.judge.plan import JudgmentRow
-from locoscore.judge.progress import RichProgress
-
-
-def _row(run: int, score: float | None) -> JudgmentRow:
-    return JudgmentRow(
-        key="conv-1#0",
-        sample_id="conv-1",
-        qa_index=0,
-        category=1,
-        run=run,
-        score=score,
-        input_tokens=100,
-        output_tokens=20,
-    )
+from locoscore.llm.progress import RichProgress
 
 
 def test_progress_line_shows_every_figure() -> None:
     buffer = io.StringIO()
     bar = RichProgress(Console(file=buffer, width=200, force_terminal=False))
     bar.start(total=10, done=4, cached=4)
-    bar.update([_row(0, 50.0), _row(1, None), _row(2, 70.0)], cost_usd=0.0123)
+    bar.update(done=3, failed=1, tokens=360, cost_usd=0.0123)
     bar.stop()
     final = buffer.getvalue().strip().splitlines()[-1]
     assert "7/10" in final  # 4 cached + 3 just finished
@@ -41,6 +27,6 @@ def test_unknown_cost_is_shown_as_not_available() -> None:
     buffer = io.StringIO()
     bar = RichProgress(Console(file=buffer, width=200, force_terminal=False))
     bar.start(total=1, done=0, cached=0)
-    bar.update([_row(0, 80.0)], cost_usd=None)
+    bar.update(done=1, failed=0, tokens=120, cost_usd=None)
     bar.stop()
     assert "cost n/a" in buffer.getvalue()

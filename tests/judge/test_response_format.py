@@ -19,9 +19,9 @@ from typer.testing import CliRunner
 
 from locoscore.cli import app
 from locoscore.judge import judge_pass
-from locoscore.judge.response_format import rejects_response_format
-from locoscore.judge.runner import MAX_REFUSALS_IN_A_ROW
 from locoscore.judge.settings import JudgeSettings
+from locoscore.llm.pool import MAX_REFUSALS_IN_A_ROW
+from locoscore.llm.response_format import rejects_response_format
 from locoscore.testing.fake_provider import FakeProvider
 
 runner = CliRunner()

@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 
 from locoscore.cli import app
 from locoscore.judge import judge_pass
-from locoscore.judge.call_errors import redact_secrets
+from locoscore.llm.call_errors import redact_secrets
 from locoscore.testing import _anthropic_batches, _anthropic_wire, _openai_batches, _openai_wire
 from locoscore.testing.fake_provider import FakeProvider
 

@@ -21,13 +21,14 @@ from locoscore.data.load import load_predictions
 from locoscore.errors import InputError
 from locoscore.judge.api import PassResult, judge_pass
 from locoscore.judge.cache import user_cache_path
-from locoscore.judge.cost import PriceTable
-from locoscore.judge.progress import RichProgress
 from locoscore.judge.prompts import load_template
-from locoscore.judge.providers import PROVIDERS
 from locoscore.judge.settings import JudgeSettings
+from locoscore.llm.cost import PriceTable
+from locoscore.llm.progress import RichProgress
+from locoscore.llm.providers import PROVIDERS
 from locoscore.report.build import build_reports
 from locoscore.report.terminal import judge_table
+from locoscore.run.document import read_run_answer
 
 
 @app.command("judge")
@@ -124,6 +125,7 @@ def judge(
         max_cost_usd=max_cost,
         prices=PriceTable.load(prices),
     )
+    _warn_if_self_judging(settings, predictions, out)
     bar = RichProgress(err_console) if progress and not dry_run else None
     result = asyncio.run(
         judge_pass(
@@ -177,6 +179,21 @@ def judge(
             soft_wrap=True,
         )
         raise typer.Exit(EXIT_FAILED)
+
+
+def _warn_if_self_judging(settings: JudgeSettings, predictions: Path, out: Path) -> None:
+    """A model grading its own answers is lenient with them: say so when run.json (beside
+    the predictions or in DIR) names the judge's model as the answer model."""
+    judge_model = settings.resolve().model
+    for folder in dict.fromkeys((predictions.parent, out)):
+        answer = read_run_answer(folder)
+        if answer is not None and answer.get("model") == judge_model:
+            warnings.warn(
+                f"self-judging: {judge_model} produced the answers ({folder / 'run.json'}) "
+                "and would also judge them; use a different --model for a defensible J",
+                stacklevel=1,
+            )
+            return
 
 
 def _print_estimate(result: PassResult, batch: bool) -> None:

@@ -117,3 +117,6 @@ class Question:
     gold: str | int
     evidence: tuple[str, ...] = field(default_factory=tuple)
     date_iso: str | None = None
+    # How the benchmark's own files name the question (LoCoMo: sample_id and qa_index);
+    # copied into every output line so results join back to the dataset.
+    record_ids: dict[str, Any] = field(default_factory=dict)

@@ -70,6 +70,25 @@ def conversation_from_sample(sample: Sample, file: str = "dataset") -> Conversat
     return Conversation(sample.sample_id, speakers, tuple(sessions))
 
 
+_DIA_ID = re.compile(r"^D:?(\d+):0*(\d+)$")
+
+
+def normalise_evidence(raw: list[str], known: set[str]) -> tuple[str, ...]:
+    """LoCoMo's evidence ids as they name turns: a few entries pack several ids into one
+    string ("D8:6; D9:17", "D9:1 D4:4") or mistype one ("D:11:26", "D30:05"); ids that name
+    no turn of the conversation ("D", "D10:19" where session 10 is shorter) are dropped."""
+    out: list[str] = []
+    for entry in raw:
+        for part in re.split(r"[;,\s]+", entry.strip()):
+            match = _DIA_ID.match(part)
+            if match is None:
+                continue
+            dia_id = f"D{int(match.group(1))}:{int(match.group(2))}"
+            if dia_id in known and dia_id not in out:
+                out.append(dia_id)
+    return tuple(out)
+
+
 def question_id(sample_id: str, qa_index: int) -> str:
     return f"{sample_id}#{qa_index}"
 
@@ -95,6 +114,7 @@ def locomo_questions(
         conversation = by_id.get(sample.sample_id)
         if conversation is None:
             continue
+        known = {t.dia_id for session in conversation.sessions for t in session.turns}
         for qa in sample.qa:
             if qa.category == 5 and not include_adversarial:
                 continue
@@ -105,8 +125,9 @@ def locomo_questions(
                     text=qa.question,
                     category=qa.category,
                     gold=qa.gold,
-                    evidence=tuple(qa.evidence),
+                    evidence=normalise_evidence(qa.evidence, known),
                     date_iso=conversation.last_date_iso,
+                    record_ids={"sample_id": qa.sample_id, "qa_index": qa.qa_index},
                 )
             )
     return questions

@@ -14,10 +14,10 @@ from locoscore.judge.api import (
     judge_answer_multiple_runs,
     judge_pass,
 )
-from locoscore.judge.cost import PriceTable
 from locoscore.judge.prompts import PromptTemplate, build_judge_prompt, load_template
-from locoscore.judge.providers import SamplingNotSupported, SamplingPlan, resolve_sampling
 from locoscore.judge.settings import JudgeSettings, ResolvedJudge
+from locoscore.llm.cost import PriceTable
+from locoscore.llm.providers import SamplingNotSupported, SamplingPlan, resolve_sampling
 
 __all__ = [
     "JudgeAggregation",

@@ -17,12 +17,12 @@ from locoscore.data.models import PredictionRecord
 from locoscore.judge.aggregate import JudgeAggregation, aggregate_runs
 from locoscore.judge.batch import BatchRunner
 from locoscore.judge.cache import JudgeStore, user_cache_path
-from locoscore.judge.cost import Estimate, estimate_calls
 from locoscore.judge.outputs import CACHE_FILE, write_outputs
 from locoscore.judge.plan import CallPlan, judged_records, plan_calls, render_prompt
-from locoscore.judge.providers import JudgeClient
 from locoscore.judge.runner import JudgeRun, ProgressSink, run_plan
 from locoscore.judge.settings import JudgeSettings, ResolvedJudge
+from locoscore.llm.cost import Estimate, estimate_calls
+from locoscore.llm.providers import LLMClient
 
 
 @dataclass(frozen=True)
@@ -56,7 +56,7 @@ async def judge_pass(
     batch: bool = False,
     dry_run: bool = False,
     progress: ProgressSink | None = None,
-    client: JudgeClient | None = None,
+    client: LLMClient | None = None,
     poll_interval_s: float = 30.0,
     max_wait_s: float = 24 * 3600.0,
     initial_concurrency: int | None = None,

@@ -16,26 +16,27 @@ from typing import Any, TypeVar
 
 from locoscore.errors import LocoscoreError
 from locoscore.judge.cache import JudgeStore
-from locoscore.judge.call_errors import classify_error, redact_secrets
-from locoscore.judge.cost import EXPECTED_OUTPUT_TOKENS, estimate_prompt_tokens
 from locoscore.judge.plan import CallPlan, CallSpec, JudgmentRow, render_prompt
-from locoscore.judge.providers import (
-    AnthropicJudge,
-    JudgeClient,
-    OpenAIJudge,
-    make_client,
-    replies_from_openai,
-    reply_from_anthropic,
-)
 from locoscore.judge.runner import (
     STOPPED_PREFIX,
     JudgeRun,
     ProgressSink,
     RunStats,
     failed_row,
+    report_rows,
     row_from_reply,
 )
 from locoscore.judge.settings import ResolvedJudge
+from locoscore.llm.call_errors import classify_error, redact_secrets
+from locoscore.llm.cost import EXPECTED_OUTPUT_TOKENS, estimate_prompt_tokens
+from locoscore.llm.providers import (
+    AnthropicClient,
+    LLMClient,
+    OpenAIClient,
+    make_client,
+    replies_from_openai,
+    reply_from_anthropic,
+)
 
 T = TypeVar("T")
 _OPENAI_DONE = ("completed", "failed", "expired", "cancelled")
@@ -74,7 +75,7 @@ class BatchRunner:
         judge: ResolvedJudge,
         store: JudgeStore,
         *,
-        client: JudgeClient | None = None,
+        client: LLMClient | None = None,
         progress: ProgressSink | None = None,
         poll_interval_s: float = 30.0,
         max_wait_s: float = 24 * 3600.0,
@@ -94,7 +95,7 @@ class BatchRunner:
         client = self.client
         judge = self.judge
         prompts = [render_prompt(judge, s.record) for s in specs]
-        if isinstance(client, AnthropicJudge):
+        if isinstance(client, AnthropicClient):
             requests: Any = [
                 {"custom_id": s.key, "params": client.request_params(p)}
                 for s, p in zip(specs, prompts, strict=True)
@@ -102,7 +103,7 @@ class BatchRunner:
             batches = client.client.messages.batches
             batch = await _retrying(lambda: batches.create(requests=requests))
             return str(batch.id)
-        assert isinstance(client, OpenAIJudge)
+        assert isinstance(client, OpenAIClient)
         lines = [
             json.dumps(
                 {
@@ -132,12 +133,12 @@ class BatchRunner:
     async def _poll(self, batch_id: str) -> tuple[bool, str]:
         """Whether the batch has ended, and its status for the progress line."""
         client = self.client
-        if isinstance(client, AnthropicJudge):
+        if isinstance(client, AnthropicClient):
             batch = await _retrying(lambda: client.client.messages.batches.retrieve(batch_id))
             counts = batch.request_counts
             text = f"{batch.processing_status}, {counts.processing} processing"
             return batch.processing_status == "ended", text
-        assert isinstance(client, OpenAIJudge)
+        assert isinstance(client, OpenAIClient)
         status = await _retrying(lambda: client.client.batches.retrieve(batch_id))
         text = status.status
         if status.request_counts is not None:
@@ -149,7 +150,7 @@ class BatchRunner:
         """custom_id -> (reply body, "") on success, (None, reason) on failure."""
         client = self.client
         out: dict[str, tuple[dict[str, Any] | None, str]] = {}
-        if isinstance(client, AnthropicJudge):
+        if isinstance(client, AnthropicClient):
             decoder = await _retrying(lambda: client.client.messages.batches.results(batch_id))
             async for item in decoder:
                 result = item.result
@@ -163,7 +164,7 @@ class BatchRunner:
                         reason += f": {text[:300]}"
                     out[item.custom_id] = (None, reason)
             return out
-        assert isinstance(client, OpenAIJudge)
+        assert isinstance(client, OpenAIClient)
         status = await _retrying(lambda: client.client.batches.retrieve(batch_id))
         for file_id in (status.output_file_id, status.error_file_id):
             if not file_id:
@@ -255,7 +256,7 @@ class BatchRunner:
                 self.stats.failed += 1
         self.rows.extend(rows)
         if self.progress is not None:
-            self.progress.update(rows, None)
+            report_rows(self.progress, rows, None)
         self.store.finish_batch(batch_id, state)
 
     async def run(self, plan: CallPlan) -> JudgeRun:

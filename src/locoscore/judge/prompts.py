@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from locoscore.categories import CATEGORY_NAMES
 from locoscore.errors import InputError
+from locoscore.llm.templating import fill_placeholders
 
 Protocol = Literal["rubric", "binary"]
 PROTOCOLS: tuple[str, ...] = ("rubric", "binary")
@@ -138,10 +139,7 @@ class PromptTemplate:
             "{prediction}": fence_candidate(prediction, fence_token),
             "{prediction_raw}": prediction,
         }
-        pattern = re.compile("|".join(re.escape(k) for k in values))
-        text = self.text.replace("{{", "\x00").replace("}}", "\x01")
-        text = pattern.sub(lambda m: values[m.group(0)], text)
-        return text.replace("\x00", "{").replace("\x01", "}")
+        return fill_placeholders(self.text, values)
 
 
 def output_schema(protocol: str) -> dict[str, Any]:

@@ -1,39 +1,34 @@
-"""The live runner: every missing call of a pass in one async pool.
+"""The judge's live runner: every missing call of a pass through one `CallPool`.
 
-Concurrency per (provider, model) adapts (see `limiter`). This is the only retry layer:
-the SDK clients run with `max_retries=0`, so every 429 reaches the limiter; only
-retryable errors are retried, with backoff and at least their Retry-After. Each finished
-call is committed to the store before the next one is counted.
+The pool (`locoscore.llm.pool`) is the one retry layer and owns the adaptive concurrency,
+the cost cap and the stop conditions; this module turns replies into verdict rows. Each
+finished call is committed to the store before the next one is counted.
 """
 
 from __future__ import annotations
 
 import asyncio
-import random
-import time
 from dataclasses import dataclass
 from typing import Protocol
 
 from locoscore.judge.cache import CachedVerdict, JudgeStore
-from locoscore.judge.call_errors import CallError, classify_error
-from locoscore.judge.cost import estimate_prompt_tokens
-from locoscore.judge.limiter import AdaptiveLimiter
 from locoscore.judge.parsing import parse_verdict
 from locoscore.judge.plan import CallPlan, CallSpec, JudgmentRow, base_row, render_prompt
-from locoscore.judge.providers import JudgeClient, Reply, make_client
 from locoscore.judge.settings import ResolvedJudge
+from locoscore.llm.cost import estimate_prompt_tokens
+from locoscore.llm.limiter import AdaptiveLimiter
+from locoscore.llm.pool import CallPool, RetryPolicy
+from locoscore.llm.providers import LLMClient, Reply, make_client
+
+__all__ = ["JudgeRun", "RunStats", "Runner", "report_rows", "run_plan"]
 
 STOPPED_PREFIX = "not run: "
-# A call answered 429 this many times is given up (recorded as failed, retried on rerun).
-MAX_RATE_LIMITED_RETRIES = 100
-# Non-retryable refusals (quota, HTTP 400) in a row, with no success between, that stop a pass.
-MAX_REFUSALS_IN_A_ROW = 5
 
 
 class ProgressSink(Protocol):
     def start(self, total: int, done: int, cached: int) -> None: ...
 
-    def update(self, rows: list[JudgmentRow], cost_usd: float | None) -> None: ...
+    def update(self, done: int, failed: int, tokens: int, cost_usd: float | None) -> None: ...
 
     def status(self, text: str) -> None: ...
 
@@ -129,13 +124,20 @@ def _units(missing: list[CallSpec], per_request: int) -> list[list[CallSpec]]:
     return units
 
 
+def report_rows(progress: ProgressSink | None, rows: list[JudgmentRow], cost: float | None) -> None:
+    if progress is not None:
+        failed = sum(1 for r in rows if r.score is None)
+        tokens = sum(r.input_tokens + r.output_tokens for r in rows)
+        progress.update(len(rows), failed, tokens, cost)
+
+
 class Runner:
     def __init__(
         self,
         judge: ResolvedJudge,
         store: JudgeStore | None,
         *,
-        client: JudgeClient | None = None,
+        client: LLMClient | None = None,
         progress: ProgressSink | None = None,
         base_delay_s: float | None = None,
         max_delay_s: float = 30.0,
@@ -145,29 +147,32 @@ class Runner:
         self.store = store
         self.client = client
         self.progress = progress
-        self.base_delay_s = (
-            judge.settings.retry_base_delay_s if base_delay_s is None else base_delay_s
-        )
-        self.max_delay_s = max_delay_s
         settings = judge.settings
         self.limiter = AdaptiveLimiter(settings.concurrency, initial_concurrency)
+        policy = RetryPolicy(
+            max_attempts=settings.max_attempts,
+            base_delay_s=settings.retry_base_delay_s if base_delay_s is None else base_delay_s,
+            max_delay_s=max_delay_s,
+            timeout_s=settings.timeout_s,
+        )
+        self.pool = CallPool(
+            self.limiter,
+            policy,
+            max_cost_usd=settings.max_cost_usd,
+            on_status=progress.status if progress is not None else None,
+        )
         self.per_request = judge.n_per_request
         self.stats = RunStats()
         self.rows: list[JudgmentRow] = []
-        self.stop_reason: str | None = None
-        self._refusal_streak = 0
-        self._reserved_usd = 0.0
 
-    # ---------------------------------------------------------------- budget
+    @property
+    def stop_reason(self) -> str | None:
+        return self.pool.stop_reason
 
     def _estimated_cost(self, unit: list[CallSpec], prompt: str) -> float:
         s = self.judge.settings
         cost = s.prices.cost(self.judge.model, estimate_prompt_tokens(prompt), 60 * len(unit))
         return cost or 0.0
-
-    def _over_budget(self, estimate: float) -> bool:
-        cap = self.judge.settings.max_cost_usd
-        return cap is not None and self.stats.cost_usd + self._reserved_usd + estimate > cap
 
     # ---------------------------------------------------------------- results
 
@@ -182,108 +187,50 @@ class Runner:
                 self.stats.cost_known = False
             else:
                 self.stats.cost_usd += cost
+                self.pool.spent_usd += cost
             if row.score is None:
                 if row.error and row.error.startswith(STOPPED_PREFIX):
                     self.stats.skipped += 1
                 else:
                     self.stats.failed += 1
         self.rows.extend(rows)
-        if self.progress is not None:
-            self.progress.update(rows, self.stats.cost_usd if self.stats.cost_known else None)
+        self.stats.made = self.pool.made
+        report_rows(self.progress, rows, self.stats.cost_usd if self.stats.cost_known else None)
 
     # ---------------------------------------------------------------- one unit
 
     async def _call_unit(self, unit: list[CallSpec], queue: asyncio.Queue[list[CallSpec]]) -> None:
-        assert self.client is not None
-        record = unit[0].record
-        attempt = 0  # failed attempts: 5xx, timeouts, connection errors
-        paced = 0  # 429s: the provider pacing us, not failing; bounded separately
-        while True:
-            if self.stop_reason is not None:
-                self._record(
-                    [failed_row(self.judge, s, STOPPED_PREFIX + self.stop_reason) for s in unit]
-                )
-                return
-            prompt = render_prompt(self.judge, record)
-            estimate = self._estimated_cost(unit, prompt)
-            epoch = await self.limiter.acquire()
-            # Checked once a slot is free: calls that finished meanwhile have been paid.
-            if self.stop_reason is None and self._over_budget(estimate):
-                self.stop_reason = (
-                    f"--max-cost {self.judge.settings.max_cost_usd:g} USD would be exceeded"
-                )
-            if self.stop_reason is not None:
-                await self.limiter.release()
-                continue
-            self._reserved_usd += estimate
-            started = time.monotonic()
-            error: CallError | None = None
-            replies: list[Reply] = []
-            try:
-                self.stats.made += 1
-                replies = await asyncio.wait_for(
-                    self.client.complete(prompt, len(unit)),
-                    self.judge.settings.timeout_s + 5.0,
-                )
-            except Exception as exc:  # every SDK error is classified, none escapes
-                error = classify_error(exc)
-            finally:
-                self._reserved_usd -= estimate
-                await self.limiter.release()
-            latency = time.monotonic() - started
-            if error is not None and error.kind == "response_format_downgraded":
-                # Negotiated with a compatible server: send again at once in the next mode.
-                if self.progress is not None:
-                    self.progress.status(error.message)
-                continue
-            if error is None:
-                self.limiter.on_success(epoch)
-                self._refusal_streak = 0
-                served = unit[: len(replies)]
-                rows = [
-                    row_from_reply(self.judge, spec, reply, latency, self.store)
-                    for spec, reply in zip(served, replies, strict=False)
-                ]
-                self._record(rows)
-                rest = unit[len(replies) :]
-                if rest:
-                    # The backend ignored `n`: fall back to one run per request.
-                    self.per_request = 1
-                    for spec in rest:
-                        queue.put_nowait([spec])
-                return
-            if error.kind == "rate_limit":
-                paced += 1
-                self.limiter.on_rate_limited(error.retry_after, epoch)
-            else:
-                attempt += 1
-                if error.retryable:
-                    self.limiter.on_transient_error()
-            if error.kind in ("quota", "client_error"):
-                # Five refusals in a row with no success between: every further call would
-                # be refused the same way (no credit left, a request shape the API rejects).
-                self._refusal_streak += 1
-                if self._refusal_streak >= MAX_REFUSALS_IN_A_ROW:
-                    error = CallError(error.kind, error.message, retryable=False, fatal=True)
-            if error.fatal and self.stop_reason is None:
-                self.stop_reason = error.message
-            if error.retryable and (
-                attempt < self.judge.settings.max_attempts and paced < MAX_RATE_LIMITED_RETRIES
-            ):
-                await asyncio.sleep(self._delay(max(1, attempt + paced), error))
-                continue
+        client = self.client
+        assert client is not None
+        prompt = render_prompt(self.judge, unit[0].record)
+        n = len(unit)
+        outcome = await self.pool.call(
+            lambda: client.complete(prompt, n), self._estimated_cost(unit, prompt)
+        )
+        if outcome.stopped is not None:
+            self._record(
+                [failed_row(self.judge, s, STOPPED_PREFIX + outcome.stopped) for s in unit]
+            )
+            return
+        if outcome.error is not None:
+            error = outcome.error
             self._record(
                 [failed_row(self.judge, s, f"{error.kind}: {error.message}") for s in unit]
             )
             return
-
-    def _delay(self, attempt: int, error: CallError) -> float:
-        """The server's Retry-After when it gives one (plus up to 10 % jitter so waiting
-        calls do not return in one burst); else exponential backoff with jitter."""
-        if error.retry_after is not None:
-            return error.retry_after * (1.0 + random.random() / 10)
-        backoff = min(self.max_delay_s, self.base_delay_s * 2 ** (attempt - 1))
-        return backoff * (0.5 + random.random() / 2)
+        replies: list[Reply] = outcome.value or []
+        served = unit[: len(replies)]
+        rows = [
+            row_from_reply(self.judge, spec, reply, outcome.latency_s, self.store)
+            for spec, reply in zip(served, replies, strict=False)
+        ]
+        self._record(rows)
+        rest = unit[len(replies) :]
+        if rest:
+            # The backend ignored `n`: fall back to one run per request.
+            self.per_request = 1
+            for spec in rest:
+                queue.put_nowait([spec])
 
     # ---------------------------------------------------------------- the pool
 
@@ -329,7 +276,7 @@ async def run_plan(
     plan: CallPlan,
     store: JudgeStore | None,
     *,
-    client: JudgeClient | None = None,
+    client: LLMClient | None = None,
     progress: ProgressSink | None = None,
     initial_concurrency: int | None = None,
 ) -> JudgeRun:

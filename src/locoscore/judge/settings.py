@@ -7,9 +7,9 @@ from typing import Any
 
 from locoscore._version import __version__
 from locoscore.errors import InputError
-from locoscore.judge.cost import PriceTable
-from locoscore.judge.prompts import PROTOCOLS, PromptTemplate, builtin_template
-from locoscore.judge.providers import (
+from locoscore.judge.prompts import PROTOCOLS, PromptTemplate, builtin_template, output_schema
+from locoscore.llm.cost import PriceTable
+from locoscore.llm.providers import (
     DEFAULT_MODELS,
     PROVIDERS,
     ProviderConfig,
@@ -115,8 +115,9 @@ class ResolvedJudge:
         return ProviderConfig(
             provider=self.provider,
             model=self.model,
-            protocol=self.protocol,
             sampling=self.sampling,
+            output_schema=output_schema(self.protocol),
+            schema_name=f"judge_{self.protocol}",
             max_tokens=self.settings.max_tokens,
             base_url=self.settings.base_url,
             timeout_s=self.settings.timeout_s,

@@ -12,6 +12,7 @@ from locoscore.report.analysis import Analysis, CellStats, question_order
 from locoscore.report.document import Block, Heading, Notes, Paragraph, Preformatted, Table
 from locoscore.report.markdown import render_markdown
 from locoscore.report.metrics import BLEU1_MEM0, F1_LOCOMO, F1_MEM0, J
+from locoscore.report.run_section import run_blocks
 from locoscore.report.tables import (
     DASH,
     category_ids,
@@ -313,6 +314,7 @@ def full_report_blocks(a: Analysis, paper_columns: bool = False) -> list[Block]:
         *comparison_blocks(a, paper_columns),
         *breakdown_blocks(a),
         *judge_blocks(a),
+        *run_blocks(a),
         *latency_blocks(a),
         *error_blocks(a),
         *provenance_blocks(a),

@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx2
 
-from locoscore.judge.cost import PriceTable
+from locoscore.llm.cost import PriceTable
 from locoscore.systems.base import Usage
 
 

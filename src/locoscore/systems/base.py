@@ -118,12 +118,6 @@ class MemorySystem(ABC):
     async def start(self) -> None:  # noqa: B027 - optional hook
         """Once per run, before ingestion: check servers are reachable (InputError if not)."""
 
-    async def already_ingested(self, conversation: Conversation) -> bool:
-        """True when this conversation is already stored, complete and unchanged, from an
-        earlier run (a persistent store with a checkpoint): the run then skips `reset` and
-        `add` for it and goes straight to `search`. Default False: ingest on every run."""
-        return False
-
     @abstractmethod
     async def reset(self, conversation_id: str) -> None:
         """Forget everything stored for this conversation."""
@@ -135,6 +129,11 @@ class MemorySystem(ABC):
     @abstractmethod
     async def search(self, query: Query) -> SearchResult:
         """The top `query.top_k` items of `query.conversation_id`, best first."""
+
+    async def already_ingested(self, conversation: Conversation) -> bool:
+        """True when a persistent store already holds this whole conversation from an
+        earlier run (the run then skips ingesting it again). In-memory systems: False."""
+        return False
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release clients, files and servers."""

@@ -17,6 +17,7 @@ import numpy as np
 from locoscore.data.conversation import Query, SessionInput
 from locoscore.scoring.stem import porter_stem
 from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult, Usage
+from locoscore.systems.items import GRANULARITIES, session_items, top_k_indices
 from locoscore.systems.options import OptionSpec, resolve_options, signature_values
 from locoscore.systems.registry import SystemContext
 
@@ -33,34 +34,6 @@ def bm25_tokens(text: str, stopwords: frozenset[str]) -> list[str]:
     return [porter_stem(w) for w in _WORD.findall(text.lower()) if w not in stopwords]
 
 
-def session_items(session: SessionInput, granularity: str) -> list[MemoryItem]:
-    """The retrievable units of a session: one per turn, or the whole session."""
-    if granularity == "session":
-        return [
-            MemoryItem(
-                text=session.render(),
-                date_iso=session.date_iso,
-                date_raw=session.date_raw,
-                dia_ids=tuple(t.dia_id for t in session.turns),
-            )
-        ]
-    return [
-        MemoryItem(
-            text=turn.render(),
-            date_iso=session.date_iso,
-            date_raw=session.date_raw,
-            dia_ids=(turn.dia_id,),
-        )
-        for turn in session.turns
-    ]
-
-
-def top_k_indices(scores: np.ndarray, k: int) -> list[int]:
-    """Indices of the k best scores, ties broken by position (stable)."""
-    order = np.argsort(-scores, kind="stable")
-    return [int(i) for i in order[:k]]
-
-
 class _Index:
     def __init__(self) -> None:
         self.items: list[MemoryItem] = []
@@ -70,9 +43,7 @@ class _Index:
 class BM25System(MemorySystem):
     name = "bm25"
     OPTIONS: ClassVar[dict[str, OptionSpec]] = {
-        "granularity": OptionSpec(
-            str, "turn", "retrieve turns or whole sessions", ("turn", "session")
-        ),
+        "granularity": OptionSpec(str, "turn", "retrieve turns or whole sessions", GRANULARITIES),
         "k1": OptionSpec(float, 1.5, "BM25 term-frequency saturation"),
         "b": OptionSpec(float, 0.75, "BM25 length normalisation"),
     }
@@ -88,7 +59,9 @@ class BM25System(MemorySystem):
     async def add(self, session: SessionInput) -> Usage:
         index = self._indexes.setdefault(session.conversation_id, _Index())
         index.items.extend(session_items(session, self.options["granularity"]))
-        index.retriever = None  # re-indexed lazily at the next search
+        # Indexed now, not at the first search: indexing is ingestion time, not search time.
+        index.retriever = None
+        self._retriever(index)
         return Usage()
 
     def _retriever(self, index: _Index) -> Any:

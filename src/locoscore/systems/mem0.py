@@ -38,7 +38,7 @@ import httpx2
 
 from locoscore.data.conversation import Conversation, Query, SessionInput
 from locoscore.errors import InputError
-from locoscore.judge.cost import PriceTable
+from locoscore.llm.cost import PriceTable
 from locoscore.systems._mem0_checkpoint import IngestCheckpoint
 from locoscore.systems._mem0_env import (
     close_memory,

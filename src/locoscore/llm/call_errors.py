@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-from locoscore.judge.response_format import ResponseFormatDowngraded
+from locoscore.llm.response_format import ResponseFormatDowngraded
 
 API_KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 _KEY_LIKE = re.compile(r"\bsk-[A-Za-z0-9_\-*.]{4,}")

@@ -1,4 +1,5 @@
-"""A rich progress bar for a judge pass: done/total, calls/s, ETA, hits, failures, cost."""
+"""A rich progress bar for a pass of model calls (judge or answerer): done/total, rate, ETA,
+cache hits, failures, tokens, cost."""
 
 from __future__ import annotations
 
@@ -12,18 +13,18 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from locoscore.judge.plan import JudgmentRow
-
 
 class RichProgress:
-    def __init__(self, console: Console | None = None, description: str = "judging") -> None:
+    def __init__(
+        self, console: Console | None = None, description: str = "judging", unit: str = "calls"
+    ) -> None:
         self.console = console or Console(stderr=True)
         self.description = description
         self.progress = Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
-            TextColumn("{task.fields[rate]} calls/s"),
+            TextColumn("{task.fields[rate]} " + unit + "/s"),
             TimeRemainingColumn(),
             TextColumn("{task.fields[status]}"),
             console=self.console,
@@ -46,16 +47,17 @@ class RichProgress:
         cost = "n/a" if cost_usd is None else f"${cost_usd:.2f}"
         return f"cached {self.cached} · failed {self.failed} · tokens {self.tokens:,} · cost {cost}"
 
-    def update(self, rows: list[JudgmentRow], cost_usd: float | None) -> None:
+    def update(self, done: int, failed: int, tokens: int, cost_usd: float | None) -> None:
+        """`done` more finished (of which `failed` failed), `tokens` more spent."""
         if self.task is None:
             return
-        self.calls += len(rows)
-        self.failed += sum(1 for r in rows if r.score is None)
-        self.tokens += sum(r.input_tokens + r.output_tokens for r in rows)
+        self.calls += done
+        self.failed += failed
+        self.tokens += tokens
         task = self.progress.tasks[self.task]
         elapsed = task.elapsed or 0.0
         rate = f"{self.calls / elapsed:.1f}" if elapsed > 0 else "0.0"
-        self.progress.update(self.task, advance=len(rows), rate=rate, status=self._status(cost_usd))
+        self.progress.update(self.task, advance=done, rate=rate, status=self._status(cost_usd))
 
     def status(self, text: str) -> None:
         """A waiting phase (a batch being processed): shown in place of the description."""

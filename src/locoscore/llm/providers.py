@@ -1,4 +1,6 @@
-"""Judge providers through the official async SDKs: what each accepts, and one call.
+"""LLM providers through the official async SDKs: what each accepts, and one call.
+
+Shared by the judge (structured verdicts) and the answerer (free text).
 
 Sampling parameters are requests a provider may refuse. `resolve_sampling` knows, per
 provider, model and API version, whether a temperature can be sent at all, and returns
@@ -18,9 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from locoscore.errors import InputError
-from locoscore.judge.call_errors import API_KEY_ENV
-from locoscore.judge.prompts import output_schema
-from locoscore.judge.response_format import (
+from locoscore.llm.call_errors import API_KEY_ENV
+from locoscore.llm.response_format import (
     RESPONSE_FORMATS,
     ResponseFormatDowngraded,
     rejects_response_format,
@@ -100,8 +101,10 @@ def resolve_sampling(
 class ProviderConfig:
     provider: str
     model: str
-    protocol: str
     sampling: SamplingPlan
+    # The JSON schema replies must fill (structured output), or None for free text.
+    output_schema: dict[str, Any] | None = None
+    schema_name: str = "reply"
     max_tokens: int = 256
     base_url: str | None = None
     timeout_s: float = 60.0
@@ -109,7 +112,7 @@ class ProviderConfig:
 
 @dataclass(frozen=True)
 class Reply:
-    """One judge answer (one choice of a response)."""
+    """One model reply (one choice of a response)."""
 
     text: str
     structured: dict[str, Any] | None
@@ -140,7 +143,7 @@ def _json_object(text: str) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-class AnthropicJudge:
+class AnthropicClient:
     """Messages API, structured output via `output_config` JSON schema."""
 
     supports_n = False
@@ -169,10 +172,11 @@ class AnthropicJudge:
             "model": self.config.model,
             "max_tokens": self.config.max_tokens,
             "messages": [{"role": "user", "content": prompt}],
-            "output_config": {
-                "format": {"type": "json_schema", "schema": output_schema(self.config.protocol)}
-            },
         }
+        if self.config.output_schema is not None:
+            params["output_config"] = {
+                "format": {"type": "json_schema", "schema": self.config.output_schema}
+            }
         if self.config.sampling.temperature is not None:
             params["temperature"] = self.config.sampling.temperature
         return params
@@ -216,7 +220,7 @@ def reply_from_anthropic(body: dict[str, Any]) -> Reply:
     )
 
 
-class OpenAIJudge:
+class OpenAIClient:
     """Chat Completions with a `json_schema` response format; `n` serves several runs.
 
     For `openai-compatible` servers the format is negotiated: a 400 saying it is unsupported
@@ -247,12 +251,14 @@ class OpenAIJudge:
             "messages": [{"role": "user", "content": prompt}],
         }
         mode = response_format or self.response_format
+        if self.config.output_schema is None:
+            mode = "none"  # free text: no response format to send or negotiate
         if mode == "json_schema":
             params["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {
-                    "name": f"judge_{self.config.protocol}",
-                    "schema": output_schema(self.config.protocol),
+                    "name": self.config.schema_name,
+                    "schema": self.config.output_schema,
                     "strict": True,
                 },
             }
@@ -329,12 +335,12 @@ def replies_from_openai(body: dict[str, Any]) -> list[Reply]:
     return replies
 
 
-JudgeClient = AnthropicJudge | OpenAIJudge
+LLMClient = AnthropicClient | OpenAIClient
 
 
-def make_client(config: ProviderConfig) -> JudgeClient:
+def make_client(config: ProviderConfig) -> LLMClient:
     if config.provider == "anthropic":
-        return AnthropicJudge(config)
+        return AnthropicClient(config)
     if config.provider in ("openai", "openai-compatible"):
-        return OpenAIJudge(config)
+        return OpenAIClient(config)
     raise InputError(f"unknown provider {config.provider!r} (expected {', '.join(PROVIDERS)})")

@@ -20,7 +20,7 @@ DEFAULT_PRICES: dict[str, tuple[float, float]] = {
     "gpt-4o": (2.50, 10.0),
     "gpt-4.1-mini": (0.40, 1.60),
     "gpt-4.1": (2.0, 8.0),
-    # Embedding models bill input tokens only.
+    # Embedding models: input tokens only.
     "text-embedding-3-small": (0.02, 0.0),
     "text-embedding-3-large": (0.13, 0.0),
     "text-embedding-ada-002": (0.10, 0.0),

@@ -1,0 +1,146 @@
+"""`locoscore run`: take a memory system through LoCoMo and score what it answers."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.markup import escape
+
+from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_errors
+from locoscore.llm.cost import PriceTable
+from locoscore.llm.progress import RichProgress
+from locoscore.report.terminal import lexical_table
+from locoscore.run.answerer import ANSWER_PROVIDERS, AnswerSettings
+from locoscore.run.outputs import write_run_outputs
+from locoscore.run.pipeline import execute_run, resolve_run
+from locoscore.run.settings import RunSettings
+from locoscore.systems.options import parse_option_pairs
+from locoscore.systems.registry import system_names
+
+
+def _conversation_list(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    return [c.strip() for c in value.split(",") if c.strip()] or None
+
+
+@app.command("run")
+@handle_errors
+def run(
+    system: str = typer.Option(
+        ...,
+        "--system",
+        help=f"The memory system: {', '.join(system_names())}, or python:module:Class.",
+    ),
+    out: Path = typer.Option(..., "--out", help="Output folder (resumable)."),
+    dataset: Path | None = typer.Option(
+        None, "--dataset", help="locomo10.json (default: $LOCOSCORE_DATASET, then the cache)."
+    ),
+    system_option: list[str] = typer.Option(
+        [], "--system-option", help="KEY=VALUE passed to the system (repeatable)."
+    ),
+    conversations: str | None = typer.Option(
+        None, "--conversations", help="Comma-separated sample ids, e.g. conv-26,conv-30."
+    ),
+    exclude_adversarial: bool = typer.Option(
+        False,
+        "--exclude-adversarial",
+        help="Skip category 5 (the official F1 needs it, so it is included by default).",
+    ),
+    answer_provider: str = typer.Option(
+        "openai", "--answer-provider", help=" | ".join(ANSWER_PROVIDERS)
+    ),
+    answer_model: str | None = typer.Option(
+        None,
+        "--answer-model",
+        help="Default: gpt-4o-mini (openai, the Mem0 paper's), claude-opus-4-6 (anthropic).",
+    ),
+    answer_base_url: str | None = typer.Option(
+        None, "--answer-base-url", help="Any server speaking the provider's wire format."
+    ),
+    answer_prompt: Path | None = typer.Option(
+        None, "--answer-prompt", help="Your answer prompt, with {question} and {context}."
+    ),
+    top_k: int = typer.Option(10, "--top-k", help="Items retrieved per question."),
+    context_budget: int | None = typer.Option(
+        None, "--context-budget", help="Most cl100k tokens of retrieved context in the prompt."
+    ),
+    concurrency: int = typer.Option(
+        64, "--concurrency", help="Most questions (and answer calls) in flight."
+    ),
+    dry_run: bool = typer.Option(
+        False, "--dry-run", help="Ingest and retrieve, then print answer calls, tokens and cost."
+    ),
+    max_cost: float | None = typer.Option(
+        None, "--max-cost", help="Stop answer calls before their estimated cost passes USD."
+    ),
+    prices: Path | None = typer.Option(
+        None, "--prices", help='JSON price table {"model": {"input": USD/Mtok, "output": ...}}.'
+    ),
+    skip_probe: bool = typer.Option(
+        False, "--skip-probe", help="Start even if the quick integration probe fails."
+    ),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+) -> None:
+    """Ingest each conversation into the system, ask every question, answer with a fixed
+    prompt, and write predictions.jsonl, run.json and the scores and reports. Rerunning the
+    same command resumes."""
+    settings = RunSettings(
+        system=system,
+        out=out,
+        system_options=parse_option_pairs(system_option),
+        dataset=dataset,
+        conversations=_conversation_list(conversations),
+        include_adversarial=not exclude_adversarial,
+        top_k=top_k,
+        context_budget=context_budget,
+        concurrency=concurrency,
+        answer=AnswerSettings(
+            provider=answer_provider,
+            model=answer_model,
+            base_url=answer_base_url,
+            max_cost_usd=max_cost,
+            prices=PriceTable.load(prices),
+        ),
+        answer_prompt=answer_prompt,
+        dry_run=dry_run,
+        skip_probe=skip_probe,
+    )
+    resolved = resolve_run(settings)
+    console.print(f"[bold]run[/]: {escape(resolved.signature)}", highlight=False)
+    bar = RichProgress(err_console, description="answering", unit="questions") if progress else None
+    result = asyncio.run(execute_run(resolved, progress=bar))
+    if dry_run:
+        _print_estimate(result.dry_run_estimate or {})
+        return
+    summary = write_run_outputs(result, out)
+    console.print(lexical_table(summary["lexical"]), highlight=False)
+    console.print(
+        f"wrote {escape(str(out))}/predictions.jsonl, run.json, scores.jsonl, summary.json, "
+        "report.md, report.html, scores.csv",
+        highlight=False,
+    )
+    if result.failed:
+        err_console.print(
+            f"[red]error:[/] {result.failed} question(s) failed (recorded with their error); "
+            "rerun the same command to retry only those",
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(EXIT_FAILED)
+
+
+def _print_estimate(estimate: dict[str, Any]) -> None:
+    calls = int(estimate.get("calls") or 0)
+    cost = estimate.get("cost_usd")
+    shown = "unknown (no price for this model)" if cost is None and calls else f"${cost or 0:.2f}"
+    console.print(
+        f"answer calls to make: {calls:,} (cached or not needed: {estimate.get('cached', 0):,})\n"
+        f"estimated tokens: {estimate.get('input_tokens', 0):,} in, "
+        f"{estimate.get('output_tokens', 0):,} out\n"
+        f"estimated cost: {shown}",
+        highlight=False,
+    )

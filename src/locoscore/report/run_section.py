@@ -1,0 +1,162 @@
+"""The report's run section, for folders written by `locoscore run`: how the predictions
+were produced (signature, system, budgets, answer step), evidence recall by category, answer
+length, F1 by whether the evidence was retrieved, and what ingestion and answering cost."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from locoscore.categories import CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
+from locoscore.report.analysis import Analysis
+from locoscore.report.document import Block, Heading, Notes, Paragraph, Preformatted, Table
+from locoscore.report.tables import DASH, fmt
+
+_BUCKETS = {
+    "all": "all evidence turns retrieved",
+    "some": "some retrieved",
+    "none": "none retrieved",
+    "unknown": "unknown (no evidence listed, or the system gives no turn ids)",
+}
+
+
+def _groups() -> list[tuple[str, str]]:
+    return [(str(c), CATEGORY_NAMES[c]) for c in LOCOMO_COLUMN_ORDER] + [("overall", "overall")]
+
+
+def _cost(value: Any) -> str:
+    return DASH if value is None else f"${value:.4f}"
+
+
+def _setup_blocks(run: dict[str, Any]) -> list[Block]:
+    system = run.get("system") or {}
+    answer = run.get("answer") or {}
+    budget = (
+        "not applicable (the whole conversation is in the prompt)"
+        if system.get("ignores_budget")
+        else f"top-k {run.get('top_k')}, context budget "
+        + (
+            f"{run['context_budget']} tokens ({run.get('tokenizer')})"
+            if run.get("context_budget")
+            else "none"
+        )
+    )
+    if system.get("answers_itself"):
+        answerer = "the system's own answer endpoint (not locoscore's answer step)"
+    elif answer.get("provider") == "extractive":
+        answerer = "extractive: the top retrieved item's text, no model"
+    else:
+        answerer = (
+            f"{answer.get('provider')} / {answer.get('model')}, prompt {answer.get('prompt_name')}"
+            f" (hash {answer.get('prompt_hash')}), {answer.get('sampling')}"
+        )
+    notes = [
+        f"System: {system.get('name')} with options {system.get('options') or 'default'}.",
+        f"Retrieval budget: {budget}.",
+        f"Answer step: {answerer}.",
+        f"Dataset: {(run.get('dataset') or {}).get('version')} "
+        f"(sha256 {(run.get('dataset') or {}).get('sha256')}); "
+        f"{run.get('questions')} questions from {len(run.get('conversations') or [])} "
+        "conversation(s).",
+    ]
+    measures = run.get("measures") or {}
+    if measures.get("failed"):
+        notes.append(
+            f"{measures['failed']} question(s) failed and are scored as empty answers; "
+            "rerun the same command to retry them."
+        )
+    notes.extend(f"Warning: {w}" for w in run.get("warnings") or [])
+    return [
+        Heading("How these predictions were produced (locoscore run)"),
+        Preformatted([str(run.get("signature"))]),
+        Notes(notes),
+    ]
+
+
+def _by_category_table(values: dict[str, Any], label: str, decimals: int, scale: float) -> Table:
+    rows = []
+    for key, name in _groups():
+        cell = values.get(key) or {}
+        mean, median = cell.get("mean"), cell.get("median")
+        rows.append(
+            [
+                name,
+                str(cell.get("n", 0)),
+                fmt(None if mean is None else mean * scale, decimals),
+                fmt(None if median is None else median * scale, decimals),
+            ]
+        )
+    return Table(["Category", "n", f"{label} (mean)", f"{label} (median)"], rows,
+                 numeric=(False, True, True, True))  # fmt: skip
+
+
+def _embedding_tokens(totals: dict[str, Any]) -> str:
+    tokens = int(totals.get("embedding_tokens") or 0)
+    return f" + {tokens:,} embedding" if tokens else ""
+
+
+def _cost_blocks(run: dict[str, Any]) -> list[Block]:
+    totals = (run.get("ingestion") or {}).get("totals") or {}
+    per_conv = totals.get("wall_s_per_conversation") or {}
+    calls = run.get("answer_calls") or {}
+    tokens = (run.get("measures") or {}).get("answer_tokens") or {}
+    rows = [
+        [
+            "ingestion (the memory system)",
+            f"{totals.get('wall_s', 0):.2f} s total, {fmt(per_conv.get('p50'), 2)} s p50 and "
+            f"{fmt(per_conv.get('max'), 2)} s max per conversation",
+            f"{totals.get('input_tokens', 0):,} / {totals.get('output_tokens', 0):,}"
+            + _embedding_tokens(totals),
+            str(totals.get("calls", 0)),
+            _cost(totals.get("cost_usd")),
+        ],
+        [
+            "answering (locoscore's answer step)",
+            f"{calls.get('made', 0)} calls made, {calls.get('cached', 0)} from the cache",
+            f"{tokens.get('input', 0):,} / {tokens.get('output', 0):,}",
+            str(calls.get("made", 0)),
+            _cost(calls.get("cost_usd")),
+        ],
+    ]
+    return [
+        Heading("What producing the predictions cost", 3),
+        Table(
+            ["Phase", "Time", "Tokens in / out", "Calls", "Cost (est.)"],
+            rows,
+            numeric=(False, False, True, True, True),
+        ),
+    ]
+
+
+def run_blocks(a: Analysis) -> list[Block]:
+    run = a.results.summary.get("run")
+    if not isinstance(run, dict):
+        return []
+    measures = run.get("measures") or {}
+    blocks = _setup_blocks(run)
+    k = "all" if (run.get("system") or {}).get("ignores_budget") else run.get("top_k")
+    blocks += [
+        Heading(f"Evidence recall@{k} by category", 3),
+        Paragraph(
+            "The share of each question's LoCoMo evidence turns (qa.evidence) among the items "
+            "placed in the answer prompt, averaged over questions with evidence."
+        ),
+        _by_category_table(measures.get("evidence_recall") or {}, "recall %", 1, 100.0),
+        Heading("Answer length (words) by category", 3),
+        _by_category_table(measures.get("answer_words") or {}, "words", 1, 1.0),
+    ]
+    by_evidence = measures.get("f1_by_evidence") or {}
+    rows = [
+        [label, str((by_evidence.get(key) or {}).get("n", 0)),
+         fmt((by_evidence.get(key) or {}).get("f1_locomo"), 1)]
+        for key, label in _BUCKETS.items()
+    ]  # fmt: skip
+    blocks += [
+        Heading("Official F1 by whether the evidence was retrieved", 3),
+        Table(
+            ["Evidence in the prompt", "n", "F1 (official LoCoMo)"],
+            rows,
+            numeric=(False, True, True),
+        ),
+        *_cost_blocks(run),
+    ]
+    return blocks

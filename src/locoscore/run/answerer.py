@@ -1,0 +1,226 @@
+"""The answer step, held constant across systems: an LLM through the shared provider layer
+(`locoscore.llm`: SDK clients, `CallPool` retries, adaptive concurrency), or `extractive`
+(no model: the top retrieved item's text, a lexical floor that needs no key).
+
+Answers are cached in the run's store by everything that changes them, so a rerun after a
+crash makes no call twice.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from locoscore.errors import InputError
+from locoscore.llm.cost import PriceTable, estimate_prompt_tokens
+from locoscore.llm.limiter import AdaptiveLimiter
+from locoscore.llm.pool import CallPool, RetryPolicy
+from locoscore.llm.providers import (
+    PROVIDERS,
+    LLMClient,
+    ProviderConfig,
+    SamplingPlan,
+    make_client,
+    resolve_sampling,
+)
+from locoscore.run.answer_prompt import AnswerPrompt, PlacedContext
+from locoscore.run.store import CachedAnswer, RunStore, answer_key
+
+EXTRACTIVE = "extractive"
+ANSWER_PROVIDERS: tuple[str, ...] = (*PROVIDERS, EXTRACTIVE)
+# The Mem0 paper's answer model, so its rows compare; the seed used claude-opus-4-6.
+DEFAULT_ANSWER_MODELS = {"openai": "gpt-4o-mini", "anthropic": "claude-opus-4-6"}
+# A short answer: about 12 words asked for, with room to spare.
+EXPECTED_ANSWER_TOKENS = 20
+
+
+@dataclass
+class AnswerSettings:
+    provider: str = "openai"
+    model: str | None = None
+    base_url: str | None = None
+    prompt: AnswerPrompt | None = None
+    temperature: float = 0.0
+    max_tokens: int = 128
+    timeout_s: float = 60.0
+    max_attempts: int = 6
+    retry_base_delay_s: float = 0.5
+    concurrency: int = 64
+    max_cost_usd: float | None = None
+    prices: PriceTable = field(default_factory=PriceTable)
+
+
+@dataclass(frozen=True)
+class AnswerStep:
+    """What the answer step applies, resolved once; its signature names all of it."""
+
+    settings: AnswerSettings
+    model: str | None
+    prompt: AnswerPrompt
+    sampling: SamplingPlan | None
+
+    @property
+    def provider(self) -> str:
+        return self.settings.provider
+
+    @property
+    def is_extractive(self) -> bool:
+        return self.provider == EXTRACTIVE
+
+    @property
+    def signature(self) -> str:
+        if self.is_extractive:
+            return "answer:extractive|top-item-text"
+        assert self.sampling is not None
+        return (
+            f"answer:{self.provider}|model:{self.model}|prompt:{self.prompt.version_hash}"
+            f"|{self.sampling.signature}|max_tokens:{self.settings.max_tokens}"
+        )
+
+    def cache_params(self) -> dict[str, Any]:
+        assert self.sampling is not None
+        return {
+            "provider": self.provider,
+            "model": self.model,
+            "max_tokens": self.settings.max_tokens,
+            **self.sampling.cache_params(),
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "provider": self.provider,
+            "model": self.model,
+            "base_url_set": self.settings.base_url is not None,
+            "prompt_name": self.prompt.name,
+            "prompt_hash": self.prompt.version_hash,
+            "sampling": None if self.sampling is None else self.sampling.signature,
+            "max_tokens": self.settings.max_tokens,
+            "signature": self.signature,
+        }
+
+
+def resolve_answer_step(settings: AnswerSettings, prompt: AnswerPrompt) -> AnswerStep:
+    if settings.provider not in ANSWER_PROVIDERS:
+        raise InputError(
+            f"--answer-provider {settings.provider}: expected one of {', '.join(ANSWER_PROVIDERS)}"
+        )
+    if settings.provider == EXTRACTIVE:
+        return AnswerStep(settings, None, prompt, None)
+    model = settings.model or DEFAULT_ANSWER_MODELS.get(settings.provider)
+    if not model:
+        raise InputError(f"--answer-model is required for --answer-provider {settings.provider}")
+    if settings.max_cost_usd is not None and settings.prices.prices.get(model) is None:
+        raise InputError(
+            f"needs a price for model {model}: add it with --prices FILE", field="--max-cost"
+        )
+    sampling = resolve_sampling(settings.provider, model, settings.temperature)
+    return AnswerStep(settings, model, prompt, sampling)
+
+
+@dataclass(frozen=True)
+class Answer:
+    text: str
+    latency_s: float | None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached: bool = False
+    error: str | None = None
+    stopped: bool = False  # not asked: the pass stopped (cost cap, fatal error)
+
+
+_WHITESPACE = re.compile(r"\s+")
+
+
+def clean_answer(text: str) -> str:
+    """One line: models sometimes wrap a short answer over lines or add a label."""
+    text = _WHITESPACE.sub(" ", text).strip()
+    return text[len("Answer:") :].strip() if text.lower().startswith("answer:") else text
+
+
+class Answerer:
+    def __init__(self, step: AnswerStep, store: RunStore, *, on_status: Any = None) -> None:
+        self.step = step
+        self.store = store
+        self.client: LLMClient | None = None
+        settings = step.settings
+        self.limiter = AdaptiveLimiter(settings.concurrency)
+        self.pool = CallPool(
+            self.limiter,
+            RetryPolicy(
+                max_attempts=settings.max_attempts,
+                base_delay_s=settings.retry_base_delay_s,
+                timeout_s=settings.timeout_s,
+            ),
+            max_cost_usd=settings.max_cost_usd,
+            on_status=on_status,
+        )
+        self.calls_cached = 0
+
+    def key(self, prompt: str) -> str:
+        return answer_key(self.step.cache_params(), prompt)
+
+    def estimate_usd(self, prompt: str) -> float:
+        assert self.step.model is not None
+        cost = self.step.settings.prices.cost(
+            self.step.model, estimate_prompt_tokens(prompt), EXPECTED_ANSWER_TOKENS
+        )
+        return cost or 0.0
+
+    def _client(self) -> LLMClient:
+        if self.client is None:
+            assert self.step.model is not None and self.step.sampling is not None
+            s = self.step.settings
+            self.client = make_client(
+                ProviderConfig(
+                    provider=s.provider,
+                    model=self.step.model,
+                    sampling=self.step.sampling,
+                    max_tokens=s.max_tokens,
+                    base_url=s.base_url,
+                    timeout_s=s.timeout_s,
+                )
+            )
+        return self.client
+
+    async def answer(self, prompt: str, context: PlacedContext) -> Answer:
+        if self.step.is_extractive:
+            top = context.items[0].text if context.items else ""
+            return Answer(top, 0.0)
+        key = self.key(prompt)
+        cached = self.store.get_answer(key)
+        if cached is not None:
+            self.calls_cached += 1
+            return Answer(
+                cached.answer,
+                cached.latency_s,
+                cached.input_tokens,
+                cached.output_tokens,
+                cached=True,
+            )
+        client = self._client()
+        outcome = await self.pool.call(lambda: client.complete(prompt), self.estimate_usd(prompt))
+        if outcome.stopped is not None:
+            return Answer("", None, error=f"not run: {outcome.stopped}", stopped=True)
+        if outcome.error is not None:
+            return Answer("", None, error=f"{outcome.error.kind}: {outcome.error.message}")
+        replies = outcome.value or []
+        reply = replies[0] if replies else None
+        if reply is None or reply.refusal or not reply.text.strip():
+            why = "refused" if reply is not None and reply.refusal else "empty reply"
+            return Answer("", outcome.latency_s, error=f"{why} from the answer model")
+        text = clean_answer(reply.text)
+        latency = round(outcome.latency_s, 4)
+        cost = self.step.settings.prices.cost(
+            self.step.model or "", reply.input_tokens, reply.output_tokens
+        )
+        if cost is not None:
+            self.pool.spent_usd += cost
+        self.store.put_answer(
+            key, CachedAnswer(text, reply.input_tokens, reply.output_tokens, latency)
+        )
+        return Answer(text, latency, reply.input_tokens, reply.output_tokens)
+
+    async def aclose(self) -> None:
+        if self.client is not None:
+            await self.client.aclose()

@@ -1,0 +1,95 @@
+"""The numbers a comparison of memory systems needs, from a run's prediction lines:
+latency and context-token percentiles, evidence recall by category, answer length, official
+F1 split by whether the evidence was retrieved, and the ingestion and answer-side costs."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from locoscore.categories import CATEGORY_NAMES
+from locoscore.scoring.protocols import get_protocol
+from locoscore.stats import LatencyStats
+
+
+def _latency(values: Sequence[float | None]) -> dict[str, Any] | None:
+    stats = LatencyStats.from_values(values)
+    if stats is None:
+        return None
+    return {k: round(v, 6) if isinstance(v, float) else v for k, v in vars(stats).items()}
+
+
+def _by_category(
+    records: Sequence[dict[str, Any]], value: Callable[[dict[str, Any]], float | None]
+) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    groups: dict[str, list[dict[str, Any]]] = {"overall": list(records)}
+    for cid in CATEGORY_NAMES:
+        groups[str(cid)] = [r for r in records if r["category"] == cid]
+    for name, rows in groups.items():
+        values = [v for v in (value(r) for r in rows) if v is not None]
+        out[name] = {
+            "n": len(values),
+            "mean": round(statistics.fmean(values), 6) if values else None,
+            "median": round(statistics.median(values), 6) if values else None,
+        }
+    return out
+
+
+def evidence_bucket(recall: float | None) -> str:
+    if recall is None:
+        return "unknown"
+    if recall >= 1.0:
+        return "all"
+    return "some" if recall > 0 else "none"
+
+
+def f1_by_evidence(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Official LoCoMo F1 (x100) of questions whose evidence was all / partly / not retrieved."""
+    f1 = get_protocol("locomo").metrics["f1"]
+    buckets: dict[str, list[float]] = {"all": [], "some": [], "none": [], "unknown": []}
+    for r in records:
+        if r["error"] is None:
+            score = f1(r["prediction"], r["answer"], r["category"])
+            buckets[evidence_bucket(r["evidence_recall"])].append(100.0 * score)
+    return {
+        name: {"n": len(v), "f1_locomo": round(statistics.fmean(v), 4) if v else None}
+        for name, v in buckets.items()
+    }
+
+
+def ingestion_totals(ingestion: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    usage = [m["usage"] for m in ingestion.values()]
+    costs = [u["cost_usd"] for u in usage if u["cost_usd"] is not None]
+    return {
+        "conversations": len(ingestion),
+        "wall_s": round(sum(m["wall_s"] for m in ingestion.values()), 4),
+        "wall_s_per_conversation": _latency([m["wall_s"] for m in ingestion.values()]),
+        "input_tokens": sum(u["input_tokens"] for u in usage),
+        "output_tokens": sum(u["output_tokens"] for u in usage),
+        "embedding_tokens": sum(u.get("embedding_tokens", 0) for u in usage),
+        "calls": sum(u["calls"] for u in usage),
+        "cost_usd": round(sum(costs), 6) if costs else None,
+        "failed": sorted(cid for cid, m in ingestion.items() if m.get("error")),
+    }
+
+
+def run_measures(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Per-run distributions of the per-question measures."""
+    ok = [r for r in records if r["error"] is None]
+    tokens_in = sum(int((r.get("answer_tokens") or {}).get("input", 0)) for r in records)
+    tokens_out = sum(int((r.get("answer_tokens") or {}).get("output", 0)) for r in records)
+    return {
+        "questions": len(records),
+        "failed": len(records) - len(ok),
+        "latency": {
+            name: _latency([r[name] for r in ok])
+            for name in ("search_latency_s", "answer_latency_s", "total_latency_s")
+        },
+        "context_tokens": _latency([r["context_tokens"] for r in ok]),
+        "evidence_recall": _by_category(ok, lambda r: r["evidence_recall"]),
+        "answer_words": _by_category(ok, lambda r: float(r["answer_words"])),
+        "f1_by_evidence": f1_by_evidence(records),
+        "answer_tokens": {"input": tokens_in, "output": tokens_out},
+    }

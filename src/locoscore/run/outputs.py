@@ -1,0 +1,51 @@
+"""A finished run into its folder: predictions.jsonl and run.json, then scores and reports
+exactly as `locoscore score` writes them, with a `run` section in summary.json."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from locoscore._io import write_json_atomic, write_jsonl_atomic
+from locoscore.data.load import load_predictions
+from locoscore.report.build import build_reports
+from locoscore.run.measures import ingestion_totals, run_measures
+from locoscore.run.pipeline import RUN_JSON, RunResult
+from locoscore.scoring.folder import score_into_folder
+from locoscore.scoring.protocols import PROTOCOLS
+
+PREDICTIONS = "predictions.jsonl"
+
+
+def run_document(result: RunResult) -> dict[str, Any]:
+    run = result.resolved
+    return {
+        **run.describe(),
+        "ingestion": {
+            "per_conversation": result.ingestion,
+            "totals": ingestion_totals(result.ingestion),
+        },
+        "answer_calls": {
+            "made": result.calls_made,
+            "cached": result.calls_cached,
+            "cost_usd": round(result.answer_cost_usd, 6),
+        },
+        "measures": run_measures(result.records),
+        "warnings": result.warnings,
+        "stop_reason": result.stop_reason,
+        "finished_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+
+
+def write_run_outputs(result: RunResult, out: Path) -> dict[str, Any]:
+    """Every output file of the run; the summary.json written."""
+    document = run_document(result)
+    predictions = out / PREDICTIONS
+    write_jsonl_atomic(predictions, result.records)
+    write_json_atomic(out / RUN_JSON, document)
+    loaded = load_predictions(predictions, "native", dataset=result.resolved.dataset.path)
+    run_section = {k: v for k, v in document.items() if k not in ("finished_at",)}
+    summary = score_into_folder(loaded, out, list(PROTOCOLS), {"run": run_section})
+    build_reports(out)
+    return summary

@@ -1,0 +1,299 @@
+"""`locoscore run`: a memory system through the benchmark, every cost measured.
+
+    resolve (all input checked; nothing written on bad input)
+    -> start the system -> per conversation (bounded concurrency): ingest once, in order,
+       then its questions (bounded concurrency): search, place context, answer
+    -> predictions.jsonl + run.json, then scores and reports as `locoscore score` writes them.
+
+Everything final is committed to `DIR/run_state.sqlite` at once, so a rerun of the same
+command after a crash (even kill -9) redoes only unfinished or failed questions, and no
+answer call is made twice (the answer cache holds every reply).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import shutil
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from locoscore.data.conversation import Conversation, Question
+from locoscore.data.dataset import load_dataset
+from locoscore.data.locomo_conversations import locomo_conversations, locomo_questions
+from locoscore.errors import InputError, LocoscoreError
+from locoscore.results_dir import check_out_dir
+from locoscore.run.answer_prompt import default_answer_prompt, load_answer_prompt
+from locoscore.run.answerer import Answerer, resolve_answer_step
+from locoscore.run.document import RUN_JSON
+from locoscore.run.ingest import IngestionMeasures, ingest_conversation
+from locoscore.run.question import answer_question, failed_record
+from locoscore.run.settings import ResolvedRun, RunSettings
+from locoscore.run.store import STATE_FILE, RunStore
+from locoscore.systems.registry import SystemContext, make_system
+
+STATE_DIR = "system_state"
+
+
+class RunWarning(UserWarning):
+    """Something about a run's budgets or inputs a reader of its numbers must know."""
+
+
+@dataclass
+class RunResult:
+    resolved: ResolvedRun
+    records: list[dict[str, Any]]
+    ingestion: dict[str, dict[str, Any]]
+    stop_reason: str | None = None
+    calls_made: int = 0
+    calls_cached: int = 0
+    answer_cost_usd: float = 0.0
+    dry_run_estimate: dict[str, Any] | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> int:
+        return sum(1 for r in self.records if r["error"] is not None)
+
+
+def _select_conversations(
+    all_convs: list[Conversation], wanted: list[str] | None
+) -> list[Conversation]:
+    if not wanted:
+        return all_convs
+    by_id = {c.conversation_id: c for c in all_convs}
+    unknown = [cid for cid in wanted if cid not in by_id]
+    if unknown:
+        known = ", ".join(by_id)
+        raise InputError(f"--conversations: unknown conversation {unknown[0]!r} (known: {known})")
+    return [by_id[cid] for cid in dict.fromkeys(wanted)]
+
+
+def _check_earlier_run(out: Path, signature: str) -> None:
+    path = out / RUN_JSON
+    if not path.exists():
+        return
+    try:
+        earlier = json.loads(path.read_text(encoding="utf-8"))["signature"]
+    except (OSError, ValueError, KeyError, TypeError):
+        raise InputError(
+            "earlier run.json cannot be read; remove it or choose another --out", file=str(path)
+        ) from None
+    if earlier != signature:
+        raise InputError(
+            f"holds a run with another signature ({earlier}); this run is {signature}: "
+            "choose another --out",
+            file=str(path),
+        )
+
+
+def resolve_run(settings: RunSettings) -> ResolvedRun:
+    """Every input checked before anything is written or started."""
+    if settings.top_k < 1:
+        raise InputError("--top-k must be at least 1")
+    if settings.context_budget is not None and settings.context_budget < 1:
+        raise InputError("--context-budget must be at least 1 token")
+    if settings.concurrency < 1:
+        raise InputError("--concurrency must be at least 1")
+    check_out_dir(settings.out)
+    dataset = load_dataset(settings.dataset)
+    conversations = _select_conversations(locomo_conversations(dataset), settings.conversations)
+    questions = locomo_questions(
+        dataset, conversations, include_adversarial=settings.include_adversarial
+    )
+    prompt = (
+        load_answer_prompt(settings.answer_prompt)
+        if settings.answer_prompt
+        else default_answer_prompt()
+    )
+    settings.answer.concurrency = settings.concurrency
+    answer = resolve_answer_step(settings.answer, prompt)
+    system = make_system(
+        settings.system,
+        settings.system_options,
+        SystemContext(state_dir=settings.out / STATE_DIR),
+    )
+    resolved = ResolvedRun(settings, dataset, conversations, questions, system, answer)
+    _check_earlier_run(settings.out, resolved.signature)
+    return resolved
+
+
+class _Harness:
+    def __init__(self, run: ResolvedRun, store: RunStore, progress: Any) -> None:
+        self.run = run
+        self.store = store
+        self.progress = progress
+        self.answerer = Answerer(
+            run.answer, store, on_status=progress.status if progress is not None else None
+        )
+        self.question_slots = asyncio.Semaphore(run.settings.concurrency)
+        self.ingest_slots = asyncio.Semaphore(run.settings.ingest_concurrency)
+        self.ingestion: dict[str, dict[str, Any]] = store.ingestion()
+        self.warnings: list[str] = []
+        self.prompt_tokens: list[int] = []  # dry run: prompts that would be sent
+
+    def warn(self, message: str) -> None:
+        self.warnings.append(message)
+        warnings.warn(message, RunWarning, stacklevel=2)
+
+    def _check_bypass(self, conversation: Conversation) -> None:
+        system, top_k = self.run.system, self.run.settings.top_k
+        items = system.items_in(conversation.conversation_id)
+        if not system.ignores_budget and items is not None and top_k >= items:
+            self.warn(
+                f"{conversation.conversation_id}: --top-k {top_k} reaches the {items} items "
+                f"the conversation holds: retrieval is bypassed (every item is returned)"
+            )
+
+    async def conversation(self, conversation: Conversation, pending: list[Question]) -> None:
+        async with self.ingest_slots:
+            measures: IngestionMeasures = await ingest_conversation(self.run.system, conversation)
+        if not measures.skipped or conversation.conversation_id not in self.ingestion:
+            self.ingestion[conversation.conversation_id] = measures.to_json()
+            if not self.run.settings.dry_run:
+                self.store.put_ingestion(conversation.conversation_id, measures.to_json())
+        if measures.error is not None:
+            for question in pending:
+                self._finish(failed_record(question, f"ingestion failed: {measures.error}"))
+            return
+        self._check_bypass(conversation)
+        await asyncio.gather(*(self.question(q) for q in pending))
+
+    async def question(self, question: Question) -> None:
+        async with self.question_slots:
+            if self.run.settings.dry_run:
+                await self._dry_question(question)
+                return
+            record, _ = await answer_question(
+                question,
+                self.run.system,
+                self.answerer,
+                self.run.answer.prompt,
+                top_k=self.run.settings.top_k,
+                budget=self.run.settings.context_budget,
+            )
+            self._finish(record)
+
+    async def _dry_question(self, question: Question) -> None:
+        from locoscore.data.conversation import Query
+        from locoscore.run.answer_prompt import place_context
+
+        s = self.run.settings
+        system = self.run.system
+        result = await system.search(
+            Query(question.conversation_id, question.question_id, question.text, s.top_k)
+        )
+        items = result.items if system.ignores_budget else result.items[: s.top_k]
+        context = place_context(items, None if system.ignores_budget else s.context_budget)
+        prompt = self.run.answer.prompt.render(question.text, context.text, question.date_iso)
+        if self.run.answer.is_extractive or result.answer is not None:
+            return
+        if self.store.get_answer(self.answerer.key(prompt)) is None:
+            from locoscore.run.tokens import count_tokens
+
+            self.prompt_tokens.append(count_tokens(prompt))
+
+    def _finish(self, record: dict[str, Any]) -> None:
+        self.store.put_record(record["question_id"], record)
+        if self.progress is not None:
+            tokens = record.get("answer_tokens") or {}
+            cost = self.answerer.pool.spent_usd
+            self.progress.update(
+                1,
+                int(record["error"] is not None),
+                int(tokens.get("input", 0)) + int(tokens.get("output", 0)),
+                cost,
+            )
+
+
+def _dry_run_estimate(run: ResolvedRun, harness: _Harness) -> dict[str, Any]:
+    from locoscore.llm.cost import REQUEST_OVERHEAD_TOKENS
+    from locoscore.run.answerer import EXPECTED_ANSWER_TOKENS
+
+    calls = len(harness.prompt_tokens)
+    input_tokens = sum(harness.prompt_tokens) + REQUEST_OVERHEAD_TOKENS * calls
+    output_tokens = EXPECTED_ANSWER_TOKENS * calls
+    cost = None
+    if run.answer.model is not None:
+        cost = run.answer.settings.prices.cost(run.answer.model, input_tokens, output_tokens)
+    return {
+        "calls": calls,
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens,
+        "cost_usd": cost,
+        "cached": len(run.questions) - calls,
+    }
+
+
+async def execute_run(
+    run: ResolvedRun, *, progress: Any = None, on_started: Callable[[], None] | None = None
+) -> RunResult:
+    """Start the system, ingest, answer; the records in dataset order."""
+    s = run.settings
+    created = not s.out.exists()
+    try:
+        await run.system.start()
+    except InputError:
+        await run.system.aclose()
+        if created:
+            shutil.rmtree(s.out, ignore_errors=True)  # nothing written on bad input
+        raise
+    if on_started is not None:
+        on_started()
+    if run.system.ignores_budget:
+        warnings.warn(
+            f"{s.system} places the whole conversation in the prompt: --top-k and "
+            "--context-budget do not apply",
+            RunWarning,
+            stacklevel=2,
+        )
+    dry = s.dry_run
+    state = s.out / STATE_FILE
+    store = RunStore(state if not dry or state.exists() else Path(":memory:"))
+    finished = store.finished()
+    pending = [q for q in run.questions if q.question_id not in finished]
+    harness = _Harness(run, store, None if dry else progress)
+    if harness.progress is not None:
+        harness.progress.start(len(run.questions), len(run.questions) - len(pending), 0)
+    by_conv: dict[str, list[Question]] = {}
+    for q in pending:
+        by_conv.setdefault(q.conversation_id, []).append(q)
+    try:
+        await asyncio.gather(
+            *(
+                harness.conversation(c, by_conv[c.conversation_id])
+                for c in run.conversations
+                if c.conversation_id in by_conv
+            )
+        )
+    finally:
+        with contextlib.suppress(Exception):
+            await harness.answerer.aclose()
+        await run.system.aclose()
+        if harness.progress is not None:
+            harness.progress.stop()
+    result = RunResult(
+        run,
+        [],
+        harness.ingestion,
+        stop_reason=harness.answerer.pool.stop_reason,
+        calls_made=harness.answerer.pool.made,
+        calls_cached=harness.answerer.calls_cached,
+        answer_cost_usd=harness.answerer.pool.spent_usd,
+        warnings=harness.warnings,
+    )
+    if dry:
+        result.dry_run_estimate = _dry_run_estimate(run, harness)
+        store.close()
+        return result
+    records = store.all_records()
+    store.close()
+    result.records = [records[q.question_id] for q in run.questions if q.question_id in records]
+    missing = len(run.questions) - len(result.records)
+    if missing:
+        raise LocoscoreError(f"{missing} question(s) have no record; rerun the same command")
+    return result

@@ -1,0 +1,95 @@
+"""One question through the harness: search (timed), the context as placed, the answer
+(timed), and every measure a comparison needs, as one prediction line."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from locoscore.data.conversation import Query, Question
+from locoscore.run.answer_prompt import AnswerPrompt, PlacedContext, place_context
+from locoscore.run.answerer import Answer, Answerer
+from locoscore.run.ingest import one_line_error
+from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult
+
+
+def evidence_recall(evidence: tuple[str, ...], items: tuple[MemoryItem, ...]) -> float | None:
+    """Share of the question's evidence turns among the placed items; None when the
+    question names no evidence or no item says which turns it came from."""
+    if not evidence or all(item.dia_ids is None for item in items):
+        return None
+    found = {d for item in items for d in (item.dia_ids or ())}
+    return round(sum(1 for e in evidence if e in found) / len(evidence), 6)
+
+
+def base_record(question: Question) -> dict[str, Any]:
+    return {
+        **question.record_ids,
+        "question_id": question.question_id,
+        "category": question.category,
+        "question": question.text,
+        "answer": question.gold,
+        "evidence": list(question.evidence),
+    }
+
+
+def failed_record(question: Question, error: str, **measures: Any) -> dict[str, Any]:
+    return {
+        **base_record(question),
+        "prediction": "",
+        "search_latency_s": None,
+        "answer_latency_s": None,
+        "total_latency_s": None,
+        "context_tokens": None,
+        "answer_words": 0,
+        "evidence_recall": None,
+        "retrieved": [],
+        **measures,
+        "error": error,
+    }
+
+
+async def answer_question(
+    question: Question,
+    system: MemorySystem,
+    answerer: Answerer,
+    prompt: AnswerPrompt,
+    *,
+    top_k: int,
+    budget: int | None,
+) -> tuple[dict[str, Any], Answer | None]:
+    """The question's prediction line (with `error` set when it failed) and its answer."""
+    query = Query(
+        question.conversation_id, question.question_id, question.text, top_k, question.date_iso
+    )
+    started = time.perf_counter()
+    try:
+        result: SearchResult = await system.search(query)
+    except Exception as exc:  # recorded per question; a rerun retries it
+        return failed_record(question, f"search failed: {one_line_error(exc)}"), None
+    search_s = time.perf_counter() - started
+    items = result.items if system.ignores_budget else result.items[:top_k]
+    context: PlacedContext = place_context(items, None if system.ignores_budget else budget)
+    if result.answer is not None:  # the system answers itself: its answer step, not ours
+        answer = Answer(result.answer.strip(), None)
+    else:
+        rendered = prompt.render(question.text, context.text, question.date_iso)
+        answer = await answerer.answer(rendered, context)
+    answer_s = answer.latency_s
+    total = search_s + (answer_s or 0.0)
+    record = {
+        **base_record(question),
+        "prediction": answer.text,
+        "search_latency_s": round(search_s, 6),
+        "answer_latency_s": None if answer_s is None else round(answer_s, 6),
+        "total_latency_s": round(total, 6),
+        "context_tokens": context.tokens,
+        "answer_words": len(answer.text.split()),
+        "evidence_recall": evidence_recall(question.evidence, context.items),
+        "retrieved": [item.to_json() for item in context.items],
+        "retrieved_dropped_by_budget": context.dropped,
+        "search_usage": result.usage.to_json(),
+        "answer_tokens": {"input": answer.input_tokens, "output": answer.output_tokens},
+        "error": answer.error,
+    }
+    return record, answer

@@ -1,0 +1,89 @@
+"""What `locoscore run` was asked to do, resolved once into what it applies: the system,
+the budgets, the answer step, the dataset, and the run signature that names all of it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from locoscore._version import __version__
+from locoscore.data.conversation import Conversation, Question
+from locoscore.data.dataset import Dataset
+from locoscore.run.answerer import AnswerSettings, AnswerStep
+from locoscore.run.tokens import TOKENIZER_NAME
+from locoscore.systems.base import MemorySystem
+
+
+@dataclass
+class RunSettings:
+    system: str
+    out: Path
+    system_options: dict[str, str] = field(default_factory=dict)
+    dataset: Path | None = None
+    conversations: list[str] | None = None
+    include_adversarial: bool = True
+    top_k: int = 10
+    context_budget: int | None = None
+    concurrency: int = 64
+    ingest_concurrency: int = 4
+    answer: AnswerSettings = field(default_factory=AnswerSettings)
+    answer_prompt: Path | None = None
+    dry_run: bool = False
+    skip_probe: bool = False
+
+
+@dataclass
+class ResolvedRun:
+    settings: RunSettings
+    dataset: Dataset
+    conversations: list[Conversation]
+    questions: list[Question]
+    system: MemorySystem
+    answer: AnswerStep
+
+    @property
+    def dataset_version(self) -> str:
+        return "locomo10" if self.dataset.checksum_ok else "locomo10-modified"
+
+    @property
+    def signature(self) -> str:
+        """sacreBLEU-style: everything that changes a prediction, as applied."""
+        s = self.settings
+        options = self.system.signature_options()
+        opts = ",".join(f"{k}={v}" for k, v in sorted(options.items())) or "default"
+        if self.system.ignores_budget:
+            budget = "top_k:n/a|budget:n/a"
+        else:
+            budget = f"top_k:{s.top_k}|budget:{s.context_budget or 'none'}"
+        adv = "yes" if s.include_adversarial else "no"
+        return (
+            f"run:{s.system}|opts:{opts}|{budget}|{self.answer.signature}"
+            f"|tok:{TOKENIZER_NAME}|data:{self.dataset_version}@{self.dataset.sha256[:12]}"
+            f"|adv:{adv}|version:{__version__}"
+        )
+
+    def describe(self) -> dict[str, Any]:
+        s = self.settings
+        return {
+            "signature": self.signature,
+            "system": {
+                "name": s.system,
+                "options": self.system.signature_options(),
+                "ignores_budget": self.system.ignores_budget,
+                "answers_itself": self.system.answers_itself,
+            },
+            "top_k": None if self.system.ignores_budget else s.top_k,
+            "context_budget": None if self.system.ignores_budget else s.context_budget,
+            "answer": self.answer.to_json(),
+            "tokenizer": TOKENIZER_NAME,
+            "dataset": {
+                "path": str(self.dataset.path),
+                "sha256": self.dataset.sha256,
+                "version": self.dataset_version,
+            },
+            "conversations": [c.conversation_id for c in self.conversations],
+            "questions": len(self.questions),
+            "include_adversarial": s.include_adversarial,
+            "locoscore_version": __version__,
+        }

@@ -1,0 +1,122 @@
+"""`DIR/run_state.sqlite`: the run's durable state, so a killed run resumes where it stopped.
+
+Two tables, each row committed the moment it is final (WAL; a commit survives kill -9):
+- `answers`: the answer cache. The key hashes everything that changes an answer (provider,
+  model, every sampling parameter, max tokens, and the prompt text itself, which holds the
+  question and the retrieved context), so a changed retrieval never hits a stale answer.
+- `questions`: each finished question's whole prediction line; a rerun keeps the lines
+  without an error and redoes the others.
+- `ingested`: per-conversation ingestion measurements of the latest ingestion.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+STATE_FILE = "run_state.sqlite"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS answers (
+    key TEXT PRIMARY KEY,
+    answer TEXT NOT NULL,
+    input_tokens INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    latency_s REAL NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS questions (
+    question_id TEXT PRIMARY KEY,
+    record TEXT NOT NULL,
+    ok INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS ingested (
+    conversation_id TEXT PRIMARY KEY,
+    measures TEXT NOT NULL
+);
+"""
+
+
+def answer_key(params: dict[str, Any], prompt: str) -> str:
+    payload = json.dumps({"params": params, "prompt": prompt}, sort_keys=True)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class CachedAnswer:
+    answer: str
+    input_tokens: int
+    output_tokens: int
+    latency_s: float
+
+
+class RunStore:
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self.conn = sqlite3.connect(str(path), timeout=30.0, isolation_level=None)
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute("PRAGMA synchronous=NORMAL")
+        self.conn.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    # -- answers -----------------------------------------------------------------------
+
+    def get_answer(self, key: str) -> CachedAnswer | None:
+        row = self.conn.execute(
+            "SELECT answer, input_tokens, output_tokens, latency_s FROM answers WHERE key = ?",
+            (key,),
+        ).fetchone()
+        return None if row is None else CachedAnswer(*row)
+
+    def put_answer(self, key: str, answer: CachedAnswer) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                key,
+                answer.answer,
+                answer.input_tokens,
+                answer.output_tokens,
+                answer.latency_s,
+                time.time(),
+            ),
+        )
+
+    def answer_keys(self) -> set[str]:
+        return {row[0] for row in self.conn.execute("SELECT key FROM answers")}
+
+    # -- questions -----------------------------------------------------------------------
+
+    def finished(self) -> dict[str, dict[str, Any]]:
+        """Question id -> prediction line, for questions that ended without an error."""
+        rows = self.conn.execute("SELECT question_id, record FROM questions WHERE ok = 1")
+        return {qid: json.loads(record) for qid, record in rows}
+
+    def all_records(self) -> dict[str, dict[str, Any]]:
+        rows = self.conn.execute("SELECT question_id, record FROM questions")
+        return {qid: json.loads(record) for qid, record in rows}
+
+    def put_record(self, question_id: str, record: dict[str, Any]) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO questions VALUES (?, ?, ?)",
+            (question_id, json.dumps(record, ensure_ascii=False), int(record["error"] is None)),
+        )
+
+    # -- ingestion -----------------------------------------------------------------------
+
+    def ingestion(self) -> dict[str, dict[str, Any]]:
+        rows = self.conn.execute("SELECT conversation_id, measures FROM ingested")
+        return {cid: json.loads(measures) for cid, measures in rows}
+
+    def put_ingestion(self, conversation_id: str, measures: dict[str, Any]) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO ingested VALUES (?, ?)",
+            (conversation_id, json.dumps(measures)),
+        )
