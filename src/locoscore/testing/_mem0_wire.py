@@ -47,7 +47,7 @@ def new_messages(prompt: str) -> list[str]:
             contents.append(line[match.end() :])
         elif contents and line.strip():
             contents[-1] += "\n" + line  # a message spanning lines
-    return [c.strip() for c in contents if c.strip()]
+    return [c for c in contents if c.strip()]  # exactly as sent (trailing spaces too)
 
 
 def extraction_reply(messages: Any) -> str:
