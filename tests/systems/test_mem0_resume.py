@@ -101,3 +101,34 @@ def test_a_memory_store_never_resumes(dataset: Any, fp, tmp_path) -> None:
     _first_run(make_mem0(tmp_path, fp), conv)
     assert run(make_mem0(tmp_path, fp).already_ingested(conv)) is False
     assert len(requests_to(fp, "/v1/chat/completions")) == 1
+
+
+def test_the_runs_ingestion_skips_a_conversation_stored_by_an_earlier_run(
+    dataset: Any, fp, tmp_path
+) -> None:
+    from locoscore.run.ingest import ingest_conversation
+
+    conv = conversation(dataset, "conv-30", sessions=2)
+
+    async def one_run() -> Any:
+        system = make_mem0(tmp_path, fp, store="folder")
+        try:
+            return await ingest_conversation(system, conv)
+        finally:
+            await system.aclose()
+
+    first = run(one_run())
+    extractions = len(requests_to(fp, "/v1/chat/completions"))
+    second = run(one_run())
+    assert (first.skipped, first.error, first.usage.calls) == (False, None, 2 * 3)
+    assert (second.skipped, second.error, second.usage.calls) == (True, None, 0)
+    assert extractions == 2
+    assert len(requests_to(fp, "/v1/chat/completions")) == 2  # none on the second run
+
+
+def test_the_api_key_is_in_no_file_of_the_run(dataset: Any, fp, tmp_path) -> None:
+    _first_run(make_mem0(tmp_path, fp, store="folder"), conversation(dataset, "conv-26", 1))
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert any(p.name == "ingested.json" for p in files)
+    assert any(p.name == "history.db" for p in files)
+    assert [p for p in files if API_KEY.encode() in p.read_bytes()] == []

@@ -193,3 +193,14 @@ def test_start_against_an_unreachable_embedder_is_an_input_error(fp, tmp_path) -
 def test_bad_options_are_input_errors(fp, tmp_path, options: dict[str, str], message: str) -> None:
     with pytest.raises(InputError, match=message):
         make_mem0(tmp_path, fp, **options)
+
+
+def test_a_session_without_turns_costs_nothing(fp, tmp_path) -> None:
+    from locoscore.data.conversation import SessionInput
+
+    system = make_mem0(tmp_path, fp)
+    empty = SessionInput("conv-x", 1, "1:56 pm on 8 May, 2023", "2023-05-08T13:56", ())
+    usage = run(system.add(empty))
+    assert (usage.calls, usage.input_tokens, usage.embedding_tokens) == (0, 0, 0)
+    assert fp.requests_log == []
+    assert system.items_in("conv-x") == 0

@@ -316,6 +316,8 @@ class Mem0System(MemorySystem):
 
     def _add(self, session: SessionInput) -> tuple[Tally, int]:
         store = self._store(session.conversation_id, create=True)
+        if not session.turns:
+            return Tally(), 0  # nothing to say (mem0 would embed an empty string)
         assert store is not None
         metadata: dict[str, Any] = {"session": session.index}
         if session.date_iso:
