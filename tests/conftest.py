@@ -15,6 +15,26 @@ PEERS = SHARED / "data" / "peers"
 sys.path.insert(0, str(REPO / "bench"))
 
 
+ERRATA = SHARED / "data" / "errata" / "locomo-audit-errors.json"
+
+
+@pytest.fixture(autouse=True)
+def _no_ambient_errata(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Gold errata change every report; a list in the environment or the user cache of the
+    machine running the tests must not, so each test starts with neither."""
+    monkeypatch.delenv("LOCOSCORE_ERRATA", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "empty-user-cache"))
+
+
+@pytest.fixture(scope="session")
+def errata_path() -> Path:
+    if not ERRATA.exists():
+        pytest.skip(f"gold errata not found at {ERRATA}")
+    return ERRATA
+
+
 @pytest.fixture(scope="session")
 def locomo_path() -> Path:
     if not LOCOMO.exists():

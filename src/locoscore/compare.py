@@ -4,6 +4,8 @@ Questions are paired by (sample_id, qa_index). For every metric both folders hav
 and overall (each protocol's own convention for adversarial questions): the mean difference
 B - A with a paired bootstrap 95 % CI (resampling questions, seeded) and a two-sided Wilcoxon
 signed-rank test; for a binary judge, McNemar's exact test on majority verdicts as well.
+With gold errata, the same again on the shared questions whose gold stands. A warning when
+the two sides' mean answer lengths differ by more than 2x (a judge confound).
 """
 
 from __future__ import annotations
@@ -13,8 +15,10 @@ from typing import Any
 
 from locoscore import stats
 from locoscore.categories import ADVERSARIAL, LOCOMO_COLUMN_ORDER
+from locoscore.report.lengths import AnswerLengths, answer_lengths, length_ratio_warning
 from locoscore.report.load import Results
 from locoscore.report.metrics import METRICS, Metric
+from locoscore.report.verified import ErrataFlags
 from locoscore.results_dir import row_key
 
 ALPHA = 0.05
@@ -54,6 +58,16 @@ class MetricComparison:
 
 
 @dataclass(frozen=True)
+class VerifiedComparison:
+    """The comparison again on the paired questions whose gold stands under the errata."""
+
+    errata: ErrataFlags
+    paired: int
+    excluded: int  # paired questions whose gold the errata call wrong or ambiguous
+    metrics: list[MetricComparison]
+
+
+@dataclass(frozen=True)
 class Comparison:
     a: Results
     b: Results
@@ -63,6 +77,9 @@ class Comparison:
     gold_differs: list[Key]
     metrics: list[MetricComparison]
     warnings: list[str]
+    # answer words of A and of B on the paired questions
+    answer_lengths: tuple[AnswerLengths, AnswerLengths] | None = None
+    verified: VerifiedComparison | None = None  # with --verified-gold
 
 
 def paired_rows(c: Comparison) -> list[tuple[dict[str, Any], dict[str, Any]]]:
@@ -144,25 +161,10 @@ def _signature_warnings(a: Results, b: Results) -> list[str]:
     return out
 
 
-def compare_results(a: Results, b: Results) -> Comparison:
-    rows_a = {_key(r): r for r in a.rows}
-    rows_b = {_key(r): r for r in b.rows}
-    shared = sorted(set(rows_a) & set(rows_b))
-    pairs = [(rows_a[k], rows_b[k]) for k in shared]
-    gold_differs = [
-        k for k in shared if str(rows_a[k].get("answer")) != str(rows_b[k].get("answer"))
-    ]
-    warnings = _signature_warnings(a, b)
-    if gold_differs:
-        warnings.append(f"{len(gold_differs)} paired questions have different gold answers")
+def _compare_metrics(
+    a: Results, b: Results, pairs: list[tuple[dict[str, Any], dict[str, Any]]]
+) -> list[MetricComparison]:
     binary = _judge_protocol(a) == "binary" and _judge_protocol(b) == "binary"
-    if _judge_protocol(a) != _judge_protocol(b) and a.judge and b.judge:
-        warnings.append("the judge protocols differ; J is not compared")
-    elif bool(a.judge) != bool(b.judge):
-        judged = "A" if a.judge else "B"
-        warnings.append(
-            f"only {judged} has judge scores (run `locoscore judge`); J is not compared"
-        )
     metrics = []
     for metric in METRICS:
         if metric.is_judge:
@@ -175,6 +177,45 @@ def compare_results(a: Results, b: Results) -> Comparison:
         result = _compare_metric(pairs, metric, includes, binary and metric.is_judge)
         if result is not None:
             metrics.append(result)
+    return metrics
+
+
+def compare_results(a: Results, b: Results, errata: ErrataFlags | None = None) -> Comparison:
+    """Compare B with A on their shared questions; with `errata`, also on the shared
+    questions whose gold stands (the verified-gold view)."""
+    rows_a = {_key(r): r for r in a.rows}
+    rows_b = {_key(r): r for r in b.rows}
+    shared = sorted(set(rows_a) & set(rows_b))
+    pairs = [(rows_a[k], rows_b[k]) for k in shared]
+    gold_differs = [
+        k for k in shared if str(rows_a[k].get("answer")) != str(rows_b[k].get("answer"))
+    ]
+    warnings = _signature_warnings(a, b)
+    if gold_differs:
+        warnings.append(f"{len(gold_differs)} paired questions have different gold answers")
+    if _judge_protocol(a) != _judge_protocol(b) and a.judge and b.judge:
+        warnings.append("the judge protocols differ; J is not compared")
+    elif bool(a.judge) != bool(b.judge):
+        judged = "A" if a.judge else "B"
+        warnings.append(
+            f"only {judged} has judge scores (run `locoscore judge`); J is not compared"
+        )
+    lengths = None
+    if pairs:
+        length_a = answer_lengths([x for x, _ in pairs])
+        length_b = answer_lengths([y for _, y in pairs])
+        assert length_a is not None and length_b is not None
+        lengths = (length_a, length_b)
+        if (
+            warning := length_ratio_warning(length_a.overall.mean, length_b.overall.mean)
+        ) is not None:
+            warnings.append(warning)
+    verified = None
+    if errata is not None:
+        kept = [(x, y) for x, y in pairs if errata.gold_stands(x)]
+        verified = VerifiedComparison(
+            errata, len(kept), len(pairs) - len(kept), _compare_metrics(a, b, kept)
+        )
     return Comparison(
         a=a,
         b=b,
@@ -182,6 +223,8 @@ def compare_results(a: Results, b: Results) -> Comparison:
         only_in_a=sorted(set(rows_a) - set(rows_b)),
         only_in_b=sorted(set(rows_b) - set(rows_a)),
         gold_differs=gold_differs,
-        metrics=metrics,
+        metrics=_compare_metrics(a, b, pairs),
         warnings=warnings,
+        answer_lengths=lengths,
+        verified=verified,
     )

@@ -30,8 +30,18 @@ def test_each_fixture_is_detected_as_its_format(fixture: str, expected: str) -> 
     assert result.records, "every fixture holds records"
 
 
-def test_formats_lists_the_five_readers() -> None:
-    assert FORMATS == ("native", "locomo", "mem0", "zep", "prototype")
+def test_formats_lists_the_six_readers() -> None:
+    assert FORMATS == ("native", "locomo", "mem0", "zep", "memos", "prototype")
+
+
+def test_a_detailed_results_object_is_read_as_memos(tmp_path: Path) -> None:
+    path = tmp_path / "eval_results.json"
+    item = {"question_id": "locomo_0_qa1", "question": "Q?", "golden_answer": "a",
+            "generated_answer": "b", "category": "4"}  # fmt: skip
+    path.write_text(json.dumps({"accuracy": 0.5, "detailed_results": {"u": [item]}}))
+    result = read_predictions(path)
+    assert result.format == "memos"
+    assert (result.records[0].conversation, result.records[0].qa_index) == (0, 1)
 
 
 def test_a_single_jsonl_line_is_read_as_native(tmp_path: Path) -> None:

@@ -93,3 +93,16 @@ def test_placeholders_inside_the_candidate_are_left_as_text() -> None:
     inner = FENCE.search(prompt)
     assert inner is not None and inner.group(2) == "see {gold} and {question}"
     assert prompt.count("GOLD-ANSWER") == 1
+
+
+@pytest.mark.parametrize(
+    ("protocol", "verdict"), [("binary", "is WRONG"), ("rubric", "scores 20 or less")]
+)
+def test_builtin_prompts_say_an_answer_without_the_asked_for_fact_fails(
+    protocol: str, verdict: str
+) -> None:
+    text = " ".join(builtin_template(protocol).text.split())
+    assert "lacks the specific fact the question asks for" in text
+    assert "even if nothing in it contradicts the reference" in text
+    assert "vague, generalised or hedged answer that only touches the topic" in text
+    assert verdict in text

@@ -173,3 +173,41 @@ def write_folder(
     )
     (directory / "summary.json").write_text(json.dumps(summary_for(rows, judge), indent=2))
     return directory
+
+
+# base_rows: per conversation 3 single-hop (4), 2 multi-hop (1), 2 temporal (2),
+# 1 open-domain (3), 2 adversarial (5); question k = 10 * conversation + qa_index.
+FLAGGED = {
+    "conv-1#0": "HALLUCINATION",  # k 0, single-hop: excluded
+    "conv-1#3": "TEMPORAL_ERROR",  # k 3, multi-hop: excluded
+    "conv-2#5": "AMBIGUOUS",  # k 15, temporal: excluded
+    "conv-1#1": "WRONG_CITATION",  # k 1, single-hop: kept, the gold stands
+    "conv-9#0": "HALLUCINATION",  # not in this folder: counts nowhere
+}
+
+
+def errata_section(flagged: dict[str, str] = FLAGGED, sha256: str = "e" * 64) -> dict[str, Any]:
+    return {
+        "source": "test errata",
+        "path": "errors.json",
+        "sha256": sha256,
+        "checksum_ok": False,
+        "entries": len(flagged),
+        "score_changing": 4,
+        "by_error_type": {},
+        "flagged": flagged,
+    }
+
+
+def record_errata(directory: Path, sha256: str = "e" * 64) -> Path:
+    """Record FLAGGED in the folder's summary.json, as `score --errata` does."""
+    summary = json.loads((directory / "summary.json").read_text())
+    summary["errata"] = errata_section(sha256=sha256)
+    (directory / "summary.json").write_text(json.dumps(summary))
+    return directory
+
+
+def folder_with_errata(directory: Path, judged: bool = True) -> Path:
+    rows = base_rows()
+    judge = add_judge(rows, "binary") if judged else None
+    return record_errata(write_folder(directory, rows, judge))

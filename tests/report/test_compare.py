@@ -8,12 +8,13 @@ import math
 from pathlib import Path
 
 import pytest
-from report_helpers import add_judge, base_rows, write_folder
+from report_helpers import add_judge, base_rows, record_errata, write_folder
 from typer.testing import CliRunner
 
 from locoscore.cli import app
 from locoscore.compare import compare_results, majority_correct
 from locoscore.report.load import load_results
+from locoscore.report.verified import comparison_errata
 
 runner = CliRunner()
 
@@ -149,3 +150,77 @@ def test_differences_csv_has_each_shared_questions_paired_scores(tmp_path: Path)
     assert adversarial["j_mean_a"] == "" and adversarial["j_mean_diff"] == ""
     mean = sum(float(r["f1_locomo_diff"]) for r in table) / len(table)
     assert mean == pytest.approx(20.0)  # the overall difference in compare.md
+
+
+def _with_predictions(directory: Path, words: int) -> Path:
+    rows = base_rows()
+    for row in rows:
+        row["prediction"] = " ".join(["word"] * words)
+    return write_folder(directory, rows, add_judge(rows, "binary"))
+
+
+def test_compare_warns_when_one_side_answers_more_than_twice_as_long(tmp_path: Path) -> None:
+    a = _with_predictions(tmp_path / "a", 2)
+    b = _with_predictions(tmp_path / "b", 5)
+    result = runner.invoke(app, ["compare", str(a), str(b), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    expected = (
+        "mean answer lengths differ by more than 2x "
+        "(A 2.0 words, B 5.0; B's answers are longer: 2.5x)"
+    )
+    assert expected in " ".join(result.output.split())
+    md = (tmp_path / "out" / "compare.md").read_text()
+    assert "## Warnings" in md and expected in md
+    assert "| **overall** | **20** | **2.0** | **2.0** | **5.0** | **5.0** |" in md
+
+
+def test_compare_is_silent_about_length_up_to_twice(tmp_path: Path) -> None:
+    a = _with_predictions(tmp_path / "a", 2)
+    b = _with_predictions(tmp_path / "b", 4)
+    result = compare_results(load_results(a), load_results(b))
+    assert not any("answer lengths" in w for w in result.warnings)
+    assert result.answer_lengths is not None
+    assert [side.overall.mean for side in result.answer_lengths] == [2.0, 4.0]
+
+
+def test_verified_gold_compares_again_on_the_questions_whose_gold_stands(tmp_path: Path) -> None:
+    a, b = (record_errata(folder) for folder in _pair(tmp_path, improve=True))
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["compare", str(a), str(b), "--verified-gold", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    comparison = compare_results(
+        load_results(a), load_results(b), comparison_errata(None, load_results(a))
+    )
+    verified = comparison.verified
+    assert verified is not None and (verified.paired, verified.excluded) == (17, 3)
+    f1 = next(m for m in verified.metrics if m.metric.column == "f1_locomo")
+    # of the 17 kept questions, 13 gain 25 points; k = 4, 9, 14, 19 were already at 100
+    assert f1.overall.n == 17
+    assert f1.overall.difference == pytest.approx(13 * 25 / 17)
+    assert {c: cell.n for c, cell in f1.by_category.items()} == {4: 5, 1: 3, 2: 3, 3: 2, 5: 4}
+    md = (out / "compare.md").read_text()
+    assert "## Verified-gold view" in md and "### F1 (official LoCoMo) (verified gold)" in md
+    assert "Of the 20 shared questions, 3 have a gold answer" in md
+    assert 'id="fig-compare-f1_locomo-verified-gold"' in (out / "compare.html").read_text()
+
+
+def test_verified_gold_without_any_errata_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    a, b = _pair(tmp_path, improve=True)
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["compare", str(a), str(b), "--verified-gold", "--out", str(out)])
+    assert result.exit_code == 2
+    assert result.output.startswith("error: --verified-gold needs the gold errata")
+    assert len(result.output.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_folders_that_recorded_different_errata_are_refused(tmp_path: Path) -> None:
+    a, b = _pair(tmp_path, improve=True)
+    record_errata(a, sha256="a" * 64)
+    record_errata(b, sha256="b" * 64)
+    result = runner.invoke(
+        app, ["compare", str(a), str(b), "--verified-gold", "--out", str(tmp_path / "out")]
+    )
+    assert result.exit_code == 2
+    assert "recorded different errata lists" in result.output
+    assert not (tmp_path / "out").exists()

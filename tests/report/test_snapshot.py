@@ -8,11 +8,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from report_helpers import add_judge, base_rows, write_folder
+from report_helpers import add_judge, base_rows, folder_with_errata, write_folder
 
 from locoscore.report.build import build_reports
 
-SNAPSHOT = Path(__file__).parent / "snapshots" / "report.md"
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+SNAPSHOT = SNAPSHOTS / "report.md"
 
 
 def test_markdown_report_matches_the_snapshot(tmp_path: Path) -> None:
@@ -23,3 +24,13 @@ def test_markdown_report_matches_the_snapshot(tmp_path: Path) -> None:
     if os.environ.get("LOCOSCORE_UPDATE_SNAPSHOTS") == "1":
         SNAPSHOT.write_text(text, encoding="utf-8")
     assert text == SNAPSHOT.read_text(encoding="utf-8")
+
+
+def test_the_verified_gold_view_matches_its_snapshot(tmp_path: Path) -> None:
+    folder = folder_with_errata(tmp_path / "run")
+    build_reports(folder)
+    text = (folder / "report.md").read_text(encoding="utf-8")
+    snapshot = SNAPSHOTS / "report_verified_gold.md"
+    if os.environ.get("LOCOSCORE_UPDATE_SNAPSHOTS") == "1":
+        snapshot.write_text(text, encoding="utf-8")
+    assert text == snapshot.read_text(encoding="utf-8")

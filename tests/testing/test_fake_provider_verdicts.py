@@ -116,3 +116,22 @@ def test_fault_texts_are_not_json_but_keep_what_a_fallback_needs():
     full = plain_json(HIGH, "score it")
     with pytest.raises(json.JSONDecodeError):
         json.loads(truncate(full))
+
+
+def test_reference_recall_reads_gold_and_fenced_candidate_of_a_locoscore_prompt():
+    from locoscore.judge.prompts import builtin_template
+    from locoscore.testing._verdicts import reference_recall_score
+
+    for protocol in ("rubric", "binary"):
+        template = builtin_template(protocol)
+        render = template.render
+        assert reference_recall_score(render("When?", "7 May 2023", "On 7 May, 2023.", 2)) == 100
+        # 1 of 3 gold words ("2023"); the prompt's own examples ("spring") are not read
+        assert reference_recall_score(render("When?", "7 May 2023", "spring 2023", 2)) == 33
+        assert reference_recall_score(render("When?", "7 May 2023", "sometime", 2)) == 0
+
+
+def test_reference_recall_falls_back_to_the_hash_rule_for_other_prompts():
+    from locoscore.testing._verdicts import reference_recall_score
+
+    assert reference_recall_score("grade this: yes") == default_score("grade this: yes")

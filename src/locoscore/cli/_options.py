@@ -28,3 +28,11 @@ StrictOpt = Annotated[
         "--strict", help="Unmatched, duplicated or mismatched records are errors (exit 2)."
     ),
 ]
+ErrataOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--errata",
+        help="Gold errata list (dial481/locomo-audit errors.json) for the verified-gold view "
+        "(default: $LOCOSCORE_ERRATA, then the copy `dataset fetch errata` saved).",
+    ),
+]

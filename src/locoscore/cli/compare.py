@@ -9,9 +9,13 @@ import typer
 from rich.table import Table
 
 from locoscore.cli._app import app, console, handle_errors
+from locoscore.cli._options import ErrataOpt
 from locoscore.compare import compare_results
+from locoscore.data.dataset import resolve_dataset_path
+from locoscore.data.errata import errata_for
 from locoscore.report.comparison import format_p, write_comparison
 from locoscore.report.load import load_results
+from locoscore.report.verified import comparison_errata
 
 
 @app.command("compare")
@@ -23,10 +27,37 @@ def compare(
         Path,
         typer.Option("--out", help="Where to write compare.md, compare.html and differences.csv."),
     ] = Path("locoscore-compare"),
+    verified_gold: Annotated[
+        bool,
+        typer.Option(
+            "--verified-gold",
+            help="Also compare on the questions whose gold stands under the gold errata "
+            "(--errata, $LOCOSCORE_ERRATA, the fetched copy, or the list the folders recorded).",
+        ),
+    ] = False,
+    errata: ErrataOpt = None,
+    dataset: Annotated[
+        Path | None,
+        typer.Option(
+            "--dataset",
+            help="locomo10.json to map --errata onto (default: $LOCOSCORE_DATASET, the cache, "
+            "then the dataset the folders recorded).",
+        ),
+    ] = None,
 ) -> None:
     """Is B really better than A? Mean B - A per category with a paired bootstrap CI and a
-    Wilcoxon signed-rank test (McNemar on majority verdicts for a binary judge)."""
-    comparison = compare_results(load_results(dir_a), load_results(dir_b))
+    Wilcoxon signed-rank test (McNemar on majority verdicts for a binary judge).
+    --errata implies --verified-gold."""
+    results_a, results_b = load_results(dir_a), load_results(dir_b)
+    flags = None
+    if verified_gold or errata is not None:
+        dataset_path = (
+            resolve_dataset_path(dataset)
+            or results_a.recorded_dataset_path()
+            or results_b.recorded_dataset_path()
+        )
+        flags = comparison_errata(errata_for(errata, dataset_path), results_a, results_b)
+    comparison = compare_results(results_a, results_b, flags)
     table = Table(title=f"B - A on {comparison.paired} shared questions")
     for column in ("metric", "A", "B", "B - A", "95 % CI", "Wilcoxon p"):
         table.add_column(column, justify="left" if column == "metric" else "right")
@@ -46,6 +77,13 @@ def compare(
         console.print(
             f"[yellow]{len(comparison.only_in_a)} questions only in A, "
             f"{len(comparison.only_in_b)} only in B (not compared)[/]"
+        )
+    if comparison.verified is not None:
+        v = comparison.verified
+        console.print(
+            f"verified gold: {v.paired} shared questions whose gold stands "
+            f"({v.excluded} left out); see compare.md",
+            highlight=False,
         )
     for warning in comparison.warnings:
         console.print(f"[yellow]warning:[/] {warning}", highlight=False)

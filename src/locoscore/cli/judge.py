@@ -10,24 +10,46 @@ from typing import Any
 import typer
 
 from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_errors
+from locoscore.cli._judge_options import (
+    ApiVersionOpt,
+    BaseUrlOpt,
+    BatchOpt,
+    BatchPollOpt,
+    BatchWaitOpt,
+    ConcurrencyOpt,
+    DryRunOpt,
+    MaxCostOpt,
+    MaxTokensOpt,
+    ModelOpt,
+    PricesOpt,
+    ProgressOpt,
+    PromptTemplateOpt,
+    ProtocolOpt,
+    ProviderOpt,
+    RunsOpt,
+    SamplingOpt,
+    TemperatureOpt,
+    TimeoutOpt,
+    UserCacheOpt,
+    judge_settings,
+    print_estimate,
+)
 from locoscore.cli._options import (
     DatasetOpt,
+    ErrataOpt,
     FormatOpt,
     PredictionKeyOpt,
     PredictionsArg,
     StrictOpt,
 )
+from locoscore.data.errata import errata_for
 from locoscore.data.load import load_predictions
-from locoscore.errors import InputError
-from locoscore.judge.api import PassResult, judge_pass
+from locoscore.judge.api import judge_pass
 from locoscore.judge.cache import user_cache_path
-from locoscore.judge.prompts import load_template
 from locoscore.judge.settings import JudgeSettings
-from locoscore.llm.cost import PriceTable
 from locoscore.llm.progress import RichProgress
-from locoscore.llm.providers import PROVIDERS
 from locoscore.report.build import build_reports
-from locoscore.report.terminal import judge_table
+from locoscore.report.terminal import judge_table, verified_gold_line
 from locoscore.run.document import read_run_answer
 
 
@@ -40,91 +62,54 @@ def judge(
     fmt: FormatOpt = None,
     prediction_key: PredictionKeyOpt = None,
     strict: StrictOpt = False,
-    protocol: str = typer.Option(
-        "rubric", "--protocol", help="rubric (0-100, the seed's) or binary (CORRECT/WRONG)."
-    ),
-    provider: str = typer.Option("anthropic", "--provider", help=" | ".join(PROVIDERS)),
-    model: str | None = typer.Option(
-        None, "--model", help="Default: claude-sonnet-4-6 (anthropic), gpt-4o-mini (openai)."
-    ),
-    base_url: str | None = typer.Option(
-        None,
-        "--base-url",
-        help="Any server speaking the provider's wire format "
-        "(default: ANTHROPIC_BASE_URL / OPENAI_BASE_URL, else the provider).",
-    ),
-    runs: int = typer.Option(10, "--runs", help="Independent judge runs per question."),
-    concurrency: int = typer.Option(
-        64, "--concurrency", help="Most calls in flight (adapts below it on 429s)."
-    ),
-    batch: bool = typer.Option(False, "--batch", help="Use the provider's batch API (50%)."),
-    dry_run: bool = typer.Option(
-        False, "--dry-run", help="Print calls, tokens and cost to expect; call nothing."
-    ),
-    max_cost: float | None = typer.Option(
-        None, "--max-cost", help="Stop scheduling calls before the estimate passes USD."
-    ),
-    temperature: float | None = typer.Option(
-        None, "--temperature", help="Default: 0.5 (rubric), 0 (binary)."
-    ),
-    sampling: str = typer.Option(
-        "explicit",
-        "--sampling",
-        help="explicit: send --temperature (stop if the model cannot take it); "
-        "default: use the model's own sampling.",
-    ),
-    api_version: str | None = typer.Option(
-        None, "--api-version", help="anthropic-version header (default: chosen per sampling)."
-    ),
+    protocol: ProtocolOpt = "rubric",
+    provider: ProviderOpt = "anthropic",
+    model: ModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    runs: RunsOpt = 10,
+    concurrency: ConcurrencyOpt = 64,
+    batch: BatchOpt = False,
+    dry_run: DryRunOpt = False,
+    max_cost: MaxCostOpt = None,
+    temperature: TemperatureOpt = None,
+    sampling: SamplingOpt = "explicit",
+    api_version: ApiVersionOpt = None,
     include_adversarial: bool = typer.Option(
         False, "--include-adversarial", help="Also judge category 5 (excluded by default)."
     ),
-    prompt_template: Path | None = typer.Option(
-        None,
-        "--prompt-template",
-        help="Your own prompt ({question} {gold} {prediction} {category}) for --protocol.",
-    ),
-    prices: Path | None = typer.Option(
-        None, "--prices", help='JSON price table {"model": {"input": USD/Mtok, "output": ...}}.'
-    ),
-    max_tokens: int = typer.Option(256, "--max-tokens", help="Reply token limit per call."),
-    timeout: float = typer.Option(60.0, "--timeout", help="Seconds per call."),
-    batch_poll: float = typer.Option(30.0, "--batch-poll", help="Seconds between batch polls."),
-    batch_wait: float = typer.Option(
-        24 * 3600.0, "--batch-wait", help="Stop waiting for a batch after this many seconds."
-    ),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
-    user_cache: bool = typer.Option(
-        False,
-        "--user-cache",
-        help="Also read and write the user-level judge cache shared by all folders "
-        "(hits are copied into DIR/judge_cache.sqlite).",
-    ),
+    prompt_template: PromptTemplateOpt = None,
+    prices: PricesOpt = None,
+    max_tokens: MaxTokensOpt = 256,
+    timeout: TimeoutOpt = 60.0,
+    batch_poll: BatchPollOpt = 30.0,
+    batch_wait: BatchWaitOpt = 24 * 3600.0,
+    progress: ProgressOpt = True,
+    user_cache: UserCacheOpt = False,
+    errata: ErrataOpt = None,
 ) -> None:
     """Judge every prediction N times; write judgments.jsonl, j_* fields in scores.jsonl and
     a "judge" section in summary.json. Rerunning resumes from DIR/judge_cache.sqlite."""
-    if sampling not in ("explicit", "default"):
-        raise InputError("expected explicit or default", field="--sampling")
-    loaded = load_predictions(
-        predictions, fmt, prediction_key=prediction_key, dataset=dataset, strict=strict
-    )
-    settings = JudgeSettings(
+    settings = judge_settings(
         protocol=protocol,
         provider=provider,
         model=model,
         base_url=base_url,
         runs=runs,
-        temperature=temperature,
-        use_model_default_sampling=sampling == "default",
-        api_version=api_version,
-        max_tokens=max_tokens,
         concurrency=concurrency,
-        timeout_s=timeout,
-        template=load_template(prompt_template, protocol) if prompt_template else None,
+        max_cost=max_cost,
+        temperature=temperature,
+        sampling=sampling,
+        api_version=api_version,
+        prompt_template=prompt_template,
+        prices=prices,
+        max_tokens=max_tokens,
+        timeout=timeout,
         include_adversarial=include_adversarial,
-        max_cost_usd=max_cost,
-        prices=PriceTable.load(prices),
     )
+    loaded = load_predictions(
+        predictions, fmt, prediction_key=prediction_key, dataset=dataset, strict=strict
+    )
+    gold_errata = errata_for(errata, loaded.dataset)  # a bad list fails before any call
     _warn_if_self_judging(settings, predictions, out)
     bar = RichProgress(err_console) if progress and not dry_run else None
     result = asyncio.run(
@@ -147,7 +132,7 @@ def judge(
             highlight=False,
         )
     if dry_run:
-        _print_estimate(result, batch)
+        print_estimate(result, batch)
         return
     assert result.run is not None
     if result.run.pending_batch is not None:
@@ -166,7 +151,9 @@ def judge(
             stacklevel=1,
         )
     # keep the folder's reports in step with the new J (no API call)
-    build_reports(out)
+    built = build_reports(out, errata=gold_errata)
+    if (line := verified_gold_line(built.analysis)) is not None:
+        console.print(line, highlight=False)
     console.print(
         f"wrote {out}/judgments.jsonl, scores.jsonl, summary.json, report.md, report.html, "
         "scores.csv",
@@ -194,22 +181,6 @@ def _warn_if_self_judging(settings: JudgeSettings, predictions: Path, out: Path)
                 stacklevel=1,
             )
             return
-
-
-def _print_estimate(result: PassResult, batch: bool) -> None:
-    estimate = result.estimate
-    cost = (
-        "unknown (no price for this model)"
-        if estimate.cost_usd is None
-        else (f"${estimate.cost_usd:.2f}" + (" (batch price)" if batch else ""))
-    )
-    console.print(f"[bold]dry run[/]: {result.judge.signature}", highlight=False)
-    console.print(
-        f"calls to make: {estimate.calls:,} (cached: {result.plan.cached:,}, "
-        f"graded 0 without a call: {result.plan.short_circuited:,})\n"
-        f"estimated tokens: {estimate.input_tokens:,} in, {estimate.output_tokens:,} out\n"
-        f"estimated cost: {cost}"
-    )
 
 
 _FORMAT_NOTES = {

@@ -9,8 +9,12 @@ import typer
 from rich.table import Table
 
 from locoscore.cli._app import app, console, handle_errors
+from locoscore.cli._options import ErrataOpt
+from locoscore.data.dataset import resolve_dataset_path
+from locoscore.data.errata import errata_for
 from locoscore.report.analysis import Analysis
 from locoscore.report.build import build_reports
+from locoscore.report.load import load_results
 
 
 def _headline(analysis: Analysis) -> Table:
@@ -20,11 +24,14 @@ def _headline(analysis: Analysis) -> Table:
     )
     for column in ("metric", "n", "score", "bootstrap", "clustered"):
         table.add_column(column, justify="left" if column == "metric" else "right")
-    for ms in analysis.metrics:
+    rows = [(ms, "") for ms in analysis.metrics]
+    if analysis.verified is not None:
+        rows += [(ms, " (verified gold)") for ms in analysis.verified.metrics]
+    for ms, view in rows:
         d, cell = ms.metric.decimals, ms.overall
         boot, clus = cell.bootstrap, cell.clustered
         table.add_row(
-            ms.metric.label,
+            ms.metric.label + view,
             str(cell.n),
             f"{cell.mean:.{d}f}",
             f"[{boot.low:.{d}f}, {boot.high:.{d}f}]",
@@ -48,10 +55,22 @@ def report(
         Path | None,
         typer.Option("--svg", help="Also write each chart as a standalone .svg into this folder."),
     ] = None,
+    errata: ErrataOpt = None,
+    dataset: Annotated[
+        Path | None,
+        typer.Option(
+            "--dataset",
+            help="locomo10.json to map the errata onto (default: $LOCOSCORE_DATASET, the "
+            "cache, then the dataset recorded in summary.json).",
+        ),
+    ] = None,
 ) -> None:
     """Write report.md, report.html (self-contained, charts inline), scores.csv and the
-    statistics section of summary.json."""
-    built = build_reports(directory, paper_columns=paper_columns, svg_dir=svg)
+    statistics section of summary.json. With gold errata (--errata, $LOCOSCORE_ERRATA, the
+    fetched copy, or recorded earlier in summary.json), also the verified-gold view."""
+    dataset_path = resolve_dataset_path(dataset) or load_results(directory).recorded_dataset_path()
+    gold_errata = errata_for(errata, dataset_path)
+    built = build_reports(directory, paper_columns=paper_columns, svg_dir=svg, errata=gold_errata)
     console.print(_headline(built.analysis))
     for path in built.paths:
         console.print(f"wrote {path}", highlight=False)

@@ -10,15 +10,17 @@ from rich.markup import escape
 from locoscore.cli._app import app, console, handle_errors
 from locoscore.cli._options import (
     DatasetOpt,
+    ErrataOpt,
     FormatOpt,
     PredictionKeyOpt,
     PredictionsArg,
     StrictOpt,
 )
+from locoscore.data.errata import errata_for
 from locoscore.data.load import load_predictions
 from locoscore.errors import InputError
 from locoscore.report.build import build_reports
-from locoscore.report.terminal import lexical_table
+from locoscore.report.terminal import lexical_table, verified_gold_line
 from locoscore.results_dir import check_out_dir
 from locoscore.scoring.folder import score_into_folder
 from locoscore.scoring.protocols import PROTOCOLS
@@ -48,6 +50,7 @@ def score(
     protocols: str = typer.Option(
         "locomo,mem0,spec", "--protocols", help="Comma-separated: locomo, mem0, spec."
     ),
+    errata: ErrataOpt = None,
 ) -> None:
     """Score predictions with exact lexical protocols; write scores.jsonl, summary.json,
     report.md."""
@@ -56,10 +59,13 @@ def score(
     loaded = load_predictions(
         predictions, fmt, prediction_key=prediction_key, dataset=dataset, strict=strict
     )
+    gold_errata = errata_for(errata, loaded.dataset)  # checked before anything is written
     summary = score_into_folder(loaded, out, names)
     # one report format everywhere: the full report (`locoscore report` rebuilds the same)
-    build_reports(out)
+    built = build_reports(out, errata=gold_errata)
     console.print(lexical_table(summary["lexical"]), highlight=False)
+    if (line := verified_gold_line(built.analysis)) is not None:
+        console.print(line, highlight=False)
     console.print(
         f"wrote {escape(str(out))}/scores.jsonl, summary.json, report.md, report.html, scores.csv",
         highlight=False,

@@ -7,7 +7,6 @@ both hashes, because users legitimately score patched copies (e.g. gold fixes).
 from __future__ import annotations
 
 import json
-import os
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field
@@ -15,12 +14,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
 
-import platformdirs
 from pydantic import BaseModel, ValidationError
 
-from locoscore._io import sha256_file, write_bytes_atomic
+from locoscore._io import sha256_file
 from locoscore.categories import CATEGORY_NAMES
 from locoscore.data.models import QAItem, Sample, Session, Turn
+from locoscore.data.user_cache import download_verified, resolve_input_path, user_cache_file
 from locoscore.errors import DatasetError
 
 LOCOMO_URL = "https://raw.githubusercontent.com/snap-research/locomo/main/data/locomo10.json"
@@ -33,7 +32,7 @@ class ChecksumWarning(UserWarning):
 
 
 def cached_dataset_path() -> Path:
-    return Path(platformdirs.user_cache_dir("locoscore")) / "locomo10.json"
+    return user_cache_file("locomo10.json")
 
 
 @dataclass
@@ -64,13 +63,7 @@ class Dataset:
 
 def resolve_dataset_path(path: str | Path | None) -> Path | None:
     """Explicit path, else `$LOCOSCORE_DATASET`, else the fetched cache copy, else None."""
-    if path is not None:
-        return Path(path)
-    env = os.environ.get(DATASET_ENV)
-    if env:
-        return Path(env)
-    cached = cached_dataset_path()
-    return cached if cached.exists() else None
+    return resolve_input_path(path, DATASET_ENV, cached_dataset_path())
 
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -181,24 +174,11 @@ def load_dataset(path: str | Path | None = None) -> Dataset:
 
 def fetch_dataset(url: str = LOCOMO_URL, dest: Path | None = None, timeout: float = 60.0) -> Path:
     """Download the dataset into the user cache, verify the sha256, write atomically."""
-    import httpx
-
-    dest = dest or cached_dataset_path()
-    try:
-        response = httpx.get(url, timeout=timeout, follow_redirects=True)
-        response.raise_for_status()
-    except httpx.HTTPError as exc:
-        raise DatasetError(
-            f"could not download {url} ({type(exc).__name__}); are you offline? "
-            f"Download it by hand and pass --dataset PATH"
-        ) from None
-    import hashlib
-
-    digest = hashlib.sha256(response.content).hexdigest()
-    if digest != LOCOMO_SHA256:
-        raise DatasetError(
-            f"downloaded file has sha256 {digest}, expected {LOCOMO_SHA256}; not saved",
-            file=url,
-        )
-    write_bytes_atomic(dest, response.content)
-    return dest
+    return download_verified(
+        url,
+        LOCOMO_SHA256,
+        dest or cached_dataset_path(),
+        manual_option="--dataset PATH",
+        error=DatasetError,
+        timeout=timeout,
+    )

@@ -11,6 +11,7 @@ from locoscore.data.dataset import Dataset, load_dataset, resolve_dataset_path
 from locoscore.data.join import JoinReport, join_to_dataset
 from locoscore.data.models import PredictionRecord
 from locoscore.data.readers import ReadResult, read_predictions
+from locoscore.data.readers.memos import resolve_question_ids
 
 
 @dataclass
@@ -21,14 +22,21 @@ class LoadedPredictions:
     join: JoinReport | None
 
     def provenance(self) -> dict[str, Any]:
-        """The `input`, `dataset` and `join` sections of summary.json."""
+        """The `input`, `dataset` and `join` sections of summary.json; `input` carries the
+        file's recorded J (`recorded_judge`) when the source harness wrote verdicts."""
+        from locoscore.scoring.recorded import recorded_judge_summary
+
+        source: dict[str, Any] = {
+            "path": str(self.read.path),
+            "sha256": self.read.sha256,
+            "format": self.read.format,
+            "records": len(self.records),
+        }
+        recorded = recorded_judge_summary(self.records, self.read.metadata)
+        if recorded is not None:
+            source["recorded_judge"] = recorded
         return {
-            "input": {
-                "path": str(self.read.path),
-                "sha256": self.read.sha256,
-                "format": self.read.format,
-                "records": len(self.records),
-            },
+            "input": source,
             "dataset": None
             if self.dataset is None
             else {
@@ -55,7 +63,11 @@ def load_predictions(
     if dataset_path is None:
         return LoadedPredictions(read, read.records, None, None)
     ds = load_dataset(dataset_path)
-    records, report = join_to_dataset(read.records, ds, strict=strict, file=read.path)
+    records = read.records
+    if read.format == "memos":
+        # the file names each question by id: a text that differs means the ids do not map
+        records = resolve_question_ids(records, ds, str(read.path))
+    records, report = join_to_dataset(records, ds, strict=strict, file=read.path)
     if report.problem_count:
         counts = ", ".join(
             f"{value['count']} {name.replace('_', ' ')}"

@@ -13,6 +13,7 @@ from locoscore.judge.api import (
     judge_answer,
     judge_answer_multiple_runs,
     judge_pass,
+    run_pass,
 )
 from locoscore.judge.prompts import PromptTemplate, build_judge_prompt, load_template
 from locoscore.judge.settings import JudgeSettings, ResolvedJudge
@@ -37,5 +38,6 @@ __all__ = [
     "judge_pass",
     "load_template",
     "resolve_sampling",
+    "run_pass",
     "sample_std",
 ]

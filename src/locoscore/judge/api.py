@@ -48,10 +48,10 @@ def estimate_plan(judge: ResolvedJudge, plan: CallPlan, *, batch: bool = False) 
     return estimate_calls(prompts, judge.protocol, judge.model, judge.settings.prices, batch=batch)
 
 
-async def judge_pass(
+async def run_pass(
     records: list[PredictionRecord],
     settings: JudgeSettings,
-    out_dir: Path,
+    cache_path: Path,
     *,
     batch: bool = False,
     dry_run: bool = False,
@@ -60,18 +60,15 @@ async def judge_pass(
     poll_interval_s: float = 30.0,
     max_wait_s: float = 24 * 3600.0,
     initial_concurrency: int | None = None,
-    input_info: dict[str, Any] | None = None,
     user_cache: bool = False,
 ) -> PassResult:
-    """Judge every record (cache first) and write judgments, scores and summary to out_dir.
+    """Judge every record (cache first, every verdict committed to `cache_path` at once) and
+    return the rows; write no output file. What `judge_pass` and `locoscore audit` share.
 
-    A dry run only plans and estimates. A batch still pending after `max_wait_s` leaves
-    the outputs untouched (`result.run.pending_batch` names it); rerun to collect it.
-    With `user_cache`, the user-level cache (`cache.user_cache_path()`) backs the folder's.
+    A dry run only plans and estimates. A batch still pending after `max_wait_s` is named by
+    `result.run.pending_batch`; rerun to collect it.
     """
     judge = settings.resolve()
-    judged = judged_records(records, settings.include_adversarial)
-    cache_path = out_dir / CACHE_FILE
     if dry_run:
         return _dry_run(records, judge, cache_path, user_cache=user_cache, batch=batch)
     shared = JudgeStore(user_cache_path()) if user_cache else None
@@ -98,9 +95,47 @@ async def judge_pass(
                 progress=progress,
                 initial_concurrency=initial_concurrency,
             )
-    if result.run.pending_batch is None:
+    return result
+
+
+async def judge_pass(
+    records: list[PredictionRecord],
+    settings: JudgeSettings,
+    out_dir: Path,
+    *,
+    batch: bool = False,
+    dry_run: bool = False,
+    progress: ProgressSink | None = None,
+    client: LLMClient | None = None,
+    poll_interval_s: float = 30.0,
+    max_wait_s: float = 24 * 3600.0,
+    initial_concurrency: int | None = None,
+    input_info: dict[str, Any] | None = None,
+    user_cache: bool = False,
+) -> PassResult:
+    """Judge every record (cache first) and write judgments, scores and summary to out_dir.
+
+    A dry run only plans and estimates. A batch still pending after `max_wait_s` leaves
+    the outputs untouched (`result.run.pending_batch` names it); rerun to collect it.
+    With `user_cache`, the user-level cache (`cache.user_cache_path()`) backs the folder's.
+    """
+    result = await run_pass(
+        records,
+        settings,
+        out_dir / CACHE_FILE,
+        batch=batch,
+        dry_run=dry_run,
+        progress=progress,
+        client=client,
+        poll_interval_s=poll_interval_s,
+        max_wait_s=max_wait_s,
+        initial_concurrency=initial_concurrency,
+        user_cache=user_cache,
+    )
+    if result.run is not None and result.run.pending_batch is None:
+        judged = judged_records(records, settings.include_adversarial)
         result.summary = write_outputs(
-            out_dir, judge, records, judged, result.run, input_info=input_info
+            out_dir, result.judge, records, judged, result.run, input_info=input_info
         )
     return result
 

@@ -67,6 +67,12 @@ reference requires is missing), relevance to the question, and whether the answe
 context of the conversation. Extra wording is fine when the substance is right; confident \
 but wrong details cost points.
 
+An answer that lacks the specific fact the question asks for scores 20 or less, even if \
+nothing in it contradicts the reference: a vague, generalised or hedged answer that only \
+touches the topic ("sometime in the spring" for a date, "some outdoor \
+activities" for a named activity, "they talked about family" for what was said) has not \
+answered the question. Saying less is not safer than being wrong.
+
 Question category: {category}
 What this category requires: {category_guidance}
 
@@ -90,6 +96,12 @@ any answer that points to the same date or period is CORRECT whatever its format
 "May 2023" vs "5/2023" vs "the month before June 2023"). It is WRONG when it names a \
 different thing, a different time, says it does not know while the reference has an answer, \
 or contains no answer at all.
+
+Generous is about wording, never about the fact itself: the candidate is WRONG when it \
+lacks the specific fact the question asks for, even if nothing in it contradicts the \
+reference. A vague, generalised or hedged answer that only touches the topic ("sometime in \
+the spring" for a date, "some outdoor activities" for a named activity, "they talked about \
+family" for what was said) is WRONG.
 
 Question category: {category}
 
@@ -148,9 +160,9 @@ def output_schema(protocol: str) -> dict[str, Any]:
 
 def builtin_template(protocol: str) -> PromptTemplate:
     if protocol == "rubric":
-        return PromptTemplate("rubric", _RUBRIC_TEXT, name="locoscore-rubric-v1")
+        return PromptTemplate("rubric", _RUBRIC_TEXT, name="locoscore-rubric-v2")
     if protocol == "binary":
-        return PromptTemplate("binary", _BINARY_TEXT, name="locoscore-binary-v1")
+        return PromptTemplate("binary", _BINARY_TEXT, name="locoscore-binary-v2")
     raise InputError(f"unknown judge protocol {protocol!r} (expected rubric or binary)")
 
 

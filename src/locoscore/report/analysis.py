@@ -6,13 +6,15 @@ mean sits next to the interval computed from the same questions.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from locoscore import stats
 from locoscore.categories import ADVERSARIAL, LOCOMO_COLUMN_ORDER
-from locoscore.report.load import Results
+from locoscore.report.lengths import AnswerLengths, answer_lengths
+from locoscore.report.load import SUMMARY_FILE, Results
 from locoscore.report.metrics import METRICS, Metric
+from locoscore.report.verified import ErrataFlags, GoldCeilings, gold_ceilings
 from locoscore.results_dir import row_key
 
 BOOTSTRAP_RESAMPLES = 2000
@@ -53,6 +55,21 @@ class JudgeStats:
 
 
 @dataclass(frozen=True)
+class VerifiedGoldView:
+    """Every metric again on the questions whose gold stands under the recorded errata."""
+
+    errata: ErrataFlags
+    ceilings: GoldCeilings
+    questions: int  # questions whose gold stands
+    excluded: int  # questions left out: their gold is wrong or ambiguous
+    excluded_by_category: dict[int, int]
+    metrics: list[MetricStats]
+
+    def metric(self, column: str) -> MetricStats | None:
+        return next((m for m in self.metrics if m.metric.column == column), None)
+
+
+@dataclass(frozen=True)
 class Analysis:
     results: Results
     metrics: list[MetricStats]
@@ -60,6 +77,8 @@ class Analysis:
     latency: dict[str, stats.LatencyStats]
     primary: Metric | None
     ranked: list[dict[str, Any]] = field(default_factory=list)  # rows by primary, best first
+    answer_lengths: AnswerLengths | None = None
+    verified: VerifiedGoldView | None = None  # only when summary.json records errata
 
     def metric(self, column: str) -> MetricStats | None:
         return next((m for m in self.metrics if m.metric.column == column), None)
@@ -140,8 +159,30 @@ def question_order(row: dict[str, Any]) -> tuple[str, int, str]:
     return str(row.get("sample_id")), index, row_key(row)
 
 
+def all_metric_stats(results: Results) -> list[MetricStats]:
+    return [m for m in (metric_stats(results, metric) for metric in METRICS) if m is not None]
+
+
+def verified_gold_view(results: Results) -> VerifiedGoldView | None:
+    """The verified-gold view of a folder whose summary.json records errata, else None."""
+    section = results.summary.get("errata")
+    if section is None:
+        return None
+    flags = ErrataFlags.from_section(section, str(results.path / SUMMARY_FILE))
+    kept = [r for r in results.rows if flags.gold_stands(r)]
+    ceilings = gold_ceilings(results.rows, flags)
+    return VerifiedGoldView(
+        errata=flags,
+        ceilings=ceilings,
+        questions=len(kept),
+        excluded=len(results.rows) - len(kept),
+        excluded_by_category={cid: c.gold_wrong for cid, c in ceilings.by_category.items()},
+        metrics=all_metric_stats(replace(results, rows=kept)),
+    )
+
+
 def analyse(results: Results) -> Analysis:
-    metrics = [m for m in (metric_stats(results, metric) for metric in METRICS) if m is not None]
+    metrics = all_metric_stats(results)
     latency = {
         name: lat
         for name in LATENCY_FIELDS
@@ -154,4 +195,13 @@ def analyse(results: Results) -> Analysis:
         column = primary.column
         scored = [r for r in results.rows if r.get(column) is not None]
         ranked = sorted(scored, key=lambda r: (-float(r[column]), *question_order(r)))
-    return Analysis(results, metrics, judge_stats(results), latency, primary, ranked)
+    return Analysis(
+        results,
+        metrics,
+        judge_stats(results),
+        latency,
+        primary,
+        ranked,
+        answer_lengths(results.rows),
+        verified_gold_view(results),
+    )

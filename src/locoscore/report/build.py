@@ -7,14 +7,16 @@ failure leaves the folder as it was.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from locoscore._io import dumps_json, sha256_file, write_text_atomic
 from locoscore._version import __version__
+from locoscore.data.errata import SCORE_CHANGING, Errata
 from locoscore.report import analysis as an
-from locoscore.report.analysis import Analysis, CellStats
+from locoscore.report.analysis import Analysis, CellStats, MetricStats, VerifiedGoldView
+from locoscore.report.audit_view import audit_summary
 from locoscore.report.csv import scores_csv
 from locoscore.report.document import Figure
 from locoscore.report.html import render_html
@@ -47,6 +49,34 @@ def _cell(cell: CellStats) -> dict[str, Any]:
     return out
 
 
+def _metrics(metrics: list[MetricStats]) -> dict[str, Any]:
+    return {
+        ms.metric.column: {
+            "protocol": ms.metric.protocol,
+            "overall_includes_adversarial": ms.overall_includes_adversarial,
+            "overall": _cell(ms.overall),
+            "by_category": {str(cid): _cell(c) for cid, c in ms.by_category.items()},
+        }
+        for ms in metrics
+    }
+
+
+def _verified_gold(view: VerifiedGoldView) -> dict[str, Any]:
+    """`report.verified_gold`: the same `metrics` schema, on the questions whose gold stands."""
+    return {
+        "view": "questions whose gold answer stands: errata types "
+        + ", ".join(SCORE_CHANGING)
+        + " excluded; WRONG_CITATION kept",
+        "errata_sha256": view.errata.sha256,
+        "errata_source": view.errata.source,
+        "questions": view.questions,
+        "excluded": view.excluded,
+        "excluded_by_category": {str(c): n for c, n in view.excluded_by_category.items()},
+        "ceiling": view.ceilings.to_dict(),
+        "metrics": _metrics(view.metrics),
+    }
+
+
 def statistics_section(a: Analysis) -> dict[str, Any]:
     """The `report` key of summary.json (schema documented in the README)."""
     scores = a.results.path / SCORES_FILE
@@ -65,17 +95,15 @@ def statistics_section(a: Analysis) -> dict[str, Any]:
             },
             "clustered": {"unit": "conversation (sample_id)", "method": "CR1 SE, t(G-1)"},
         },
-        "metrics": {
-            ms.metric.column: {
-                "protocol": ms.metric.protocol,
-                "overall_includes_adversarial": ms.overall_includes_adversarial,
-                "overall": _cell(ms.overall),
-                "by_category": {str(cid): _cell(c) for cid, c in ms.by_category.items()},
-            }
-            for ms in a.metrics
-        },
+        "metrics": _metrics(a.metrics),
         "latency": {name: asdict(lat) for name, lat in a.latency.items()},
     }
+    if (audit := audit_summary(a)) is not None:
+        section["audit"] = audit
+    if a.answer_lengths is not None:
+        section["answer_length"] = a.answer_lengths.to_dict()
+    if a.verified is not None:
+        section["verified_gold"] = _verified_gold(a.verified)
     if a.judge is not None:
         j = a.judge
         section["judge"] = {
@@ -96,6 +124,14 @@ def svg_file_text(figure: Figure) -> str:
     return figure.svg.replace("<svg ", '<svg xmlns="http://www.w3.org/2000/svg" ', 1) + "\n"
 
 
+def _csv_rows(a: Analysis) -> list[dict[str, Any]]:
+    """The folder's rows; with errata, each also names its gold error type (empty if none)."""
+    if a.verified is None:
+        return a.results.rows
+    flags = a.verified.errata
+    return [{**row, "gold_error": flags.error_type(row)} for row in a.results.rows]
+
+
 @dataclass(frozen=True)
 class BuiltReports:
     paths: list[Path]
@@ -103,10 +139,19 @@ class BuiltReports:
 
 
 def build_reports(
-    directory: Path, paper_columns: bool = False, svg_dir: Path | None = None
+    directory: Path,
+    paper_columns: bool = False,
+    svg_dir: Path | None = None,
+    errata: Errata | None = None,
 ) -> BuiltReports:
-    """Rebuild every report file in `directory` from its saved results."""
+    """Rebuild every report file in `directory` from its saved results.
+
+    `errata` (re)records the gold errata in summary.json; without it, errata recorded
+    earlier still give the verified-gold view.
+    """
     results = load_results(directory)
+    if errata is not None:
+        results = replace(results, summary={**results.summary, "errata": errata.summary_section()})
     analysis = an.analyse(results)
     blocks = full_report_blocks(analysis, paper_columns)
     title = f"LoCoMo report: {results.summary.get('input', {}).get('path') or directory.name}"
@@ -115,7 +160,7 @@ def build_reports(
     outputs: dict[Path, str] = {
         directory / "report.md": render_markdown(blocks),
         directory / "report.html": render_html(blocks, title),
-        directory / "scores.csv": scores_csv(results.rows),
+        directory / "scores.csv": scores_csv(_csv_rows(analysis)),
         directory / SUMMARY_FILE: dumps_json(summary),
     }
     if svg_dir is not None:

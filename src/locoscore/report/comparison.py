@@ -51,7 +51,8 @@ def _row(label: str, cell: PairedCell, decimals: int) -> list[str]:
     ]
 
 
-def metric_blocks(mc: MetricComparison) -> list[Block]:
+def metric_blocks(mc: MetricComparison, view: str = "") -> list[Block]:
+    """One metric's table and chart; `view` names a view other than all questions."""
     d = mc.metric.decimals
     rows = [_row(f"{CATEGORY_NAMES[c]} ({c})", cell, d) for c, cell in mc.by_category.items()]
     scope = "incl. adversarial" if mc.includes_adversarial else "excl. adversarial"
@@ -67,8 +68,9 @@ def metric_blocks(mc: MetricComparison) -> list[Block]:
         f"significant at {ALPHA:.0%}",
     ]
     numeric = (False, True, True, True, True, False, True, False)
+    label = f"{mc.metric.label} ({view})" if view else mc.metric.label
     blocks: list[Block] = [
-        Heading(mc.metric.label, 3),
+        Heading(label, 3),
         Table(headers, rows, frozenset({len(rows) - 1}), numeric),
     ]
     if mc.mcnemar is not None:
@@ -82,7 +84,7 @@ def metric_blocks(mc: MetricComparison) -> list[Block]:
     groups = [CATEGORY_NAMES[c] for c in mc.by_category] + ["overall"]
     cells = [*mc.by_category.values(), mc.overall]
     svg = charts.grouped_bar_chart(
-        f"{mc.metric.label}: A and B by category",
+        f"{label}: A and B by category",
         groups,
         [
             charts.BarSeries("A", [c.mean_a for c in cells]),
@@ -91,7 +93,64 @@ def metric_blocks(mc: MetricComparison) -> list[Block]:
         mc.metric.label,
         y_max=100,
     )
-    blocks.append(Figure(f"compare-{mc.metric.column}", mc.metric.label, svg))
+    suffix = f"-{view.replace(' ', '-')}" if view else ""
+    blocks.append(Figure(f"compare-{mc.metric.column}{suffix}", label, svg))
+    return blocks
+
+
+def answer_length_blocks(c: Comparison) -> list[Block]:
+    if c.answer_lengths is None:
+        return []
+    length_a, length_b = c.answer_lengths
+    rows = []
+    for cid, a in length_a.by_category.items():
+        b = length_b.by_category[cid]
+        rows.append(
+            [
+                f"{CATEGORY_NAMES[cid]} ({cid})",
+                str(a.n),
+                *_lengths(a.mean, a.median, b.mean, b.median),
+            ]
+        )
+    a, b = length_a.overall, length_b.overall
+    rows.append(["overall", str(a.n), *_lengths(a.mean, a.median, b.mean, b.median)])
+    return [
+        Heading("Answer length"),
+        Table(
+            ["Category", "n", "A mean words", "A median", "B mean words", "B median"],
+            rows,
+            frozenset({len(rows) - 1}),
+            (False, True, True, True, True, True),
+            "Whitespace-separated words of each prediction, on the shared questions. A lenient "
+            "judge finds the gold more easily in a longer answer: a J difference between sides "
+            "whose answer lengths differ a lot mixes memory with verbosity.",
+        ),
+    ]
+
+
+def _lengths(*values: float) -> list[str]:
+    return [fmt(v, 1) for v in values]
+
+
+def verified_blocks(c: Comparison) -> list[Block]:
+    v = c.verified
+    if v is None:
+        return []
+    checksum = "the audited list" if v.errata.checksum_ok else "DIFFERS from the audited list"
+    blocks: list[Block] = [
+        Heading("Verified-gold view"),
+        Paragraph(
+            f"Gold errata: {v.errata.source or v.errata.path}, sha256 {v.errata.sha256} "
+            f"({checksum}). Of the {c.paired} shared questions, {v.excluded} have a gold answer "
+            f"the errata call wrong or ambiguous and are left out; the {v.paired} whose gold "
+            "stands (WRONG_CITATION kept) are compared again below, with their own n, "
+            "intervals and tests."
+        ),
+    ]
+    for mc in v.metrics:
+        blocks += metric_blocks(mc, "verified gold")
+    if not v.metrics:
+        blocks.append(Paragraph("No metric is present in both folders on these questions."))
     return blocks
 
 
@@ -121,7 +180,7 @@ def comparison_blocks(c: Comparison) -> list[Block]:
         blocks += metric_blocks(mc)
     if not c.metrics:
         blocks.append(Paragraph("No metric is present in both folders on shared questions."))
-    return blocks
+    return blocks + answer_length_blocks(c) + verified_blocks(c)
 
 
 def differences_csv(c: Comparison) -> str:

@@ -40,6 +40,12 @@ class Results:
     def has(self, column: str) -> bool:
         return any(row.get(column) is not None for row in self.rows)
 
+    def recorded_dataset_path(self) -> Path | None:
+        """The dataset `score`/`judge` joined against, when that file is still there."""
+        dataset = self.summary.get("dataset")
+        path = dataset.get("path") if isinstance(dataset, dict) else None
+        return Path(path) if isinstance(path, str) and Path(path).is_file() else None
+
 
 def _check_number(value: Any, file: str, record: int, field: str) -> None:
     if value is None:

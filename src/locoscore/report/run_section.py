@@ -1,6 +1,7 @@
 """The report's run section, for folders written by `locoscore run`: how the predictions
-were produced (signature, system, budgets, answer step), evidence recall by category, answer
-length, F1 by whether the evidence was retrieved, and what ingestion and answering cost."""
+were produced (signature, system, budgets, answer step), evidence recall by category, F1 by
+whether the evidence was retrieved, and what ingestion and answering cost. (Answer length,
+shown for every folder, has its own section.)"""
 
 from __future__ import annotations
 
@@ -141,8 +142,6 @@ def run_blocks(a: Analysis) -> list[Block]:
             "placed in the answer prompt, averaged over questions with evidence."
         ),
         _by_category_table(measures.get("evidence_recall") or {}, "recall %", 1, 100.0),
-        Heading("Answer length (words) by category", 3),
-        _by_category_table(measures.get("answer_words") or {}, "words", 1, 1.0),
     ]
     by_evidence = measures.get("f1_by_evidence") or {}
     rows = [

@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from locoscore import baselines
 from locoscore.categories import ADVERSARIAL, CATEGORY_NAMES
 from locoscore.report import figures
-from locoscore.report.analysis import Analysis, CellStats, question_order
+from locoscore.report.analysis import Analysis, question_order
+from locoscore.report.audit_view import audit_blocks
 from locoscore.report.document import Block, Heading, Notes, Paragraph, Preformatted, Table
 from locoscore.report.markdown import render_markdown
 from locoscore.report.metrics import BLEU1_MEM0, F1_LOCOMO, F1_MEM0, J
+from locoscore.report.recorded_judge import recorded_judge_blocks
 from locoscore.report.run_section import run_blocks
 from locoscore.report.tables import (
     DASH,
-    category_ids,
+    breakdown_table,
+    ci_text,
     comparable_j_stats,
     f1_comparison_blocks,
     fmt,
@@ -23,6 +25,7 @@ from locoscore.report.tables import (
     latency_comparison_table,
     paper_columns_table,
 )
+from locoscore.report.verified_sections import verified_gold_blocks
 
 EXAMPLE_COUNT = 5
 TEXT_LIMIT = 160
@@ -36,13 +39,6 @@ def _clip(text: Any) -> str:
 def _count(value: Any) -> Any:
     """A join count, written either as a number or as {"count": n, "examples": [...]}."""
     return value.get("count") if isinstance(value, dict) else value
-
-
-def _ci(cell: CellStats, decimals: int, clustered: bool = False) -> str:
-    ci = cell.clustered if clustered else cell.bootstrap
-    if not (math.isfinite(ci.low) and math.isfinite(ci.high)):
-        return "n/a (needs 2+ conversations)"
-    return f"[{ci.low:.{decimals}f}, {ci.high:.{decimals}f}]"
 
 
 def overview_blocks(a: Analysis) -> list[Block]:
@@ -71,8 +67,8 @@ def overview_blocks(a: Analysis) -> list[Block]:
                 scope,
                 str(ms.overall.n),
                 fmt(ms.overall.mean, d),
-                _ci(ms.overall, d),
-                _ci(ms.overall, d, clustered=True),
+                ci_text(ms.overall, d),
+                ci_text(ms.overall, d, clustered=True),
             ]
         )
     blocks.append(
@@ -124,6 +120,8 @@ def comparison_blocks(a: Analysis, paper_columns: bool) -> list[Block]:
         )
     blocks.append(Heading("LLM judge (J) against published baselines"))
     blocks += judge_comparison_blocks(a)
+    blocks += recorded_judge_blocks(a)
+    blocks += audit_blocks(a)
     if (ms := comparable_j_stats(a) or a.metric(J.column)) is not None:
         blocks += figures.comparison_figure(ms, a.judge.protocol if a.judge else None)
     if paper_columns:
@@ -151,37 +149,9 @@ def comparison_blocks(a: Analysis, paper_columns: bool) -> list[Block]:
 def breakdown_blocks(a: Analysis) -> list[Block]:
     if not a.metrics:
         return []
-    counts: dict[int, int] = {}
-    for row in a.results.rows:
-        counts[row["category"]] = counts.get(row["category"], 0) + 1
-    headers = ["Category", "questions", *(f"{ms.metric.label} [95 % CI]" for ms in a.metrics)]
-    rows = []
-    for cid in category_ids(True):
-        if cid not in counts:
-            continue
-        cells = []
-        for ms in a.metrics:
-            cell = ms.by_category.get(cid)
-            d = ms.metric.decimals
-            cells.append(DASH if cell is None else f"{fmt(cell.mean, d)} {_ci(cell, d)}")
-        rows.append([f"{CATEGORY_NAMES[cid]} ({cid})", str(counts[cid]), *cells])
-    overall = [
-        f"{fmt(ms.overall.mean, ms.metric.decimals)} {_ci(ms.overall, ms.metric.decimals)}"
-        for ms in a.metrics
-    ]
-    rows.append(["overall", str(len(a.results.rows)), *overall])
-    excluded = [ms.metric.label for ms in a.metrics if not ms.overall_includes_adversarial]
-    caption = "Overall follows each protocol's convention"
-    caption += f"; adversarial excluded for: {', '.join(excluded)}." if excluded else "."
     return [
         Heading("Per-category breakdown (this run)"),
-        Table(
-            headers,
-            rows,
-            frozenset({len(rows) - 1}),
-            (False, True, *(True for _ in a.metrics)),
-            caption,
-        ),
+        breakdown_table(a.metrics, a.results.rows),
     ]
 
 
@@ -236,10 +206,36 @@ def latency_blocks(a: Analysis) -> list[Block]:
     return [Heading("Latency and token summary (this run)"), table, *figures.latency_cdf(a)]
 
 
+def answer_length_blocks(a: Analysis) -> list[Block]:
+    lengths = a.answer_lengths
+    if lengths is None:
+        return []
+    rows = [
+        [f"{CATEGORY_NAMES[cid]} ({cid})", str(s.n), fmt(s.mean, 1), fmt(s.median, 1)]
+        for cid, s in lengths.by_category.items()
+    ]
+    overall = lengths.overall
+    rows.append(["overall", str(overall.n), fmt(overall.mean, 1), fmt(overall.median, 1)])
+    return [
+        Heading("Answer length (this run)"),
+        Table(
+            ["Category", "n", "mean words", "median words"],
+            rows,
+            frozenset({len(rows) - 1}),
+            (False, True, True, True),
+            "Words: whitespace-separated words of each prediction; overall over every "
+            "question. Longer answers give a lenient judge more text in which to find the "
+            "gold: read J next to answer length.",
+        ),
+    ]
+
+
 def _example_table(rows: list[dict[str, Any]], a: Analysis) -> Table:
     has_j = a.metric(J.column) is not None
+    flags = a.verified.errata if a.verified is not None else None
     headers = ["Question id", "Category", "Question", "Gold", "Prediction", "F1"]
     headers += ["J"] if has_j else []
+    headers += ["Gold error (errata)"] if flags is not None else []
     out = []
     for r in rows:
         f1 = r.get(F1_LOCOMO.column)
@@ -253,9 +249,19 @@ def _example_table(rows: list[dict[str, Any]], a: Analysis) -> Table:
         ]
         if has_j:
             cells.append(fmt(r.get("j_mean"), 1))
+        if flags is not None:
+            cells.append(flags.error_type(r) or "")
         out.append(cells)
     numeric = (False, False, False, False, False, True, *((True,) if has_j else ()))
-    return Table(headers, out, numeric=numeric)
+    numeric += (False,) if flags is not None else ()
+    caption = ""
+    if flags is not None:
+        caption = (
+            "Gold error: the errata's type for a flagged question. All but WRONG_CITATION "
+            "mean the gold answer itself is wrong or ambiguous (left out of the verified-gold "
+            "view)."
+        )
+    return Table(headers, out, numeric=numeric, caption=caption)
 
 
 def error_blocks(a: Analysis) -> list[Block]:
@@ -316,6 +322,8 @@ def full_report_blocks(a: Analysis, paper_columns: bool = False) -> list[Block]:
         *judge_blocks(a),
         *run_blocks(a),
         *latency_blocks(a),
+        *answer_length_blocks(a),
+        *verified_gold_blocks(a),
         *error_blocks(a),
         *provenance_blocks(a),
     ]

@@ -6,6 +6,9 @@ open-domain 3, adversarial 5 where the protocol includes it, overall).
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 from locoscore import baselines
 from locoscore.baselines import BaselineRow
 from locoscore.categories import ADVERSARIAL, CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
@@ -25,8 +28,49 @@ def fmt(value: float | None, decimals: int = 1, std: float | None = None) -> str
     return f"{text} ± {std:.{decimals}f}" if std is not None else text
 
 
+def ci_text(cell: CellStats, decimals: int, clustered: bool = False) -> str:
+    """The 95 % interval of a cell as text; n/a where undefined."""
+    ci = cell.clustered if clustered else cell.bootstrap
+    if not (math.isfinite(ci.low) and math.isfinite(ci.high)):
+        return "n/a (needs 2+ conversations)"
+    return f"[{ci.low:.{decimals}f}, {ci.high:.{decimals}f}]"
+
+
 def category_ids(includes_adversarial: bool) -> list[int]:
     return [c for c in LOCOMO_COLUMN_ORDER if includes_adversarial or c != ADVERSARIAL]
+
+
+def breakdown_table(metrics: list[MetricStats], rows: list[dict[str, Any]]) -> Table:
+    """Each metric per category and overall with its 95 % bootstrap interval."""
+    counts: dict[int, int] = {}
+    for row in rows:
+        counts[row["category"]] = counts.get(row["category"], 0) + 1
+    headers = ["Category", "questions", *(f"{ms.metric.label} [95 % CI]" for ms in metrics)]
+    table_rows = []
+    for cid in category_ids(True):
+        if cid not in counts:
+            continue
+        cells = []
+        for ms in metrics:
+            cell = ms.by_category.get(cid)
+            d = ms.metric.decimals
+            cells.append(DASH if cell is None else f"{fmt(cell.mean, d)} {ci_text(cell, d)}")
+        table_rows.append([f"{CATEGORY_NAMES[cid]} ({cid})", str(counts[cid]), *cells])
+    overall = [
+        f"{fmt(ms.overall.mean, ms.metric.decimals)} {ci_text(ms.overall, ms.metric.decimals)}"
+        for ms in metrics
+    ]
+    table_rows.append(["overall", str(len(rows)), *overall])
+    excluded = [ms.metric.label for ms in metrics if not ms.overall_includes_adversarial]
+    caption = "Overall follows each protocol's convention"
+    caption += f"; adversarial excluded for: {', '.join(excluded)}." if excluded else "."
+    return Table(
+        headers,
+        table_rows,
+        frozenset({len(table_rows) - 1}),
+        (False, True, *(True for _ in metrics)),
+        caption,
+    )
 
 
 def _headers(ids: list[int], overall: str) -> list[str]:

@@ -7,6 +7,7 @@ from typing import Any
 from rich.table import Table
 
 from locoscore.categories import CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
+from locoscore.report.analysis import Analysis
 from locoscore.report.plain import lexical_table_rows
 
 
@@ -64,3 +65,23 @@ def judge_table(section: dict[str, Any]) -> Table:
         f"[dim]{section['overall']['count']}[/]",
     )
     return table
+
+
+def verified_gold_line(analysis: Analysis) -> str | None:
+    """One line on the verified-gold view, or None when no errata are recorded."""
+    view = analysis.verified
+    if view is None:
+        return None
+    shown = []
+    for ms in analysis.metrics:
+        verified = view.metric(ms.metric.column)
+        if verified is not None:
+            d = ms.metric.decimals
+            shown.append(
+                f"{ms.metric.label} {ms.overall.mean:.{d}f} -> {verified.overall.mean:.{d}f}"
+            )
+    return (
+        f"verified gold (errata sha256 {view.errata.sha256[:12]}...): {view.questions} of "
+        f"{view.questions + view.excluded} questions kept, {view.excluded} with a wrong or "
+        f"ambiguous gold left out" + (f"; {', '.join(shown)}" if shown else "")
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -47,6 +48,42 @@ def default_score(text: str) -> int:
     """The default rule: 40 + sha256(text) mod 61, so equal prompts get equal scores."""
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     return 40 + int(digest, 16) % 61
+
+
+# The parts of a locoscore judge prompt the reference-recall rule reads.
+_CANDIDATE = re.compile(r"<candidate-([0-9a-f]+)>\n(.*)\n</candidate-\1>", re.DOTALL)
+_REFERENCE = re.compile(r"Reference answer:\n(.*?)\n\n", re.DOTALL)
+_WORD = re.compile(r"\w+")
+
+
+def answer_words(text: str) -> set[str]:
+    """The lowercase words (`\\w+` runs) of an answer, as the reference-recall rule sees them."""
+    return set(_WORD.findall(text.lower()))
+
+
+def recall_score(reference: str, candidate: str) -> int:
+    """floor(100 x the share of the reference's words found in the candidate); 0 when the
+    reference has no words."""
+    wanted = answer_words(reference)
+    if not wanted:
+        return 0
+    return 100 * len(wanted & answer_words(candidate)) // len(wanted)
+
+
+def reference_recall_score(prompt: str) -> int:
+    """A deterministic verdict rule for probe answers: `recall_score` of the reference and the
+    candidate found in a locoscore-shaped prompt ("Reference answer:" section, fenced
+    candidate), so a test can compute every verdict itself: the gold as the answer scores
+    100, a vague answer that names none of the gold's words 0. Prompts of another shape
+    fall back to `default_score`."""
+    reference = _REFERENCE.search(prompt)
+    candidate = _CANDIDATE.search(prompt)
+    if reference is None or candidate is None:
+        return default_score(prompt)
+    return recall_score(reference.group(1), candidate.group(2))
+
+
+VERDICT_RULES = {"hash": default_score, "reference-recall": reference_recall_score}
 
 
 def verdict_from(value: int | str) -> Verdict:

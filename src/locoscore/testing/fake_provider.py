@@ -12,6 +12,8 @@ Served: Anthropic `POST /v1/messages`, Message Batches (`/v1/messages/batches`, 
 Verdicts. Each output takes the next item of `config.scores` (0-100, "CORRECT"/"WRONG", or a
 fault name, which forces that fault on the whole request); once the script is used up (or
 without one), `config.verdict(user_text)`, else the rule 40 + sha256(last user message) % 61.
+`reference_recall_score` is a ready-made `config.verdict` for judge audits: the share of the
+reference's words the fenced candidate contains (`--verdict-rule reference-recall`).
 A score >= 70 is labelled CORRECT. Requests that draw a random fault do not consume the
 script. The verdict comes back in the form asked for: `output_config` json_schema or OpenAI
 `response_format` json_schema -> JSON filling the schema; a forced (or offered) tool -> a
@@ -46,7 +48,13 @@ from typing import Any, Self
 
 from locoscore.testing._core import Core, FakeConfig
 from locoscore.testing._http import REDACTED, FakeHTTPServer, redact_headers
-from locoscore.testing._verdicts import FAULT_TYPES, default_score
+from locoscore.testing._verdicts import (
+    FAULT_TYPES,
+    VERDICT_RULES,
+    default_score,
+    recall_score,
+    reference_recall_score,
+)
 
 __all__ = [
     "FAULT_TYPES",
@@ -55,7 +63,9 @@ __all__ = [
     "FakeProvider",
     "default_score",
     "main",
+    "recall_score",
     "redact_headers",
+    "reference_recall_score",
 ]
 
 
@@ -196,6 +206,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=30.0, help="hang of a timeout fault")
     parser.add_argument("--retry-after", type=float, default=1.0, help="of an injected 429")
     parser.add_argument("--batch-ready-after-polls", type=int, default=1)
+    parser.add_argument(
+        "--verdict-rule", choices=sorted(VERDICT_RULES), default="hash", help="see the docstring"
+    )
     args = parser.parse_args(argv)
     try:
         config = FakeConfig(
@@ -207,6 +220,7 @@ def main(argv: list[str] | None = None) -> int:
             timeout_s=args.timeout,
             retry_after_s=args.retry_after,
             batch_ready_after_polls=args.batch_ready_after_polls,
+            verdict=None if args.verdict_rule == "hash" else VERDICT_RULES[args.verdict_rule],
         )
     except ValueError as exc:
         parser.error(str(exc))

@@ -1,4 +1,4 @@
-"""Prediction readers: five file formats in, `PredictionRecord`s out.
+"""Prediction readers: six file formats in, `PredictionRecord`s out.
 
 The format is detected from the file's shape, or forced with `fmt`:
 
@@ -7,6 +7,8 @@ The format is detected from the file's shape, or forced with `fmt`:
 - `locomo`: a locomo10.json-shaped list of samples whose QA items carry `<key>_prediction`;
 - `mem0`: `{"<conversation index>": [items]}` from the Mem0 harness;
 - `zep`: `{"locomo_experiment_user_<i>": [items]}` from zep-papers;
+- `memos`: `{"detailed_results": {...}, "metadata": {...}}` from MemOS / EverMemOS /
+  OmniMemEval (questions named by `question_id`, recorded `llm_judgments` kept);
 - `prototype`: `{"results": [records]}` with the native field names.
 
 A plain JSON list of records is read as `native`; `prototype` is detected only from its
@@ -15,18 +17,20 @@ A plain JSON list of records is read as `native`; `prototype` is detected only f
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from locoscore.data.models import PredictionRecord
 from locoscore.data.readers._load import LoadedFile, load_file
 from locoscore.data.readers.locomo import read_locomo
 from locoscore.data.readers.mem0 import read_mem0
+from locoscore.data.readers.memos import looks_like_memos, read_memos
 from locoscore.data.readers.native import read_native, read_prototype
 from locoscore.data.readers.zep import USER_KEY, read_zep
 from locoscore.errors import InputError
 
-FORMATS = ("native", "locomo", "mem0", "zep", "prototype")
+FORMATS = ("native", "locomo", "mem0", "zep", "memos", "prototype")
 
 __all__ = ["FORMATS", "ReadResult", "detect_format", "read_predictions"]
 
@@ -38,6 +42,8 @@ class ReadResult:
     sha256: str
     records: list[PredictionRecord]
     prediction_key: str | None = None  # locomo format: the `<key>_prediction` read
+    # what the source harness recorded about its run (memos format: judge model, runs)
+    metadata: dict[str, Any] = field(default_factory=dict)
 
 
 def detect_format(path: Path, raw: object) -> str:
@@ -59,6 +65,8 @@ def detect_format(path: Path, raw: object) -> str:
             raise InputError("no records (an empty object)", file=str(path))
         if isinstance(raw.get("results"), list):
             return "prototype"
+        if looks_like_memos(raw):
+            return "memos"
         keys = list(raw)
         if all(USER_KEY.fullmatch(key) for key in keys):
             return "zep"
@@ -73,6 +81,7 @@ def detect_format(path: Path, raw: object) -> str:
 
 def _read(loaded: LoadedFile, fmt: str, prediction_key: str | None) -> ReadResult:
     key = None
+    metadata: dict[str, Any] = {}
     if fmt == "locomo":
         records, key = read_locomo(loaded, prediction_key)
     elif prediction_key is not None:
@@ -87,11 +96,13 @@ def _read(loaded: LoadedFile, fmt: str, prediction_key: str | None) -> ReadResul
         records = read_prototype(loaded)
     elif fmt == "mem0":
         records = read_mem0(loaded)
+    elif fmt == "memos":
+        records, metadata = read_memos(loaded)
     else:
         records = read_zep(loaded)
     if not records:
         raise InputError("no prediction records in the file", file=loaded.file)
-    return ReadResult(loaded.path, fmt, loaded.sha256, records, key)
+    return ReadResult(loaded.path, fmt, loaded.sha256, records, key, metadata)
 
 
 def read_predictions(

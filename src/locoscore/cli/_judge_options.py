@@ -1,0 +1,148 @@
+"""The judge's options, shared by `locoscore judge` and `locoscore audit`: one definition of
+each option, and one place that turns them into `JudgeSettings`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from locoscore.cli._app import console
+from locoscore.errors import InputError
+from locoscore.judge.api import PassResult
+from locoscore.judge.prompts import load_template
+from locoscore.judge.settings import JudgeSettings
+from locoscore.llm.cost import PriceTable
+from locoscore.llm.providers import PROVIDERS
+
+ProtocolOpt = Annotated[
+    str,
+    typer.Option("--protocol", help="rubric (0-100, the seed's) or binary (CORRECT/WRONG)."),
+]
+ProviderOpt = Annotated[str, typer.Option("--provider", help=" | ".join(PROVIDERS))]
+ModelOpt = Annotated[
+    str | None,
+    typer.Option("--model", help="Default: claude-sonnet-4-6 (anthropic), gpt-4o-mini (openai)."),
+]
+BaseUrlOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--base-url",
+        help="Any server speaking the provider's wire format "
+        "(default: ANTHROPIC_BASE_URL / OPENAI_BASE_URL, else the provider).",
+    ),
+]
+RunsOpt = Annotated[int, typer.Option("--runs", help="Independent judge runs per question.")]
+ConcurrencyOpt = Annotated[
+    int, typer.Option("--concurrency", help="Most calls in flight (adapts below it on 429s).")
+]
+BatchOpt = Annotated[bool, typer.Option("--batch", help="Use the provider's batch API (50%).")]
+DryRunOpt = Annotated[
+    bool, typer.Option("--dry-run", help="Print calls, tokens and cost to expect; call nothing.")
+]
+MaxCostOpt = Annotated[
+    float | None,
+    typer.Option("--max-cost", help="Stop scheduling calls before the estimate passes USD."),
+]
+TemperatureOpt = Annotated[
+    float | None, typer.Option("--temperature", help="Default: 0.5 (rubric), 0 (binary).")
+]
+SamplingOpt = Annotated[
+    str,
+    typer.Option(
+        "--sampling",
+        help="explicit: send --temperature (stop if the model cannot take it); "
+        "default: use the model's own sampling.",
+    ),
+]
+ApiVersionOpt = Annotated[
+    str | None,
+    typer.Option("--api-version", help="anthropic-version header (default: chosen per sampling)."),
+]
+PromptTemplateOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--prompt-template",
+        help="Your own prompt ({question} {gold} {prediction} {category}) for --protocol.",
+    ),
+]
+PricesOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--prices", help='JSON price table {"model": {"input": USD/Mtok, "output": ...}}.'
+    ),
+]
+MaxTokensOpt = Annotated[int, typer.Option("--max-tokens", help="Reply token limit per call.")]
+TimeoutOpt = Annotated[float, typer.Option("--timeout", help="Seconds per call.")]
+BatchPollOpt = Annotated[float, typer.Option("--batch-poll", help="Seconds between batch polls.")]
+BatchWaitOpt = Annotated[
+    float,
+    typer.Option("--batch-wait", help="Stop waiting for a batch after this many seconds."),
+]
+ProgressOpt = Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")]
+UserCacheOpt = Annotated[
+    bool,
+    typer.Option(
+        "--user-cache",
+        help="Also read and write the user-level judge cache shared by all folders "
+        "(hits are copied into DIR/judge_cache.sqlite).",
+    ),
+]
+
+
+def judge_settings(
+    *,
+    protocol: str,
+    provider: str,
+    model: str | None,
+    base_url: str | None,
+    runs: int,
+    concurrency: int,
+    max_cost: float | None,
+    temperature: float | None,
+    sampling: str,
+    api_version: str | None,
+    prompt_template: Path | None,
+    prices: Path | None,
+    max_tokens: int,
+    timeout: float,
+    include_adversarial: bool = False,
+) -> JudgeSettings:
+    """The settings the judge options ask for (checked when resolved)."""
+    if sampling not in ("explicit", "default"):
+        raise InputError("expected explicit or default", field="--sampling")
+    return JudgeSettings(
+        protocol=protocol,
+        provider=provider,
+        model=model,
+        base_url=base_url,
+        runs=runs,
+        temperature=temperature,
+        use_model_default_sampling=sampling == "default",
+        api_version=api_version,
+        max_tokens=max_tokens,
+        concurrency=concurrency,
+        timeout_s=timeout,
+        template=load_template(prompt_template, protocol) if prompt_template else None,
+        include_adversarial=include_adversarial,
+        max_cost_usd=max_cost,
+        prices=PriceTable.load(prices),
+    )
+
+
+def print_estimate(result: PassResult, batch: bool) -> None:
+    """A dry run's report: calls still to make, tokens and cost."""
+    estimate = result.estimate
+    cost = (
+        "unknown (no price for this model)"
+        if estimate.cost_usd is None
+        else (f"${estimate.cost_usd:.2f}" + (" (batch price)" if batch else ""))
+    )
+    console.print(f"[bold]dry run[/]: {result.judge.signature}", highlight=False)
+    console.print(
+        f"calls to make: {estimate.calls:,} (cached: {result.plan.cached:,}, "
+        f"graded 0 without a call: {result.plan.short_circuited:,})\n"
+        f"estimated tokens: {estimate.input_tokens:,} in, {estimate.output_tokens:,} out\n"
+        f"estimated cost: {cost}"
+    )

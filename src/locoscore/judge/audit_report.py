@@ -1,0 +1,303 @@
+"""A judge audit's outputs: audit.json, audit.md and audit.html (self-contained, escaped).
+
+Everything is computed before anything is written; each file is replaced atomically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from locoscore._io import dumps_json, write_text_atomic
+from locoscore._version import __version__
+from locoscore.categories import CATEGORY_NAMES
+from locoscore.data.dataset import Dataset
+from locoscore.judge.api import PassResult
+from locoscore.judge.audit import ProbeSet
+from locoscore.judge.audit_stats import (
+    BOOTSTRAP_RESAMPLES,
+    BOOTSTRAP_SEED,
+    placement,
+    placement_sentence,
+    rows_by_key,
+    set_statistics,
+    summary_line,
+)
+from locoscore.judge.settings import ResolvedJudge
+from locoscore.report.document import Block, Heading, Notes, Paragraph, Preformatted, Table
+from locoscore.report.html import render_html
+from locoscore.report.markdown import render_markdown
+
+AUDIT_JSON, AUDIT_MD, AUDIT_HTML = "audit.json", "audit.md", "audit.html"
+SCHEMA_VERSION = 1
+CATEGORY_COLUMNS = (4, 1, 2, 3)  # the LoCoMo paper's order, adversarial never probed
+DASH = "–"
+LIMITS = [
+    "It measures leniency on synthetic answers whose right verdict is known: how often the "
+    "judge accepts deliberately wrong answers and rejects the gold. It does not measure "
+    "agreement with human graders on real system answers, and a judge that passes it can "
+    "still be wrong in other ways (e.g. on partially right answers).",
+    "The probe answers were written by one LLM in two styles; a judge tuned to these styles "
+    "may behave differently on other kinds of wrong answers.",
+    "About 6 % of LoCoMo's gold answers are themselves wrong or ambiguous, so a small "
+    "false-reject rate on the gold is expected even from a good judge.",
+    "Run against the fake test provider, the numbers say nothing about a real model.",
+]
+
+
+def _judge_section(judge: ResolvedJudge) -> dict[str, Any]:
+    return {
+        "signature": judge.signature,
+        "protocol": judge.protocol,
+        "provider": judge.provider,
+        "model": judge.model,
+        "temperature": judge.sampling.temperature,
+        "api_version": judge.sampling.api_version,
+        "runs": judge.settings.runs,
+        "max_tokens": judge.settings.max_tokens,
+        "prompt_hash": judge.prompt_hash,
+        "prompt_name": judge.template.name,
+    }
+
+
+def acceptance_rule(protocol: str, threshold: float) -> dict[str, Any]:
+    if protocol == "binary":
+        return {"accepted_when": "label CORRECT (score 100)", "threshold": None}
+    return {"accepted_when": f"score >= {threshold:g}", "threshold": threshold}
+
+
+def audit_document(
+    sets: Sequence[ProbeSet], result: PassResult, dataset: Dataset, threshold: float
+) -> dict[str, Any]:
+    """The content of audit.json."""
+    assert result.run is not None
+    judge = result.judge
+    by_key = rows_by_key(result.run.rows, judge.settings.runs)
+    stats_sets = [set_statistics(s, by_key, judge, threshold) for s in sets]
+    run_stats = result.run.stats
+    document: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "built_by": f"locoscore {__version__}",
+        "summary_line": summary_line(stats_sets),
+        "judge": _judge_section(judge),
+        "acceptance_rule": acceptance_rule(judge.protocol, threshold),
+        "scale": "acceptance in % of answers (per question: share of its successful runs)",
+        "intervals": {
+            "level": 0.95,
+            "method": "percentile bootstrap of the mean over questions",
+            "resamples": BOOTSTRAP_RESAMPLES,
+            "seed": BOOTSTRAP_SEED,
+            "run_level": "mean and sample std (n-1) of each repeat index's acceptance",
+        },
+        "dataset": {"path": str(dataset.path), "sha256": dataset.sha256},
+        "probe_sets": stats_sets,
+        "placement": placement(stats_sets),
+        "calls": {
+            "made": run_stats.made,
+            "cached": run_stats.cached,
+            "failed": run_stats.failed,
+            "skipped": run_stats.skipped,
+            "short_circuited": run_stats.short_circuited,
+        },
+        "usage": {
+            "input_tokens": run_stats.input_tokens,
+            "output_tokens": run_stats.output_tokens,
+            "estimated_cost_usd": round(run_stats.cost_usd, 4) if run_stats.cost_known else None,
+        },
+    }
+    if result.run.stop_reason:
+        document["stopped"] = result.run.stop_reason
+    return document
+
+
+def _pct(value: float | None, std: float | None = None) -> str:
+    if value is None:
+        return DASH
+    return f"{value:.1f}" + ("" if std is None else f" ± {std:.1f}")
+
+
+def _ci(cell: dict[str, Any]) -> str:
+    ci = cell.get("ci95") or {}
+    if ci.get("low") is None:
+        return DASH
+    return f"[{ci['low']:.1f}, {ci['high']:.1f}]"
+
+
+def _recorded(section: dict[str, Any], cid: str | None = None) -> str:
+    recorded = section.get("recorded")
+    if not recorded:
+        return DASH
+    cell = recorded["overall"] if cid is None else recorded["by_category"].get(cid)
+    return DASH if not cell else _pct(cell.get("mean"), cell.get("std"))
+
+
+def _reference(section: dict[str, Any], cid: str | None = None) -> str:
+    reference = section.get("reference")
+    if not reference:
+        return DASH
+    value = reference["overall"] if cid is None else reference["by_category"].get(cid)
+    return _pct(value)
+
+
+def _should(section: dict[str, Any]) -> str:
+    return {"accept": "accept", "reject": "reject"}.get(section["expect"], "(your system)")
+
+
+def overview_table(sets: Sequence[dict[str, Any]]) -> Table:
+    rows = []
+    for s in sets:
+        cell = s["acceptance"]["overall"]
+        run = cell["run_level"]
+        error = s.get("false_reject_rate", s.get("false_accept_rate"))
+        label = {"accept": "false reject", "reject": "false accept"}.get(s["expect"] or "")
+        rows.append(
+            [
+                s["name"],
+                _should(s),
+                str(cell["n"]),
+                _pct(cell["rate"]),
+                _ci(cell),
+                _pct(run["mean"], run["std"]),
+                DASH if label is None else f"{label} {_pct(error)}",
+                _recorded(s),
+                _reference(s),
+            ]
+        )
+    headers = [
+        "Probe set",
+        "Should",
+        "n",
+        "Accepted %",
+        "95 % CI (questions)",
+        "Run-level ± (judge noise)",
+        "Error rate %",
+        "Recorded in the file %",
+        "Published reference %",
+    ]
+    return Table(
+        headers,
+        rows,
+        numeric=(False, False, True, True, False, True, False, True, True),
+        caption="Published reference: gpt-4o-mini with the generous binary prompt, for the "
+        "pinned probe files only. Recorded: the verdicts stored in the probe file by the "
+        "harness that made it (mean ± std over its runs).",
+    )
+
+
+def category_table(sets: Sequence[dict[str, Any]]) -> Table:
+    rows = []
+    for s in sets:
+        cells = []
+        for cid in CATEGORY_COLUMNS:
+            cell = s["acceptance"]["by_category"].get(str(cid))
+            cells.append(DASH if cell is None else f"{_pct(cell['rate'])} {_ci(cell)}")
+        overall = s["acceptance"]["overall"]
+        rows.append([s["name"], *cells, f"{_pct(overall['rate'])} {_ci(overall)}"])
+        if s.get("reference"):
+            refs = [_reference(s, str(cid)) for cid in CATEGORY_COLUMNS]
+            rows.append([f"{s['name']} (published reference)", *refs, _reference(s)])
+    headers = ["Probe set", *(CATEGORY_NAMES[c] for c in CATEGORY_COLUMNS), "overall"]
+    return Table(headers, rows, numeric=(False, *(True for _ in range(5))))
+
+
+def distribution_table(sets: Sequence[dict[str, Any]]) -> Table:
+    bins = next(s["scores"]["histogram"]["bins"] for s in sets if s.get("scores"))
+    rows = []
+    for s in sets:
+        scores = s.get("scores")
+        if not scores:
+            continue
+        deciles = ", ".join(
+            DASH if d is None else f"{d:g}" for d in scores["question_mean_deciles"]
+        )
+        rows.append(
+            [
+                s["name"],
+                _pct(scores["mean_score"]),
+                *(str(c) for c in scores["histogram"]["counts"]),
+                deciles,
+            ]
+        )
+    headers = ["Probe set", "mean score", *bins, "deciles of per-question mean"]
+    return Table(headers, rows, numeric=(False, *(True for _ in range(11)), False))
+
+
+def _examples_blocks(sets: Sequence[dict[str, Any]]) -> list[Block]:
+    blocks: list[Block] = []
+    for s in sets:
+        if not s["examples"]:
+            continue
+        what = "Gold answers rejected" if s["expect"] == "accept" else "Wrong answers accepted"
+        rows = [
+            [
+                e["question_id"],
+                CATEGORY_NAMES[e["category"]],
+                e["question"],
+                str(e["gold"]),
+                e["answer"],
+                f"{100 * e['accepted_share']:.0f} %",
+            ]
+            for e in s["examples"]
+        ]
+        headers = ["Question id", "Category", "Question", "Gold", "Answer judged", "Accepted"]
+        blocks += [
+            Heading(f"{what}: {s['name']}", 3),
+            Table(headers, rows, numeric=(False,) * 5 + (True,)),
+        ]
+    return blocks
+
+
+def audit_blocks(document: dict[str, Any]) -> list[Block]:
+    sets = document["probe_sets"]
+    judge = document["judge"]
+    rule = document["acceptance_rule"]["accepted_when"].replace(">=", "≥")
+    blocks: list[Block] = [
+        Heading("Judge audit: how lenient is this judge?", 1),
+        Paragraph(document["summary_line"] + "."),
+        Paragraph(
+            f"Judge: {judge['protocol']} protocol, {judge['provider']} {judge['model']}, "
+            f"temperature {judge['temperature']}, {judge['runs']} run(s) per answer, prompt "
+            f"{judge['prompt_name']} ({judge['prompt_hash']}). An answer counts as accepted "
+            f"when {rule}. 95 % intervals: percentile bootstrap over questions (2,000 "
+            "resamples, seed 0); run-level ±: sample std across repeat indices."
+        ),
+        Heading("Acceptance per probe set"),
+        overview_table(sets),
+        *(
+            [Paragraph(placement_sentence(document["placement"]))]
+            if document.get("placement")
+            else []
+        ),
+        Heading("Per category (accepted % [95 % CI])"),
+        category_table(sets),
+    ]
+    if any(s.get("scores") for s in sets):
+        blocks += [
+            Heading("Rubric score distribution (every run, 10-point bins)"),
+            distribution_table(sets),
+        ]
+    if document.get("stopped"):
+        blocks.append(Paragraph(f"Stopped early: {document['stopped']}; rerun to complete."))
+    examples = _examples_blocks(sets)
+    if examples:
+        blocks += [Heading("Where the judge went wrong (first few)"), *examples]
+    blocks += [
+        Heading("What this audit measures, and what it cannot"),
+        Notes(LIMITS),
+        Heading("Judge signature"),
+        Preformatted([judge["signature"]]),
+    ]
+    return blocks
+
+
+def write_audit(out_dir: Path, document: dict[str, Any]) -> list[Path]:
+    blocks = audit_blocks(document)
+    texts = {
+        out_dir / AUDIT_JSON: dumps_json(document),
+        out_dir / AUDIT_MD: render_markdown(blocks),
+        out_dir / AUDIT_HTML: render_html(blocks, "LoCoMo judge audit"),
+    }
+    for path, text in texts.items():
+        write_text_atomic(path, text)
+    return list(texts)

@@ -1,0 +1,155 @@
+"""The verified-gold view's inputs: which of a folder's questions the gold errata flag, and
+the ceiling the gold as written puts on a perfect system.
+
+The errata are applied by `score`, `judge` or `report` and recorded in summary.json's
+`errata` section (the flagged question keys and their error types), so that a report can be
+rebuilt with the same view without the errata file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from locoscore.categories import ADVERSARIAL, LOCOMO_COLUMN_ORDER
+from locoscore.data.errata import ERRATA_SOURCE, ERROR_TYPES, SCORE_CHANGING, Errata
+from locoscore.errors import InputError
+from locoscore.report.load import SUMMARY_FILE, Results
+from locoscore.results_dir import row_key
+
+
+@dataclass(frozen=True)
+class ErrataFlags:
+    """An errata list as recorded in summary.json: where it came from and what it flags."""
+
+    source: str
+    path: str
+    sha256: str
+    checksum_ok: bool
+    flagged: dict[str, str]  # question key (`sample_id#qa_index`) -> error type
+
+    @classmethod
+    def from_section(cls, section: Any, file: str) -> ErrataFlags:
+        """Read the `errata` section written by `Errata.summary_section`."""
+        if not isinstance(section, dict):
+            raise InputError("expected an object", file=file, field="errata")
+        flagged = section.get("flagged")
+        if not isinstance(flagged, dict) or not all(
+            isinstance(k, str) and v in ERROR_TYPES for k, v in flagged.items()
+        ):
+            raise InputError(
+                "expected {question key: known error type}", file=file, field="errata.flagged"
+            )
+        sha256 = section.get("sha256")
+        if not isinstance(sha256, str):
+            raise InputError("expected a string", file=file, field="errata.sha256")
+        return cls(
+            source=str(section.get("source", "")),
+            path=str(section.get("path", "")),
+            sha256=sha256,
+            checksum_ok=bool(section.get("checksum_ok")),
+            flagged=dict(flagged),
+        )
+
+    @classmethod
+    def from_errata(cls, errata: Errata) -> ErrataFlags:
+        return cls(
+            ERRATA_SOURCE, str(errata.path), errata.sha256, errata.checksum_ok, errata.flagged()
+        )
+
+    def error_type(self, row: dict[str, Any]) -> str | None:
+        return self.flagged.get(row_key(row))
+
+    def gold_stands(self, row: dict[str, Any]) -> bool:
+        """False for a question whose gold answer the errata say is wrong or ambiguous."""
+        return self.error_type(row) not in SCORE_CHANGING
+
+
+@dataclass(frozen=True)
+class Ceiling:
+    """One group of questions: how many, how many have a wrong gold, how many only a wrong
+    citation, and the best score a perfect system can get against the gold as written."""
+
+    n: int
+    gold_wrong: int
+    citation_only: int
+
+    @property
+    def ceiling(self) -> float:
+        """Share of questions whose gold stands, 0-100."""
+        return 100.0 * (self.n - self.gold_wrong) / self.n
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            "gold_wrong": self.gold_wrong,
+            "citation_only": self.citation_only,
+            "ceiling": self.ceiling,
+        }
+
+
+def _ceiling(rows: Sequence[dict[str, Any]], flags: ErrataFlags) -> Ceiling:
+    types = [flags.error_type(r) for r in rows]
+    return Ceiling(
+        n=len(rows),
+        gold_wrong=sum(1 for t in types if t in SCORE_CHANGING),
+        citation_only=sum(1 for t in types if t is not None and t not in SCORE_CHANGING),
+    )
+
+
+@dataclass(frozen=True)
+class GoldCeilings:
+    by_category: dict[int, Ceiling]
+    overall_no_adversarial: Ceiling | None
+    overall_all: Ceiling
+
+    def to_dict(self) -> dict[str, Any]:
+        no_adv = self.overall_no_adversarial
+        return {
+            "by_category": {str(cid): c.to_dict() for cid, c in self.by_category.items()},
+            "overall_no_adversarial": None if no_adv is None else no_adv.to_dict(),
+            "overall_all": self.overall_all.to_dict(),
+        }
+
+
+def gold_ceilings(rows: Sequence[dict[str, Any]], flags: ErrataFlags) -> GoldCeilings:
+    """Ceilings for the questions present in `rows`, per category and overall."""
+    by_category = {}
+    for cid in LOCOMO_COLUMN_ORDER:
+        group = [r for r in rows if r["category"] == cid]
+        if group:
+            by_category[cid] = _ceiling(group, flags)
+    no_adv = [r for r in rows if r["category"] != ADVERSARIAL]
+    return GoldCeilings(
+        by_category=by_category,
+        overall_no_adversarial=_ceiling(no_adv, flags) if no_adv else None,
+        overall_all=_ceiling(rows, flags),
+    )
+
+
+def comparison_errata(errata: Errata | None, *folders: Results) -> ErrataFlags:
+    """The errata for `compare --verified-gold`: the list given (or fetched), else the one
+    the folders recorded when they were scored; they must not disagree."""
+    if errata is not None:
+        return ErrataFlags.from_errata(errata)
+    recorded = [
+        (f, ErrataFlags.from_section(f.summary["errata"], str(f.path / SUMMARY_FILE)))
+        for f in folders
+        if f.summary.get("errata") is not None
+    ]
+    if not recorded:
+        raise InputError(
+            "--verified-gold needs the gold errata: pass --errata PATH (with --dataset), set "
+            "$LOCOSCORE_ERRATA, run `locoscore dataset fetch errata`, or score the folders "
+            "with --errata"
+        )
+    hashes = {flags.sha256 for _, flags in recorded}
+    if len(hashes) > 1:
+        raise InputError(
+            "the folders recorded different errata lists ("
+            + ", ".join(f"{f.path}: {flags.sha256[:12]}" for f, flags in recorded)
+            + "); pass --errata PATH to choose one",
+            field="errata.sha256",
+        )
+    return recorded[0][1]
