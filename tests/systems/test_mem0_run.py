@@ -127,3 +127,35 @@ def test_run_json_reports_what_mem0_spent_per_conversation(mem0_run) -> None:
     assert ingestion["totals"]["input_tokens"] == sum(
         estimate_tokens(all_text(e["body"]["messages"])) for e in chats
     )
+
+
+@pytest.mark.parametrize(
+    ("option", "unset_key", "message"),
+    [
+        ("store=disk", False, "expects one of memory, folder"),
+        ("infer=true", True, "set OPENAI_API_KEY"),
+    ],
+)
+def test_bad_input_stops_the_run_with_one_line_and_nothing_written(
+    tmp_path: Path, locomo_path: Path, option: str, unset_key: bool, message: str
+) -> None:
+    out = tmp_path / "out"
+    with pytest.MonkeyPatch.context() as env, FakeProvider(FakeConfig(embedding_dims=DIMS)) as fp:
+        env.setenv("OPENAI_API_KEY", API_KEY)
+        if unset_key:
+            env.delenv("OPENAI_API_KEY")
+        result = CliRunner().invoke(
+            app,
+            [
+                "run", "--system", "mem0", "--out", str(out), "--dataset", str(locomo_path),
+                "--conversations", "conv-30", "--answer-provider", "extractive",
+                "--system-option", f"llm_base_url={fp.openai_url}",
+                "--system-option", f"embedder_base_url={fp.openai_url}",
+                "--system-option", option, "--no-progress",
+            ],
+        )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and message in errors[0]
+    assert "Traceback" not in result.output
+    assert not out.exists()

@@ -9,6 +9,7 @@ state folder into the run, and removes those two variables from this process.
 
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
 import logging
 import os
@@ -37,13 +38,28 @@ def unset_rerouting_variables() -> list[str]:
             removed.append(name)
             warnings.warn(
                 f"mem0: unset {name} for this process ({why}, not to the configured provider)",
-                stacklevel=3,
+                stacklevel=4,
             )
     return removed
 
 
+def installed_version() -> str:
+    """The installed mem0ai version (read from its metadata: mem0 is not imported yet)."""
+    try:
+        version = importlib.metadata.version("mem0ai")
+    except importlib.metadata.PackageNotFoundError:
+        raise InputError(f"--system mem0 needs the mem0 extra ({INSTALL_HINT})") from None
+    if not version.startswith(SUPPORTED_SERIES):
+        raise InputError(
+            f"--system mem0 drives mem0ai {SUPPORTED_SERIES}x; this environment has {version} "
+            f"({INSTALL_HINT})"
+        )
+    return version
+
+
 def import_mem0(state_dir: Path) -> ModuleType:
     """The `mem0` package, imported with telemetry off and its folder in `state_dir`."""
+    unset_rerouting_variables()
     if "mem0" not in sys.modules:
         state_dir.mkdir(parents=True, exist_ok=True)
         os.environ["MEM0_TELEMETRY"] = "False"
@@ -53,12 +69,6 @@ def import_mem0(state_dir: Path) -> ModuleType:
         from mem0.memory import telemetry
     except ImportError as exc:
         raise InputError(f"--system mem0 needs the mem0 extra ({INSTALL_HINT}): {exc}") from None
-    version = str(getattr(mem0, "__version__", "unknown"))
-    if not version.startswith(SUPPORTED_SERIES):
-        raise InputError(
-            f"--system mem0 drives mem0ai {SUPPORTED_SERIES}x; this environment has {version} "
-            f"({INSTALL_HINT})"
-        )
     if telemetry.MEM0_TELEMETRY:
         # Imported earlier in this process by someone else, with telemetry on.
         raise InputError(

@@ -1,6 +1,6 @@
 """`mem0`: Mem0's open-source library (mem0ai 2.2), driven offline against the user's providers.
 
-How locoscore drives it (reasons in `../shared/reference/harness.md` §4 and the README):
+How locoscore drives it (the reasons are in the README's mem0 section):
 
 - Import: telemetry off, mem0's folder inside the run, rerouting variables unset
   (`_mem0_env`).
@@ -43,9 +43,9 @@ from locoscore.systems._mem0_checkpoint import IngestCheckpoint
 from locoscore.systems._mem0_env import (
     close_memory,
     import_mem0,
+    installed_version,
     memory_config,
     optional_features,
-    unset_rerouting_variables,
 )
 from locoscore.systems._mem0_usage import Tally, UsageMeter
 from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult, Usage
@@ -124,8 +124,10 @@ class Mem0System(MemorySystem):
     def __init__(self, options: dict[str, str], context: SystemContext) -> None:
         self.options: dict[str, Any] = resolve_options(self.name, self.OPTIONS, options)
         self._root = context.state_dir / "mem0"
-        unset_rerouting_variables()
-        self._mem0 = import_mem0(self._root)
+        # mem0 is imported (and the environment prepared) at start or first use, so that a
+        # run refused on bad input has written nothing.
+        self._version = installed_version()
+        self._mem0: Any = None
         prices = self.options["prices"]
         self._prices = PriceTable.load(Path(prices) if prices else None)
         self._meter = UsageMeter()
@@ -146,7 +148,7 @@ class Mem0System(MemorySystem):
     def _ingest_settings(self) -> dict[str, str]:
         return {
             **signature_values(self.OPTIONS, self.options),
-            "mem0ai": str(self._mem0.__version__),
+            "mem0ai": self._version,
             "instructions": INSTRUCTIONS_TEMPLATE_ID,
         }
 
@@ -176,8 +178,16 @@ class Mem0System(MemorySystem):
 
     # -- lifecycle ------------------------------------------------------------------------
 
+    def _module(self) -> Any:
+        with self._lock:
+            if self._mem0 is None:
+                self._mem0 = import_mem0(self._root)
+            return self._mem0
+
     async def start(self) -> None:
-        """Check the key, that the embedder answers, and that its vectors have the right size."""
+        """Import mem0 offline; check the key, that the embedder answers, and that its
+        vectors have the right size."""
+        self._module()
         self._api_key()
         await asyncio.to_thread(self._check_embedder)
 
@@ -224,6 +234,7 @@ class Mem0System(MemorySystem):
 
     def _store(self, conversation_id: str, create: bool) -> Any | None:
         """This conversation's mem0 `Memory` (opened from its folder after a resume)."""
+        mem0 = self._module()
         with self._lock:
             store = self._stores.get(conversation_id)
             if store is not None:
@@ -233,11 +244,11 @@ class Mem0System(MemorySystem):
             if not create and not (persistent and folder.exists()):
                 return None
             folder.mkdir(parents=True, exist_ok=True)
-            store = self._open(folder, persistent)
+            store = self._open(mem0, folder, persistent)
             self._stores[conversation_id] = store
             return store
 
-    def _open(self, folder: Path, persistent: bool) -> Any:
+    def _open(self, mem0: Any, folder: Path, persistent: bool) -> Any:
         llm_url = self._base_url("llm_base_url")
         embedder_url = self._base_url("embedder_base_url")
         config = memory_config(
@@ -248,11 +259,11 @@ class Mem0System(MemorySystem):
             qdrant_path=str(folder / "qdrant") if persistent else ":memory:",
             history_db=folder / "history.db",
         )
-        memory = self._mem0.Memory.from_config(config)
+        memory = mem0.Memory.from_config(config)
         # Mem0 built plain OpenAI clients; swap in ones that report usage (same URL and key).
         for part in (memory.llm, memory.embedding_model):
             if not hasattr(part, "client"):
-                raise RuntimeError(f"mem0 {self._mem0.__version__}: {type(part)} has no client")
+                raise RuntimeError(f"mem0 {self._version}: {type(part)} has no client")
         memory.llm.client = self._client(llm_url)
         memory.embedding_model.client = self._client(embedder_url)
         return memory
