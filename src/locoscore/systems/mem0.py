@@ -47,6 +47,13 @@ from locoscore.systems._mem0_env import (
     memory_config,
     optional_features,
 )
+from locoscore.systems._mem0_session import (
+    INSTRUCTIONS_TEMPLATE_ID,
+    extraction_instructions,
+    memory_item,
+    session_metadata,
+    turn_message,
+)
 from locoscore.systems._mem0_usage import Tally, UsageMeter
 from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult, Usage
 from locoscore.systems.options import OptionSpec, resolve_options, signature_values
@@ -56,34 +63,6 @@ OPENAI_URL = "https://api.openai.com/v1"
 TIMEOUT_S = 120.0
 ALL_MEMORIES = 1_000_000  # get_all's top_k when listing a whole conversation
 MAX_RETRIES = 5  # the openai SDK's own backoff, on 408/409/429/5xx and connection errors
-
-
-def extraction_instructions(session: SessionInput) -> str:
-    """Mem0's custom instructions for one session: its date and who speaks.
-
-    Mem0 2.2 fills the prompt's own "Observation Date" with today; its custom instructions
-    (`add(prompt=...)`) take precedence, so the session date goes there.
-    """
-    lines = []
-    if session.date_iso:
-        lines += [
-            f"Observation Date: {session.date_iso[:10]}",
-            f"The new messages were exchanged on {session.date_raw or session.date_iso}. "
-            "Use this date, not the Observation Date or Current Date sections above, to turn "
-            "relative times (yesterday, last week, next month) into absolute dates.",
-        ]
-    speakers = " and ".join(session.speakers) or "two people"
-    lines.append(
-        f"The messages are turns of a conversation between {speakers}; each starts with its "
-        "speaker's name. Name the speaker in every memory. [shares an image: ...] describes "
-        "a photo the speaker shared."
-    )
-    return "\n".join(lines)
-
-
-INSTRUCTIONS_TEMPLATE_ID = hashlib.sha256(
-    extraction_instructions(SessionInput("c", 1, "d", "2000-01-01T00:00", (), ("A", "B"))).encode()
-).hexdigest()[:12]
 
 
 def _folder_name(conversation_id: str) -> str:
@@ -330,16 +309,12 @@ class Mem0System(MemorySystem):
         if not session.turns:
             return Tally(), 0  # nothing to say (mem0 would embed an empty string)
         assert store is not None
-        metadata: dict[str, Any] = {"session": session.index}
-        if session.date_iso:
-            metadata["created_at"] = session.date_iso
-        if session.date_raw:
-            metadata["session_date"] = session.date_raw
+        metadata = session_metadata(session)
         stored = 0
         with UsageMeter.counting() as tally:
             if self.options["infer"]:
                 result = store.add(
-                    [{"role": "user", "content": turn.render()} for turn in session.turns],
+                    [turn_message(turn) for turn in session.turns],
                     user_id=session.conversation_id,
                     metadata=metadata,
                     prompt=extraction_instructions(session),
@@ -350,7 +325,7 @@ class Mem0System(MemorySystem):
                 # One add per turn, so each stored turn keeps its own dia_id.
                 for turn in session.turns:
                     result = store.add(
-                        [{"role": "user", "content": turn.render()}],
+                        [turn_message(turn)],
                         user_id=session.conversation_id,
                         metadata={**metadata, "dia_id": turn.dia_id},
                         infer=False,
@@ -366,7 +341,7 @@ class Mem0System(MemorySystem):
         score is negative (0 is the lowest threshold it accepts), so fewer than top_k items
         can come back."""
         tally, rows = await asyncio.to_thread(self._search, query)
-        return SearchResult(tuple(_item(row) for row in rows), self._usage(tally))
+        return SearchResult(tuple(memory_item(row) for row in rows), self._usage(tally))
 
     def _search(self, query: Query) -> tuple[Tally, list[dict[str, Any]]]:
         with UsageMeter.counting() as tally:
@@ -389,23 +364,8 @@ class Mem0System(MemorySystem):
         result = await asyncio.to_thread(
             store.get_all, filters={"user_id": conversation_id}, top_k=ALL_MEMORIES
         )
-        return tuple(_item(row) for row in result.get("results", []))
+        return tuple(memory_item(row) for row in result.get("results", []))
 
     def items_in(self, conversation_id: str) -> int | None:
         with self._lock:
             return self._memories_in.get(conversation_id)
-
-
-def _item(row: dict[str, Any]) -> MemoryItem:
-    """A mem0 result row: the memory, its score, `created_at` (the session date locoscore
-    stored) and, for turns stored verbatim (infer=false), the turn's dia_id."""
-    metadata = row.get("metadata") or {}
-    dia_id = metadata.get("dia_id")
-    score = row.get("score")
-    return MemoryItem(
-        text=str(row.get("memory", "")),
-        score=None if score is None else round(float(score), 6),
-        date_iso=row.get("created_at"),
-        date_raw=metadata.get("session_date"),
-        dia_ids=None if dia_id is None else (str(dia_id),),
-    )
