@@ -8,13 +8,11 @@ the dataset; `locoscore audit` uses them unless given `--probes FILE`.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-import platformdirs
-
 from locoscore._io import write_bytes_atomic
+from locoscore.data.user_cache import download_bytes_verified, user_cache_file
 from locoscore.errors import InputError
 
 PROBES_COMMIT = "b32288d63afd42af0dc51502d91e1821be34b724"
@@ -64,7 +62,7 @@ PINNED_SHA256 = {source.sha256: source for source in PROBE_SOURCES}
 
 
 def cached_probes_dir() -> Path:
-    return Path(platformdirs.user_cache_dir("locoscore")) / "judge-probes"
+    return user_cache_file("judge-probes")
 
 
 def cached_probe_paths() -> list[Path]:
@@ -79,24 +77,6 @@ def cached_probe_paths() -> list[Path]:
     return paths
 
 
-def _download_verified(url: str, sha256: str, timeout: float) -> bytes:
-    import httpx
-
-    try:
-        response = httpx.get(url, timeout=timeout, follow_redirects=True)
-        response.raise_for_status()
-    except httpx.HTTPError as exc:
-        raise InputError(
-            f"could not download ({type(exc).__name__}); are you offline? Download it by "
-            "hand and pass --probes FILE",
-            file=url,
-        ) from None
-    digest = hashlib.sha256(response.content).hexdigest()
-    if digest != sha256:
-        raise InputError(f"sha256 {digest}, expected {sha256}; not saved", file=url)
-    return response.content
-
-
 def fetch_probes(
     base_url: str = PROBES_BASE_URL, dest: Path | None = None, timeout: float = 60.0
 ) -> list[Path]:
@@ -104,7 +84,12 @@ def fetch_probes(
     a failed download leaves the cache as it was."""
     dest = dest or cached_probes_dir()
     contents = [
-        _download_verified(f"{base_url.rstrip('/')}/{s.remote_path}", s.sha256, timeout)
+        download_bytes_verified(
+            f"{base_url.rstrip('/')}/{s.remote_path}",
+            s.sha256,
+            manual_option="--probes FILE",
+            timeout=timeout,
+        )
         for s in PROBE_SOURCES
     ]
     paths = []

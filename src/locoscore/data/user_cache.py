@@ -32,19 +32,18 @@ def resolve_input_path(explicit: str | Path | None, env_var: str, cached: Path) 
     return cached if cached.exists() else None
 
 
-def download_verified(
+def download_bytes_verified(
     url: str,
     sha256: str,
-    dest: Path,
     *,
     manual_option: str,
     error: type[InputError] = InputError,
     timeout: float = 60.0,
-) -> Path:
-    """Download `url`, refuse it unless its sha256 is `sha256`, write it to `dest` atomically.
+) -> bytes:
+    """The body of `url`, refused unless its sha256 is `sha256`.
 
-    Failures raise `error` (an InputError: one line, exit 2) and leave `dest` untouched;
-    `manual_option` is the option that takes a copy downloaded by hand.
+    Failures raise `error` (an InputError: one line, exit 2); `manual_option` is the option
+    that takes a copy downloaded by hand.
     """
     import httpx
 
@@ -59,5 +58,21 @@ def download_verified(
     digest = hashlib.sha256(response.content).hexdigest()
     if digest != sha256:
         raise error(f"downloaded file has sha256 {digest}, expected {sha256}; not saved", file=url)
-    write_bytes_atomic(dest, response.content)
+    return response.content
+
+
+def download_verified(
+    url: str,
+    sha256: str,
+    dest: Path,
+    *,
+    manual_option: str,
+    error: type[InputError] = InputError,
+    timeout: float = 60.0,
+) -> Path:
+    """`download_bytes_verified`, written to `dest` atomically (untouched on failure)."""
+    data = download_bytes_verified(
+        url, sha256, manual_option=manual_option, error=error, timeout=timeout
+    )
+    write_bytes_atomic(dest, data)
     return dest
