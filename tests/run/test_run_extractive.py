@@ -101,3 +101,23 @@ def test_context_tokens_count_the_context_as_placed(extractive_run: Path) -> Non
     items = [MemoryItem.from_json(item) for item in record["retrieved"]]
     text = "\n".join(render_item(i + 1, item) for i, item in enumerate(items))
     assert record["context_tokens"] == count_tokens(text)
+
+
+def test_with_the_errata_the_run_reports_the_verified_gold_view(
+    tmp_path: Path, locomo_path: Path
+) -> None:
+    errata = locomo_path.parent / "errata" / "locomo-audit-errors.json"
+    out = tmp_path / "verified"
+    result = run_cli(
+        "--system", "bm25", "--out", str(out), "--dataset", str(locomo_path),
+        "--conversations", "conv-26", "--answer-provider", "extractive",
+        "--errata", str(errata),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text())
+    flagged = summary["errata"]["flagged"]
+    conv26 = {k: v for k, v in flagged.items() if k.startswith("conv-26#")}
+    score_changing = [k for k, v in conv26.items() if v != "WRONG_CITATION"]
+    view = summary["report"]["verified_gold"]
+    assert view["questions"] == 199 - len(score_changing)
+    assert view["excluded"] == len(score_changing) > 0

@@ -10,6 +10,7 @@ import typer
 from rich.markup import escape
 
 from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_errors
+from locoscore.cli._options import ErrataOpt
 from locoscore.llm.cost import PriceTable
 from locoscore.llm.progress import RichProgress
 from locoscore.report.terminal import lexical_table
@@ -84,6 +85,7 @@ def run(
         False, "--skip-probe", help="Start even if the quick integration probe fails."
     ),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
+    errata: ErrataOpt = None,
 ) -> None:
     """Ingest each conversation into the system, ask every question, answer with a fixed
     prompt, and write predictions.jsonl, run.json and the scores and reports. Rerunning the
@@ -108,6 +110,7 @@ def run(
         answer_prompt=answer_prompt,
         dry_run=dry_run,
         skip_probe=skip_probe,
+        errata=errata,
     )
     resolved = resolve_run(settings)
     console.print(f"[bold]run[/]: {escape(resolved.signature)}", highlight=False)

@@ -121,6 +121,7 @@ class ResolvedJudge:
             max_tokens=self.settings.max_tokens,
             base_url=self.settings.base_url,
             timeout_s=self.settings.timeout_s,
+            concurrency=self.settings.concurrency,
         )
 
     @property

@@ -108,6 +108,8 @@ class ProviderConfig:
     max_tokens: int = 256
     base_url: str | None = None
     timeout_s: float = 60.0
+    # Calls in flight at most: idle connections kept open for reuse (the SDKs keep 100).
+    concurrency: int = 100
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,18 @@ class Reply:
     output_tokens: int = 0
     refusal: bool = False
     truncated: bool = False
+
+
+def connection_limits(config: ProviderConfig) -> Any:
+    """The SDKs' connection limits, with at least one idle connection kept per call in
+    flight: fewer makes a busy pool close and reopen connections."""
+    import httpx
+
+    return httpx.Limits(
+        max_connections=max(1000, config.concurrency),
+        max_keepalive_connections=max(100, config.concurrency),
+        keepalive_expiry=5.0,
+    )
 
 
 def api_key(provider: str) -> str:
@@ -164,6 +178,7 @@ class AnthropicClient:
             max_retries=0,
             timeout=config.timeout_s,
             default_headers=headers or None,
+            http_client=anthropic.DefaultAsyncHttpxClient(limits=connection_limits(config)),
         )
 
     def request_params(self, prompt: str) -> dict[str, Any]:
@@ -241,6 +256,7 @@ class OpenAIClient:
             base_url=config.base_url,
             max_retries=0,
             timeout=config.timeout_s,
+            http_client=openai.DefaultAsyncHttpxClient(limits=connection_limits(config)),
         )
 
     def request_params(

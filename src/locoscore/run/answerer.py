@@ -144,7 +144,9 @@ class Answerer:
         self.store = store
         self.client: LLMClient | None = None
         settings = step.settings
-        self.limiter = AdaptiveLimiter(settings.concurrency)
+        # Answer calls start at up to 32 in flight (the judge's 10 takes several round trips
+        # of slow start to fill a large pool); 429s shrink it as for the judge.
+        self.limiter = AdaptiveLimiter(settings.concurrency, min(settings.concurrency, 32))
         self.pool = CallPool(
             self.limiter,
             RetryPolicy(
@@ -179,6 +181,7 @@ class Answerer:
                     max_tokens=s.max_tokens,
                     base_url=s.base_url,
                     timeout_s=s.timeout_s,
+                    concurrency=s.concurrency,
                 )
             )
         return self.client

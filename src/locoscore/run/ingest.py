@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,20 +54,28 @@ async def ingest_conversation(
     if await system.already_ingested(conversation):
         return IngestionMeasures(conversation.conversation_id, sessions, turns, 0.0, Usage(), True)
     usage = Usage()
-    started = time.perf_counter()
+    wall = 0.0  # time inside the system's calls, not the yields between them
+
+    async def timed(call: Awaitable[Usage | None]) -> None:
+        nonlocal usage, wall
+        started = time.perf_counter()
+        spent = await call
+        wall += time.perf_counter() - started
+        if spent is not None:
+            usage = usage + spent
+        # Let other conversations' questions go out between sessions: a CPU-bound add
+        # never yields on its own.
+        await asyncio.sleep(0)
+
+    cid = conversation.conversation_id
     try:
-        await system.reset(conversation.conversation_id)
+        await timed(system.reset(cid))
         for session in conversation.sessions:
-            spent = await system.add(session)
-            if spent is not None:
-                usage = usage + spent
+            await timed(system.add(session))
+        await timed(system.finish(cid))
     except Exception as exc:  # the user's or a server's failure: recorded, never a crash
-        wall = time.perf_counter() - started
-        return IngestionMeasures(
-            conversation.conversation_id, sessions, turns, wall, usage, error=_one_line(exc)
-        )
-    wall = time.perf_counter() - started
-    return IngestionMeasures(conversation.conversation_id, sessions, turns, wall, usage)
+        return IngestionMeasures(cid, sessions, turns, wall, usage, error=_one_line(exc))
+    return IngestionMeasures(cid, sessions, turns, wall, usage)
 
 
 one_line_error = _one_line

@@ -47,5 +47,5 @@ def write_run_outputs(result: RunResult, out: Path) -> dict[str, Any]:
     loaded = load_predictions(predictions, "native", dataset=result.resolved.dataset.path)
     run_section = {k: v for k, v in document.items() if k not in ("finished_at",)}
     summary = score_into_folder(loaded, out, list(PROTOCOLS), {"run": run_section})
-    build_reports(out)
+    build_reports(out, errata=result.resolved.errata)
     return summary

@@ -24,6 +24,7 @@ from typing import Any
 
 from locoscore.data.conversation import Conversation, Question
 from locoscore.data.dataset import load_dataset
+from locoscore.data.errata import errata_for
 from locoscore.data.locomo_conversations import locomo_conversations, locomo_questions
 from locoscore.errors import InputError, LocoscoreError
 from locoscore.results_dir import check_out_dir
@@ -117,7 +118,8 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
         settings.system_options,
         SystemContext(state_dir=settings.out / STATE_DIR),
     )
-    resolved = ResolvedRun(settings, dataset, conversations, questions, system, answer)
+    errata = errata_for(settings.errata, dataset)  # a bad list is refused before any work
+    resolved = ResolvedRun(settings, dataset, conversations, questions, system, answer, errata)
     _check_earlier_run(settings.out, resolved.signature)
     return resolved
 

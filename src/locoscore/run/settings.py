@@ -10,6 +10,7 @@ from typing import Any
 from locoscore._version import __version__
 from locoscore.data.conversation import Conversation, Question
 from locoscore.data.dataset import Dataset
+from locoscore.data.errata import Errata
 from locoscore.run.answerer import AnswerSettings, AnswerStep
 from locoscore.run.tokens import TOKENIZER_NAME
 from locoscore.systems.base import MemorySystem
@@ -31,6 +32,7 @@ class RunSettings:
     answer_prompt: Path | None = None
     dry_run: bool = False
     skip_probe: bool = False
+    errata: Path | None = None  # --errata (else $LOCOSCORE_ERRATA or the fetched copy)
 
 
 @dataclass
@@ -41,6 +43,7 @@ class ResolvedRun:
     questions: list[Question]
     system: MemorySystem
     answer: AnswerStep
+    errata: Errata | None = None  # the verified-gold view of the run's reports
 
     @property
     def dataset_version(self) -> str:

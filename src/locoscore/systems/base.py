@@ -7,12 +7,13 @@ A run drives a system through one conversation at a time:
         await system.reset(conversation_id)    # forget everything of this conversation
         for session in conversation.sessions:  # in order, each exactly once
             usage = await system.add(session)
+        usage = await system.finish(conversation_id)  # optional: build a batch index
     result = await system.search(query)        # scoped to query.conversation_id
     await system.aclose()
 
 Conversations are isolated: a search only ever returns items of its own conversation.
 Different conversations may be ingested and searched concurrently; the sessions of one
-conversation are added one after another, and its searches start after its last add.
+conversation are added one after another, and its searches start after `finish`.
 Systems never see benchmark files: only `locoscore.data.conversation` types.
 """
 
@@ -129,6 +130,12 @@ class MemorySystem(ABC):
     @abstractmethod
     async def search(self, query: Query) -> SearchResult:
         """The top `query.top_k` items of `query.conversation_id`, best first."""
+
+    async def finish(self, conversation_id: str) -> Usage:
+        """Called once after a conversation's last session: a system that indexes in batch
+        builds its index here, so that work counts as ingestion, not as the first search.
+        (A system must still answer searches correctly if this is never called.)"""
+        return Usage()
 
     async def already_ingested(self, conversation: Conversation) -> bool:
         """True when a persistent store already holds this whole conversation from an

@@ -37,6 +37,7 @@ def bm25_tokens(text: str, stopwords: frozenset[str]) -> list[str]:
 class _Index:
     def __init__(self) -> None:
         self.items: list[MemoryItem] = []
+        self.tokens: list[list[str]] = []  # per item, tokenised once at `add`
         self.retriever: Any = None
 
 
@@ -58,10 +59,17 @@ class BM25System(MemorySystem):
 
     async def add(self, session: SessionInput) -> Usage:
         index = self._indexes.setdefault(session.conversation_id, _Index())
-        index.items.extend(session_items(session, self.options["granularity"]))
-        # Indexed now, not at the first search: indexing is ingestion time, not search time.
-        index.retriever = None
-        self._retriever(index)
+        items = session_items(session, self.options["granularity"])
+        index.items.extend(items)
+        index.tokens.extend(bm25_tokens(item.text, self._stopwords) for item in items)
+        index.retriever = None  # stale: rebuilt once, at `finish` (or the next search)
+        return Usage()
+
+    async def finish(self, conversation_id: str) -> Usage:
+        # Indexed once after the last session: ingestion time, not the first search's.
+        index = self._indexes.get(conversation_id)
+        if index is not None and index.items:
+            self._retriever(index)
         return Usage()
 
     def _retriever(self, index: _Index) -> Any:
@@ -69,8 +77,7 @@ class BM25System(MemorySystem):
             import bm25s
 
             retriever = bm25s.BM25(k1=self.options["k1"], b=self.options["b"])
-            corpus = [bm25_tokens(item.text, self._stopwords) for item in index.items]
-            retriever.index(corpus, show_progress=False)
+            retriever.index(index.tokens, show_progress=False)
             index.retriever = retriever
         return index.retriever
 
