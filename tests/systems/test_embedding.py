@@ -169,7 +169,8 @@ def test_one_batched_request_per_session_and_usage_from_the_server(
     tokens = sum(estimate_tokens(t) for t in texts)  # the fake's usage.prompt_tokens
     assert fake.requests == CONV_26_SESSIONS and usage.calls == CONV_26_SESSIONS
     assert fake._core.stats()["embedding_inputs"] == CONV_26_TURNS == len(set(texts))
-    assert usage.input_tokens == tokens and usage.output_tokens == 0
+    assert usage.embedding_tokens == tokens
+    assert usage.input_tokens == usage.output_tokens == 0  # no LLM tokens
     assert usage.cost_usd == pytest.approx(tokens * 0.02 / 1_000_000)  # text-embedding-3-small
     assert memory.items_in("conv-26") == CONV_26_TURNS
 

@@ -64,12 +64,13 @@ async def _probe(system: MemorySystem, checks: tuple[str, ...], deadline_s: floa
         await system.aclose()
 
 
-def _print_report(report: ProbeReport) -> None:
+def _print_report(report: ProbeReport, url: str | None) -> None:
     counts = {status: 0 for status in _STATUS}
     for check in report.checks:
         counts[check.status] += 1
     summary = ", ".join(f"{n} {status}" for status, n in counts.items() if n)
-    table = Table(title=f"probe of {report.system}: {summary}")
+    subject = report.system if url is None else f"{report.system} {url}"
+    table = Table(title=escape(f"probe of {subject}: {summary}"))
     table.add_column("check")
     table.add_column("result")
     table.add_column("s", justify="right")
@@ -142,7 +143,7 @@ def probe(
     with tempfile.TemporaryDirectory(prefix="locoscore-probe-") as state_dir:
         instance = make_system(name, options, SystemContext(Path(state_dir)))
         report = asyncio.run(_probe(instance, checks, searchable_deadline))
-    _print_report(report)
+    _print_report(report, url)
     if json_out is not None:
         write_json_atomic(json_out, report.to_json())
         console.print(f"wrote {json_out}", highlight=False)

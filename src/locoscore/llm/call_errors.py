@@ -68,34 +68,51 @@ def retry_after_seconds(headers: Any) -> float | None:
         return None
 
 
+def classify_status(status: int, body_text: str, headers: Any) -> CallError:
+    """An HTTP error status, classified: one policy for the LLM providers and for memory
+    servers (`--system http`). `body_text` is redacted here before it is cut, so no half of
+    a key survives the cut."""
+    body_text = redact_secrets(body_text)[:400]
+    detail = f"HTTP {status}: {body_text}" if body_text else f"HTTP {status}"
+    wait = retry_after_seconds(headers)
+    lowered = body_text.lower()
+    if status == 429 and any(word in lowered for word in _QUOTA_WORDS):
+        return CallError("quota", detail, retryable=False, status=status)
+    if status == 429:
+        return CallError("rate_limit", detail, retryable=True, retry_after=wait, status=429)
+    if status == 529:
+        return CallError("overloaded", detail, retryable=True, retry_after=wait, status=529)
+    if status in (408, 409) or status >= 500:
+        return CallError("server", detail, retryable=True, retry_after=wait, status=status)
+    if status in (401, 403):
+        return CallError("auth", detail, retryable=False, fatal=True, status=status)
+    if status == 404:
+        return CallError("not_found", detail, retryable=False, fatal=True, status=status)
+    return CallError("client_error", detail, retryable=False, status=status)
+
+
 def classify_error(exc: BaseException) -> CallError:
     import anthropic
+    import httpx
     import openai
 
     if isinstance(exc, ResponseFormatDowngraded):
         return CallError("response_format_downgraded", str(exc), retryable=True)
-    if isinstance(exc, TimeoutError | anthropic.APITimeoutError | openai.APITimeoutError):
+    timeouts = (TimeoutError, anthropic.APITimeoutError, openai.APITimeoutError)
+    if isinstance(exc, (*timeouts, httpx.TimeoutException)):
         return CallError("timeout", "request timed out", retryable=True)
     if isinstance(exc, anthropic.APIConnectionError | openai.APIConnectionError):
         return CallError("connection", "connection error", retryable=True)
+    if isinstance(exc, httpx.TransportError):  # a memory server's connection failed
+        return CallError("connection", f"connection error ({type(exc).__name__})", retryable=True)
+    if isinstance(exc, httpx.HTTPStatusError):  # a memory server's error status
+        response = exc.response
+        return classify_status(response.status_code, response.text, response.headers)
     if isinstance(exc, anthropic.APIStatusError | openai.APIStatusError):
         status = exc.status_code
-        # Redacted before it is cut, so no half of a key survives the cut.
-        body_text = (
-            redact_secrets(json.dumps(exc.body, default=str))[:400] if exc.body is not None else ""
-        )
-        detail = f"HTTP {status}: {body_text}" if body_text else f"HTTP {status}"
-        wait = retry_after_seconds(exc.response.headers)
-        lowered = body_text.lower()
-        if status == 429 and any(word in lowered for word in _QUOTA_WORDS):
-            return CallError("quota", detail, retryable=False, status=status)
-        if status == 429:
-            return CallError("rate_limit", detail, retryable=True, retry_after=wait, status=429)
-        if status == 529:
-            return CallError("overloaded", detail, retryable=True, retry_after=wait, status=529)
-        if status in (408, 409) or status >= 500:
-            return CallError("server", detail, retryable=True, retry_after=wait, status=status)
-        if status == 400 and any(word in lowered for word in _SAMPLING_WORDS):
+        body_text = json.dumps(exc.body, default=str) if exc.body is not None else ""
+        if status == 400 and any(word in body_text.lower() for word in _SAMPLING_WORDS):
+            detail = f"HTTP {status}: {redact_secrets(body_text)[:400]}"
             return CallError(
                 "sampling_rejected",
                 f"the provider refused the sampling parameters ({detail}); choices: "
@@ -105,10 +122,6 @@ def classify_error(exc: BaseException) -> CallError:
                 fatal=True,
                 status=status,
             )
-        if status in (401, 403):
-            return CallError("auth", detail, retryable=False, fatal=True, status=status)
-        if status == 404:
-            return CallError("not_found", detail, retryable=False, fatal=True, status=status)
-        return CallError("client_error", detail, retryable=False, status=status)
+        return classify_status(status, body_text, exc.response.headers)
     text = redact_secrets(str(exc))[:300]
     return CallError("error", f"{type(exc).__name__}: {text}", retryable=False)

@@ -90,6 +90,11 @@ def _by_category_table(values: dict[str, Any], label: str, decimals: int, scale:
                  numeric=(False, True, True, True))  # fmt: skip
 
 
+def _embedding_tokens(totals: dict[str, Any]) -> str:
+    tokens = int(totals.get("embedding_tokens") or 0)
+    return f" + {tokens:,} embedding" if tokens else ""
+
+
 def _cost_blocks(run: dict[str, Any]) -> list[Block]:
     totals = (run.get("ingestion") or {}).get("totals") or {}
     per_conv = totals.get("wall_s_per_conversation") or {}
@@ -100,7 +105,8 @@ def _cost_blocks(run: dict[str, Any]) -> list[Block]:
             "ingestion (the memory system)",
             f"{totals.get('wall_s', 0):.2f} s total, {fmt(per_conv.get('p50'), 2)} s p50 and "
             f"{fmt(per_conv.get('max'), 2)} s max per conversation",
-            f"{totals.get('input_tokens', 0):,} / {totals.get('output_tokens', 0):,}",
+            f"{totals.get('input_tokens', 0):,} / {totals.get('output_tokens', 0):,}"
+            + _embedding_tokens(totals),
             str(totals.get("calls", 0)),
             _cost(totals.get("cost_usd")),
         ],

@@ -68,6 +68,7 @@ def ingestion_totals(ingestion: dict[str, dict[str, Any]]) -> dict[str, Any]:
         "wall_s_per_conversation": _latency([m["wall_s"] for m in ingestion.values()]),
         "input_tokens": sum(u["input_tokens"] for u in usage),
         "output_tokens": sum(u["output_tokens"] for u in usage),
+        "embedding_tokens": sum(u.get("embedding_tokens", 0) for u in usage),
         "calls": sum(u["calls"] for u in usage),
         "cost_usd": round(sum(costs), 6) if costs else None,
         "failed": sorted(cid for cid, m in ingestion.items() if m.get("error")),

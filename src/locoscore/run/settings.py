@@ -60,8 +60,10 @@ class ResolvedRun:
         else:
             budget = f"top_k:{s.top_k}|budget:{s.context_budget or 'none'}"
         adv = "yes" if s.include_adversarial else "no"
+        # A system that answers itself replaces locoscore's answer step: name that instead.
+        answer = "answer:system" if self.system.answers_itself else self.answer.signature
         return (
-            f"run:{s.system}|opts:{opts}|{budget}|{self.answer.signature}"
+            f"run:{s.system}|opts:{opts}|{budget}|{answer}"
             f"|tok:{TOKENIZER_NAME}|data:{self.dataset_version}@{self.dataset.sha256[:12]}"
             f"|adv:{adv}|version:{__version__}"
         )

@@ -3,14 +3,17 @@
 A run drives a system through one conversation at a time:
 
     await system.start()                       # once: check reachability, load models
-    await system.reset(conversation_id)        # forget everything of this conversation
-    for session in conversation.sessions:      # in order, each exactly once
-        usage = await system.add(session)
-    usage = await system.finish(conversation_id)  # optional: build a batch index
+    if not await system.already_ingested(conversation):  # resume: stored by an earlier run
+        await system.reset(conversation_id)    # forget everything of this conversation
+        for session in conversation.sessions:  # in order, each exactly once
+            usage = await system.add(session)
+        usage = await system.finish(conversation_id)  # optional: build a batch index
     result = await system.search(query)        # scoped to query.conversation_id
     await system.aclose()
 
 Conversations are isolated: a search only ever returns items of its own conversation.
+Different conversations may be ingested and searched concurrently; the sessions of one
+conversation are added one after another, and its searches start after `finish`.
 Systems never see benchmark files: only `locoscore.data.conversation` types.
 """
 
@@ -25,12 +28,18 @@ from locoscore.data.conversation import Conversation, Query, SessionInput
 
 @dataclass(frozen=True)
 class Usage:
-    """What a system spent on its own model calls (ingestion or search)."""
+    """What a system spent on its own model calls (ingestion or search).
+
+    `input_tokens`/`output_tokens` are LLM tokens; `embedding_tokens` are the tokens sent to
+    an embedding model (billed at its own price; `cost_usd` covers both). `calls` counts
+    every billed model call (LLM and embedding).
+    """
 
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float | None = None
     calls: int = 0
+    embedding_tokens: int = 0
 
     def __add__(self, other: Usage) -> Usage:
         cost = None
@@ -41,12 +50,14 @@ class Usage:
             self.output_tokens + other.output_tokens,
             cost,
             self.calls + other.calls,
+            self.embedding_tokens + other.embedding_tokens,
         )
 
     def to_json(self) -> dict[str, Any]:
         return {
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
+            "embedding_tokens": self.embedding_tokens,
             "cost_usd": None if self.cost_usd is None else round(self.cost_usd, 6),
             "calls": self.calls,
         }

@@ -260,7 +260,9 @@ class EmbeddingSystem(MemorySystem):
             calls += 1
         if failure is not None:
             raise failure
-        usage = Usage(tokens, 0, self.prices.cost(self.model, tokens, 0), calls)
+        usage = Usage(
+            cost_usd=self.prices.cost(self.model, tokens, 0), calls=calls, embedding_tokens=tokens
+        )
         return [known[d] for d in digests], usage
 
     # -- the memory-system interface ------------------------------------------------------

@@ -20,6 +20,8 @@ BUILTIN_SYSTEMS: dict[str, str] = {
     "full-context": "locoscore.systems.full_context:FullContextSystem",
     "bm25": "locoscore.systems.bm25:BM25System",
     "embedding": "locoscore.systems.embedding:EmbeddingSystem",
+    "http": "locoscore.systems.http:HttpSystem",
+    "mem0": "locoscore.systems.mem0:Mem0System",
 }
 PYTHON_PREFIX = "python:"
 

@@ -22,6 +22,8 @@ from locoscore.testing._verdicts import (
 )
 
 ScriptItem = int | str
+# /v1/embeddings vector size when the request names none.
+DEFAULT_EMBEDDING_DIMS = 64
 
 
 @dataclass
@@ -56,6 +58,9 @@ class FakeConfig:
     # Free-text replies (requests asking for no structured output), e.g. an answerer's: the
     # text for a prompt. None: the judge-style JSON verdict, as before.
     answer: Callable[[str], str] | None = None
+    # Vector size of /v1/embeddings when a request sends no `dimensions` (mem0 and other
+    # clients may not): match the embedding size the client's vector store expects.
+    embedding_dims: int = DEFAULT_EMBEDDING_DIMS
 
     def __post_init__(self) -> None:
         check_faults(self.faults)

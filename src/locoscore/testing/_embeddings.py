@@ -16,10 +16,16 @@ import struct
 from collections.abc import Mapping
 from typing import Any
 
-from locoscore.testing._core import Core, Reply, json_reply, retry_after_headers
+from locoscore.testing._core import (
+    DEFAULT_EMBEDDING_DIMS,
+    Core,
+    Reply,
+    json_reply,
+    retry_after_headers,
+)
 from locoscore.testing._verdicts import HTTP_FAULTS, estimate_tokens
 
-DEFAULT_DIMENSIONS = 64
+DEFAULT_DIMENSIONS = DEFAULT_EMBEDDING_DIMS
 _WORD = re.compile(r"[a-z0-9]+")
 _EMBEDDING_FAULTS = frozenset({"429", "quota", "500", "503", "529", "timeout", "drop", "bad_json"})
 
@@ -37,7 +43,7 @@ def fake_embedding(text: str, dimensions: int = DEFAULT_DIMENSIONS) -> list[floa
     return [v / norm for v in vector]
 
 
-def _check(body: Any) -> tuple[list[str], int, str] | str:
+def _check(body: Any, default_dims: int) -> tuple[list[str], int, str] | str:
     if not isinstance(body, Mapping):
         return "request body must be a JSON object"
     if not isinstance(body.get("model"), str) or not body["model"]:
@@ -49,7 +55,7 @@ def _check(body: Any) -> tuple[list[str], int, str] | str:
         return "'input' must be a non-empty string or array of strings"
     if any(not t for t in inputs):
         return "'input' cannot contain an empty string"
-    dims = body.get("dimensions", DEFAULT_DIMENSIONS)
+    dims = body.get("dimensions", default_dims)
     if not isinstance(dims, int) or isinstance(dims, bool) or not 1 <= dims <= 4096:
         return "'dimensions' must be an integer between 1 and 4096"
     encoding = body.get("encoding_format", "float")
@@ -68,7 +74,7 @@ def handle_embeddings(core: Core, body: Any) -> Reply:
     """POST /v1/embeddings."""
     from locoscore.testing._openai_wire import FAULT_ERRORS, error_reply
 
-    checked = _check(body)
+    checked = _check(body, core.config.embedding_dims)
     if isinstance(checked, str):
         return error_reply(400, checked, "invalid_request_error", param="input")
     inputs, dims, encoding = checked

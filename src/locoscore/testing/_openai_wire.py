@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from locoscore.testing._core import Core, FakeConfig, Reply, json_reply, new_id, retry_after_headers
+from locoscore.testing._mem0_wire import extraction_reply, is_mem0_extraction
 from locoscore.testing._verdicts import (
     BATCH_ONLY_FAULTS,
     CONTENT_FAULTS,
@@ -144,6 +145,8 @@ def choice_payload(
             text = json.dumps(fill_schema(schema, verdict))
         elif kind == "text" and answer is not None:
             text = answer(_prompt_text(body["messages"]))
+        elif kind == "json_object" and is_mem0_extraction(body["messages"]):
+            text = extraction_reply(body["messages"])
         else:
             text = plain_json(verdict, _prompt_text(body["messages"]))
         limit = body.get("max_completion_tokens") or body.get("max_tokens")

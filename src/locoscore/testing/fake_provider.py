@@ -7,7 +7,13 @@
 
 Served: Anthropic `POST /v1/messages`, Message Batches (`/v1/messages/batches`, `/{id}`,
 `/{id}/results`, `/{id}/cancel`); OpenAI `POST /v1/chat/completions`, `POST /v1/files`,
-`GET /v1/files/{id}[/content]`, `POST /v1/batches`, `GET /v1/batches/{id}`. No streaming.
+`GET /v1/files/{id}[/content]`, `POST /v1/batches`, `GET /v1/batches/{id}`,
+`POST /v1/embeddings` (hashed bag-of-words vectors; `config.embedding_dims` when the request
+names no `dimensions`). No streaming.
+
+Mem0. A json_object chat request carrying mem0's extraction prompt (its "## New Messages" and
+"## Observation Date" sections) gets the JSON mem0 expects: one memory per new message, the
+message's content as sent (`_mem0_wire`).
 
 Verdicts. Each output takes the next item of `config.scores` (0-100, "CORRECT"/"WRONG", or a
 fault name, which forces that fault on the whole request); once the script is used up (or

@@ -1,0 +1,371 @@
+"""`mem0`: Mem0's open-source library (mem0ai 2.2), driven offline against the user's providers.
+
+How locoscore drives it (the reasons are in the README's mem0 section):
+
+- Import: telemetry off, mem0's folder inside the run, rerouting variables unset
+  (`_mem0_env`).
+- LLM and embedder: mem0's "openai" providers pointed at any OpenAI-compatible base URL;
+  the key comes from an environment variable and is never logged or written.
+- One mem0 store per conversation (a local Qdrant, in memory or in a folder of the run, and
+  mem0's SQLite history): conversations are isolated by construction as well as by
+  `user_id`, run concurrently without sharing a Qdrant client between threads, and a
+  conversation's retrieval never depends on which other conversations are in the run.
+- One `add` per session: every turn a message "Speaker: text [shares an image: caption]",
+  `metadata.created_at` = the session's ISO date (returned by search), and instructions
+  that make the session date the extraction's observation date. `infer=false` stores each
+  turn verbatim instead (no LLM; then items also carry their dia_id).
+- `search(query, filters={"user_id": conversation}, top_k=k, threshold=0.0)`.
+- Usage: tokens read off the provider's responses (`_mem0_usage`), priced per model.
+- Resume: with `store=folder`, a checkpoint lists the fully ingested conversations
+  (`_mem0_checkpoint`); `already_ingested` lets the run skip them. `store=memory` keeps
+  nothing: every run ingests again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import re
+import shutil
+import threading
+import time
+import warnings
+from pathlib import Path
+from typing import Any, ClassVar
+
+import httpx2
+
+from locoscore.data.conversation import Conversation, Query, SessionInput
+from locoscore.errors import InputError
+from locoscore.llm.cost import PriceTable
+from locoscore.systems._mem0_checkpoint import IngestCheckpoint
+from locoscore.systems._mem0_env import (
+    close_memory,
+    import_mem0,
+    installed_version,
+    memory_config,
+    optional_features,
+)
+from locoscore.systems._mem0_session import (
+    INSTRUCTIONS_TEMPLATE_ID,
+    extraction_instructions,
+    memory_item,
+    session_metadata,
+    turn_message,
+)
+from locoscore.systems._mem0_usage import Tally, UsageMeter
+from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult, Usage
+from locoscore.systems.options import OptionSpec, resolve_options, signature_values
+from locoscore.systems.registry import SystemContext
+
+OPENAI_URL = "https://api.openai.com/v1"
+TIMEOUT_S = 120.0
+ALL_MEMORIES = 1_000_000  # get_all's top_k when listing a whole conversation
+MAX_RETRIES = 5  # the openai SDK's own backoff, on 408/409/429/5xx and connection errors
+
+
+def _folder_name(conversation_id: str) -> str:
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", conversation_id)[:60]
+    digest = hashlib.sha256(conversation_id.encode("utf-8")).hexdigest()[:8]
+    return f"{safe}-{digest}"
+
+
+class Mem0System(MemorySystem):
+    name = "mem0"
+    OPTIONS: ClassVar[dict[str, OptionSpec]] = {
+        "llm_model": OptionSpec(str, "gpt-4o-mini", "the model mem0 extracts memories with"),
+        "llm_base_url": OptionSpec(
+            str, None, "OpenAI-compatible base URL of that model", in_signature=False
+        ),
+        "embedder_model": OptionSpec(str, "text-embedding-3-small", "mem0's embedding model"),
+        "embedder_base_url": OptionSpec(
+            str, None, "OpenAI-compatible base URL of the embedder", in_signature=False
+        ),
+        "embedding_dims": OptionSpec(int, 1536, "vector size of the embedder"),
+        "api_key_env": OptionSpec(
+            str, "OPENAI_API_KEY", "environment variable holding the API key", in_signature=False
+        ),
+        "infer": OptionSpec(bool, True, "extract memories with the LLM (false: store turns)"),
+        "store": OptionSpec(
+            str,
+            "memory",
+            "Qdrant in memory, or in a folder of the run (resumable)",
+            ("memory", "folder"),
+            in_signature=False,
+        ),
+        "ingest_concurrency": OptionSpec(
+            int, 4, "sessions being added at once, across conversations", in_signature=False
+        ),
+        "prices": OptionSpec(str, None, "price table JSON for the cost", in_signature=False),
+    }
+
+    def __init__(self, options: dict[str, str], context: SystemContext) -> None:
+        self.options: dict[str, Any] = resolve_options(self.name, self.OPTIONS, options)
+        self._root = context.state_dir / "mem0"
+        # mem0 is imported (and the environment prepared) at start or first use, so that a
+        # run refused on bad input has written nothing.
+        self._version = installed_version()
+        self._mem0: Any = None
+        prices = self.options["prices"]
+        self._prices = PriceTable.load(Path(prices) if prices else None)
+        self._meter = UsageMeter()
+        self._http: httpx2.Client | None = None
+        self._stores: dict[str, Any] = {}
+        self._memories_in: dict[str, int] = {}
+        self._lock = threading.Lock()  # the stores and counts
+        self._http_lock = threading.Lock()
+        self._slots: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
+        self._checkpoint = (
+            IngestCheckpoint(self._root / "ingested.json", self._ingest_settings())
+            if self.options["store"] == "folder"
+            else None
+        )
+
+    # -- settings -------------------------------------------------------------------------
+
+    def _ingest_settings(self) -> dict[str, str]:
+        return {
+            **signature_values(self.OPTIONS, self.options),
+            "mem0ai": self._version,
+            "instructions": INSTRUCTIONS_TEMPLATE_ID,
+        }
+
+    def signature_options(self) -> dict[str, str]:
+        return {**self._ingest_settings(), **optional_features()}
+
+    def _base_url(self, key: str) -> str:
+        return str(self.options[key] or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL)
+
+    def _api_key(self) -> str:
+        name = self.options["api_key_env"]
+        key = os.environ.get(name)
+        if not key:
+            raise InputError(f"--system mem0: set {name} (the API key of mem0's LLM and embedder)")
+        return key
+
+    def _client(self, base_url: str) -> Any:
+        from openai import OpenAI
+
+        with self._http_lock:
+            if self._http is None:
+                self._http = self._meter.http_client(TIMEOUT_S)
+            http = self._http
+        return OpenAI(
+            api_key=self._api_key(), base_url=base_url, http_client=http, max_retries=MAX_RETRIES
+        )
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def _module(self) -> Any:
+        with self._lock:
+            if self._mem0 is None:
+                self._mem0 = import_mem0(self._root)
+            return self._mem0
+
+    async def start(self) -> None:
+        """Import mem0 offline; check the key, that the embedder answers, and that its
+        vectors have the right size."""
+        self._module()
+        self._api_key()
+        await asyncio.to_thread(self._check_embedder)
+
+    def _check_embedder(self) -> None:
+        import openai
+
+        url = self._base_url("embedder_base_url")
+        where = f"--system mem0: embedder {self.options['embedder_model']} at {url}"
+        client = self._client(url).with_options(max_retries=1)
+        try:
+            with UsageMeter.counting():
+                reply = client.embeddings.create(
+                    model=self.options["embedder_model"],
+                    input=["locoscore start check"],
+                    dimensions=self.options["embedding_dims"],
+                    encoding_format="float",
+                )
+        except openai.AuthenticationError:
+            raise InputError(
+                f"{where}: the key in {self.options['api_key_env']} was rejected"
+            ) from None
+        except openai.APIStatusError as exc:
+            raise InputError(f"{where}: HTTP {exc.status_code}") from None
+        except openai.APIConnectionError:
+            raise InputError(f"{where}: unreachable") from None
+        size = len(reply.data[0].embedding)
+        if size != self.options["embedding_dims"]:
+            raise InputError(f"{where}: returns {size}-dim vectors; set embedding_dims={size}")
+
+    async def aclose(self) -> None:
+        with self._lock:
+            stores, self._stores = list(self._stores.values()), {}
+        with self._http_lock:
+            http, self._http = self._http, None
+        for store in stores:
+            close_memory(store)
+        if http is not None:
+            http.close()
+
+    # -- stores ---------------------------------------------------------------------------
+
+    def _folder(self, conversation_id: str) -> Path:
+        return self._root / "conversations" / _folder_name(conversation_id)
+
+    def _store(self, conversation_id: str, create: bool) -> Any | None:
+        """This conversation's mem0 `Memory` (opened from its folder after a resume)."""
+        mem0 = self._module()
+        with self._lock:
+            store = self._stores.get(conversation_id)
+            if store is not None:
+                return store
+            folder = self._folder(conversation_id)
+            persistent = self.options["store"] == "folder"
+            if not create and not (persistent and folder.exists()):
+                return None
+            folder.mkdir(parents=True, exist_ok=True)
+            store = self._open(mem0, folder, persistent)
+            self._stores[conversation_id] = store
+            return store
+
+    def _open(self, mem0: Any, folder: Path, persistent: bool) -> Any:
+        llm_url = self._base_url("llm_base_url")
+        embedder_url = self._base_url("embedder_base_url")
+        config = memory_config(
+            llm=(self.options["llm_model"], llm_url),
+            embedder=(self.options["embedder_model"], embedder_url),
+            embedding_dims=self.options["embedding_dims"],
+            api_key=self._api_key(),
+            qdrant_path=str(folder / "qdrant") if persistent else ":memory:",
+            history_db=folder / "history.db",
+        )
+        memory = mem0.Memory.from_config(config)
+        # Mem0 built plain OpenAI clients; swap in ones that report usage (same URL and key).
+        for part in (memory.llm, memory.embedding_model):
+            if not hasattr(part, "client"):
+                raise RuntimeError(f"mem0 {self._version}: {type(part)} has no client")
+        memory.llm.client = self._client(llm_url)
+        memory.embedding_model.client = self._client(embedder_url)
+        return memory
+
+    async def reset(self, conversation_id: str) -> None:
+        """Drop the conversation's whole store (memories and mem0's message history)."""
+        await asyncio.to_thread(self._reset, conversation_id)
+
+    def _reset(self, conversation_id: str) -> None:
+        with self._lock:
+            store = self._stores.pop(conversation_id, None)
+            self._memories_in.pop(conversation_id, None)
+        if store is not None:
+            close_memory(store)
+        shutil.rmtree(self._folder(conversation_id), ignore_errors=True)
+        if self._checkpoint is not None:
+            self._checkpoint.forget(conversation_id)
+
+    async def already_ingested(self, conversation: Conversation) -> bool:
+        if self._checkpoint is None or not self._folder(conversation.conversation_id).exists():
+            return False
+        if not self._checkpoint.complete(conversation):
+            return False
+        entry = self._checkpoint.entry(conversation.conversation_id) or {}
+        with self._lock:
+            self._memories_in[conversation.conversation_id] = int(entry.get("memories", 0))
+        return True
+
+    # -- add and search -------------------------------------------------------------------
+
+    def _slot(self) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        if self._slots is None or self._slots[0] is not loop:
+            self._slots = (loop, asyncio.Semaphore(self.options["ingest_concurrency"]))
+        return self._slots[1]
+
+    async def add(self, session: SessionInput) -> Usage:
+        if not session.date_iso:
+            warnings.warn(
+                f"mem0: {session.conversation_id} session {session.index} has no date; "
+                "mem0 stamps its memories with today's date",
+                stacklevel=2,
+            )
+        async with self._slot():
+            started = time.perf_counter()
+            tally, stored = await asyncio.to_thread(self._add, session)
+            wall_s = time.perf_counter() - started
+        usage = self._usage(tally)
+        if tally.truncated:
+            warnings.warn(
+                f"mem0: {session.conversation_id} session {session.index}: the extraction "
+                "reply was cut at the token limit; mem0 stored nothing from it",
+                stacklevel=2,
+            )
+        with self._lock:
+            total = self._memories_in.get(session.conversation_id, 0) + stored
+            self._memories_in[session.conversation_id] = total
+        if self._checkpoint is not None:
+            self._checkpoint.record(session, stored, usage, wall_s)
+        return usage
+
+    def _add(self, session: SessionInput) -> tuple[Tally, int]:
+        store = self._store(session.conversation_id, create=True)
+        if not session.turns:
+            return Tally(), 0  # nothing to say (mem0 would embed an empty string)
+        assert store is not None
+        metadata = session_metadata(session)
+        stored = 0
+        with UsageMeter.counting() as tally:
+            if self.options["infer"]:
+                result = store.add(
+                    [turn_message(turn) for turn in session.turns],
+                    user_id=session.conversation_id,
+                    metadata=metadata,
+                    prompt=extraction_instructions(session),
+                    infer=True,
+                )
+                stored = len(result.get("results", []))
+            else:
+                # One add per turn, so each stored turn keeps its own dia_id.
+                for turn in session.turns:
+                    result = store.add(
+                        [turn_message(turn)],
+                        user_id=session.conversation_id,
+                        metadata={**metadata, "dia_id": turn.dia_id},
+                        infer=False,
+                    )
+                    stored += len(result.get("results", []))
+        return tally, stored
+
+    def _usage(self, tally: Tally) -> Usage:
+        return tally.usage(self._prices, self.options["llm_model"], self.options["embedder_model"])
+
+    async def search(self, query: Query) -> SearchResult:
+        """Mem0's ranking with no score threshold. Mem0 still drops memories whose semantic
+        score is negative (0 is the lowest threshold it accepts), so fewer than top_k items
+        can come back."""
+        tally, rows = await asyncio.to_thread(self._search, query)
+        return SearchResult(tuple(memory_item(row) for row in rows), self._usage(tally))
+
+    def _search(self, query: Query) -> tuple[Tally, list[dict[str, Any]]]:
+        with UsageMeter.counting() as tally:
+            store = self._store(query.conversation_id, create=False)
+            if store is None:
+                return tally, []
+            result = store.search(
+                query.text,
+                filters={"user_id": query.conversation_id},
+                top_k=query.top_k,
+                threshold=0.0,
+            )
+        return tally, list(result.get("results", []))
+
+    async def stored_items(self, conversation_id: str) -> tuple[MemoryItem, ...]:
+        """Every memory mem0 holds for the conversation (no model call), in mem0's order."""
+        store = await asyncio.to_thread(self._store, conversation_id, False)
+        if store is None:
+            return ()
+        result = await asyncio.to_thread(
+            store.get_all, filters={"user_id": conversation_id}, top_k=ALL_MEMORIES
+        )
+        return tuple(memory_item(row) for row in result.get("results", []))
+
+    def items_in(self, conversation_id: str) -> int | None:
+        with self._lock:
+            return self._memories_in.get(conversation_id)

@@ -1,0 +1,297 @@
+"""`locoscore serve`: any built-in memory system behind the HTTP contract.
+
+The reference implementation of `locoscore-memory/1` (see `http_contract` and
+`docs/http-contract.md`), a sidecar for non-Python stacks, and the peer of the HTTP client's
+tests. Standard library only: a threading HTTP/1.1 server (one thread per connection, so a
+run's 64 concurrent searches are served at once) hands every call to one asyncio loop
+running in its own thread, where the system lives; the system's coroutines therefore never
+run concurrently with each other on two threads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import json
+import re
+import sys
+import threading
+from collections.abc import Coroutine
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import TracebackType
+from typing import Any, Self, TypeVar
+from urllib.parse import unquote
+
+from locoscore.llm.call_errors import redact_secrets
+from locoscore.systems.base import MemorySystem, Usage
+from locoscore.systems.http_contract import (
+    CONTRACT_VERSION,
+    INFO_PATH,
+    ContractError,
+    ServerInfo,
+    error_body,
+    parse_query,
+    parse_session,
+    usage_json,
+)
+
+T = TypeVar("T")
+_CONVERSATION = re.compile(r"/v1/conversations/(?P<id>[^/]+)/(?P<action>[a-z]+)/?")
+MAX_BODY_BYTES = 64 * 1024 * 1024
+
+
+class Reply:
+    """A JSON reply: status and body."""
+
+    def __init__(self, status: int, body: dict[str, Any]) -> None:
+        self.status = status
+        self.body = body
+
+
+def _error(status: int, message: str, error_type: str) -> Reply:
+    return Reply(status, error_body(message, error_type))
+
+
+class MemoryServer:
+    """One system served on host:port (0 picks a free port) until `stop()`.
+
+    `token`: when set, every request must carry `Authorization: Bearer <token>`.
+    """
+
+    def __init__(
+        self,
+        system: MemorySystem,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        token: str | None = None,
+    ) -> None:
+        self.system = system
+        self._host, self._port = host, port
+        self._token = token
+        self._loop = asyncio.new_event_loop()
+        self._loop_thread: threading.Thread | None = None
+        self._server: _ContractHTTPServer | None = None
+        self._server_thread: threading.Thread | None = None
+
+    # ---------------------------------------------------------------- lifecycle
+
+    def start(self) -> Self:
+        """Start the loop, the system (its own checks may raise InputError), then listen."""
+        self._loop_thread = threading.Thread(
+            target=self._loop.run_forever, name="memory-server-loop", daemon=True
+        )
+        self._loop_thread.start()
+        try:
+            self.call(self.system.start())
+        except BaseException:
+            self._stop_loop()
+            raise
+        try:
+            self._server = _ContractHTTPServer((self._host, self._port), self)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                self.call(self.system.aclose())
+            self._stop_loop()
+            raise
+        self._server_thread = threading.Thread(
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="memory-server",
+            daemon=True,
+        )
+        self._server_thread.start()
+        return self
+
+    def stop(self) -> None:
+        server, self._server = self._server, None
+        if server is not None:
+            server.shutdown()
+            server.close_open_connections()
+            server.server_close()
+            if self._server_thread is not None:
+                self._server_thread.join(timeout=5)
+            with contextlib.suppress(Exception):
+                self.call(self.system.aclose())
+        self._stop_loop()
+
+    def _stop_loop(self) -> None:
+        if self._loop_thread is not None and self._loop_thread.is_alive():
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._loop_thread.join(timeout=5)
+        if not self._loop.is_running():
+            self._loop.close()
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    @property
+    def url(self) -> str:
+        if self._server is None:
+            raise RuntimeError("the memory server is not running")
+        port = int(self._server.server_address[1])
+        host = f"[{self._host}]" if ":" in self._host else self._host
+        return f"http://{host}:{port}"
+
+    def call(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run one of the system's coroutines on the server's loop; block for its result."""
+        if self._loop.is_closed():
+            coro.close()
+            raise RuntimeError("the memory server is stopping")
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+
+    # ---------------------------------------------------------------- requests
+
+    def info(self) -> ServerInfo:
+        system = self.system
+        return ServerInfo(
+            contract=CONTRACT_VERSION,
+            system=system.name,
+            options=system.signature_options(),
+            answers=system.answers_itself,
+            ignores_budget=system.ignores_budget,
+        )
+
+    def authorized(self, header: str | None) -> bool:
+        if self._token is None:
+            return True
+        expected = f"Bearer {self._token}".encode()
+        return hmac.compare_digest((header or "").encode(), expected)
+
+    def handle(self, method: str, path: str, authorization: str | None, raw: bytes) -> Reply:
+        """One request, end to end: auth, route, body checks, the system's call."""
+        if not self.authorized(authorization):
+            return _error(401, "missing or wrong bearer token", "unauthorized")
+        if path.rstrip("/") == INFO_PATH:
+            if method != "GET":
+                return _error(405, f"{method} {path}: use GET", "method_not_allowed")
+            return Reply(200, self.info().to_json())
+        match = _CONVERSATION.fullmatch(path)
+        if match is None or match["action"] not in ("reset", "sessions", "search", "answer"):
+            return _error(404, f"{method} {path} is not part of {CONTRACT_VERSION}", "not_found")
+        if method != "POST":
+            return _error(405, f"{method} {path}: use POST", "method_not_allowed")
+        try:
+            body = json.loads(raw) if raw.strip() else None
+        except ValueError:
+            return _error(400, "body is not valid JSON", "invalid_request")
+        conversation_id = unquote(match["id"])
+        try:
+            return self._conversation_call(match["action"], conversation_id, body)
+        except ContractError as exc:
+            return _error(400, str(exc), "invalid_request")
+        except Exception as exc:  # the system's own failure: a 500 the client may retry
+            message = f"{type(exc).__name__}: {redact_secrets(str(exc))[:300]}"
+            print(f"error: {conversation_id} {match['action']}: {message}", file=sys.stderr)
+            return _error(500, message, "server_error")
+
+    def _conversation_call(self, action: str, conversation_id: str, body: Any) -> Reply:
+        system = self.system
+        reply: dict[str, Any] = {"conversation_id": conversation_id}
+        if action == "reset":
+            self.call(system.reset(conversation_id))
+        elif action == "sessions":
+            session = parse_session(body, conversation_id)
+            usage = self.call(system.add(session))
+            reply["session_index"] = session.index
+            reply["usage"] = usage_json(usage or Usage())  # a user's class may return None
+        else:
+            if action == "answer" and not system.answers_itself:
+                return _error(
+                    404, f"{system.name} does not answer questions itself", "not_supported"
+                )
+            query = parse_query(body, conversation_id)
+            result = self.call(system.search(query))
+            reply["question_id"] = query.question_id
+            reply["items"] = [item.to_json() for item in result.items]
+            reply["usage"] = usage_json(result.usage)
+            if action == "answer":
+                reply["answer"] = result.answer or ""
+        reply["items_in"] = system.items_in(conversation_id)
+        return Reply(200, reply)
+
+
+class _ContractHTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+    request_queue_size = 256  # a run opens up to --concurrency connections at once
+    allow_reuse_address = True
+
+    def __init__(self, address: tuple[str, int], app: MemoryServer) -> None:
+        self.app = app
+        self.open_connections: set[Any] = set()
+        self.connections_lock = threading.Lock()
+        super().__init__(address, _Handler)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hung up mid-request (a timeout, a killed run) is routine."""
+        if isinstance(sys.exc_info()[1], OSError):
+            return
+        super().handle_error(request, client_address)
+
+    def close_open_connections(self) -> None:
+        import socket
+
+        with self.connections_lock:
+            connections = list(self.open_connections)
+        for connection in connections:
+            with contextlib.suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive: a run reuses its connections
+    disable_nagle_algorithm = True
+    server: _ContractHTTPServer
+
+    def setup(self) -> None:
+        super().setup()
+        with self.server.connections_lock:
+            self.server.open_connections.add(self.connection)
+
+    def finish(self) -> None:
+        with self.server.connections_lock:
+            self.server.open_connections.discard(self.connection)
+        with contextlib.suppress(OSError):
+            super().finish()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Silent: request lines would only repeat what the client records."""
+
+    def do_GET(self) -> None:
+        self._serve("GET")
+
+    def do_POST(self) -> None:
+        self._serve("POST")
+
+    def _serve(self, method: str) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        if length > MAX_BODY_BYTES:
+            self.close_connection = True
+            reply = _error(413, f"body over {MAX_BODY_BYTES} bytes", "invalid_request")
+        else:
+            raw = self.rfile.read(length) if length > 0 else b""
+            path = self.path.split("?", 1)[0]
+            reply = self.server.app.handle(method, path, self.headers.get("authorization"), raw)
+        try:
+            data = json.dumps(reply.body, ensure_ascii=False, allow_nan=False).encode("utf-8")
+        except ValueError:  # a NaN or infinite score: not JSON
+            reply = _error(500, "the system returned a non-finite number", "server_error")
+            data = json.dumps(reply.body).encode("utf-8")
+        try:
+            self.send_response(reply.status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        except OSError:
+            self.close_connection = True
