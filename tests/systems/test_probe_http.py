@@ -58,3 +58,11 @@ def test_quick_probe_over_http_measures_time_to_searchable(tmp_path):
     )
     assert code == 0, output
     assert 0.3 <= data["time_to_searchable_s"] < 1.5
+
+
+def test_probe_passes_on_locoscore_serve_in_its_own_process(served_by_the_cli, tmp_path):
+    out = tmp_path / "probe.json"
+    result = runner.invoke(app, ["probe", served_by_the_cli, "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    assert data["ok"] is True and len(data["checks"]) == 10  # ingest + the nine checks
