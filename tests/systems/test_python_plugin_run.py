@@ -106,3 +106,22 @@ def test_bad_class_stops_run_before_anything_is_written(name, locomo_path, tmp_p
     assert code == 2, output
     assert output.strip().startswith(f"error: --system {name}: ")
     assert not out.exists()
+
+
+def test_a_start_that_raises_stops_the_run_as_bad_input(locomo_path, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    source = FLAKY.replace(
+        "    async def reset",
+        "    async def start(self):\n        raise OSError('db down')\n\n    async def reset",
+        1,
+    )
+    (tmp_path / "down_memory.py").write_text(source)
+    out = tmp_path / "run"
+    code, output = run(locomo_path, out, "python:down_memory:Flaky")
+    assert code == 2, output
+    # (after the run's signature line)
+    assert output.strip().splitlines()[-1] == (
+        "error: --system python:down_memory:Flaky: start() raised OSError: db down"
+    )
+    assert not out.exists()

@@ -15,9 +15,10 @@ What the class must be (checked before anything runs; bad input is one line, exi
 The module is imported like `python -m` would: the current working directory comes first on
 `sys.path`, so `my_memory.py` beside the user is found without installing it.
 
-Every call goes through `PythonSystem`, which turns anything the user's code raises into a
-`SystemCallError` naming the call and its question (search) or conversation (reset, add), so
-a run records it per question instead of crashing, and normalises what comes back:
+A `start()` that raises is bad input too (the run stops before writing anything). After
+that, every call goes through `PythonSystem`, which turns anything the user's code raises
+into a `SystemCallError` naming the call and its question (search) or conversation (reset,
+add), so a run records it per question instead of crashing, and normalises what comes back:
 `add` may return None, a `Usage`, or a dict with `input_tokens`/`output_tokens`/`cost_usd`/
 `calls` (the usage hook: what the system spent on its own model calls); `search` may return
 a `SearchResult`, a list of items, or a dict `{"items": [...], "answer": ..., "usage": ...}`,
@@ -288,7 +289,12 @@ class PythonSystem(MemorySystem):
         return SystemCallError(str(exc), system=self.name, call=method, **where)
 
     async def start(self) -> None:
-        await self._call("start", optional=True)
+        """A failing `start` (a database that is down, a model that will not load) is bad
+        input, like an unreachable server: the run stops before anything is written."""
+        try:
+            await self._call("start", optional=True)
+        except SystemCallError as exc:
+            raise InputError(f"--system {self.name}: start() raised {exc.reason}") from None
 
     async def reset(self, conversation_id: str) -> None:
         await self._call("reset", conversation_id, conversation_id=conversation_id)
