@@ -102,7 +102,13 @@ def test_the_servers_ingestion_spend_reaches_run_json(locomo_path, tmp_path):
     ingestion = json.loads((tmp_path / "out" / "run.json").read_text())["ingestion"]
     # conv-30: 19 sessions, 369 turns.
     usage = ingestion["per_conversation"]["conv-30"]["usage"]
-    assert usage == {"input_tokens": 36900, "output_tokens": 369, "cost_usd": 0.369, "calls": 19}
+    assert usage == {
+        "input_tokens": 36900,
+        "output_tokens": 369,
+        "embedding_tokens": 0,
+        "cost_usd": 0.369,
+        "calls": 19,
+    }
     totals = ingestion["totals"]
     assert (totals["input_tokens"], totals["output_tokens"], totals["calls"]) == (36900, 369, 19)
     assert totals["cost_usd"] == 0.369
@@ -250,4 +256,4 @@ def test_served_embedding_predicts_and_spends_what_it_does_in_process(
     }
     assert usage["http"] == usage["direct"]
     assert usage["http"]["calls"] == 19  # one embedding request per session
-    assert usage["http"]["input_tokens"] > 0
+    assert usage["http"]["embedding_tokens"] > 0

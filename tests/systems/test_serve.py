@@ -75,7 +75,13 @@ def test_reset_add_search_round_trip(bm25_server):
     assert reset == {"conversation_id": "conv-x", "items_in": 0}
     added = _post(bm25_server, "/v1/conversations/conv-x/sessions", SESSION).json()
     assert added["items_in"] == 2  # one item per turn
-    assert added["usage"] == {"input_tokens": 0, "output_tokens": 0, "cost_usd": None, "calls": 0}
+    assert added["usage"] == {
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "embedding_tokens": 0,
+        "cost_usd": None,
+        "calls": 0,
+    }
     found = _post(bm25_server, "/v1/conversations/conv-x/search", QUERY).json()
     assert found["question_id"] == "conv-x#0"
     [item] = found["items"]
@@ -262,6 +268,7 @@ def test_an_add_that_returns_nothing_reports_zero_usage():
     assert reply.json()["usage"] == {
         "input_tokens": 0,
         "output_tokens": 0,
+        "embedding_tokens": 0,
         "cost_usd": None,
         "calls": 0,
     }

@@ -116,7 +116,7 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
     system = make_system(
         settings.system,
         settings.system_options,
-        SystemContext(state_dir=settings.out / STATE_DIR),
+        SystemContext(state_dir=settings.out / STATE_DIR, prices=settings.answer.prices),
     )
     errata = errata_for(settings.errata, dataset)  # a bad list is refused before any work
     resolved = ResolvedRun(settings, dataset, conversations, questions, system, answer, errata)

@@ -31,7 +31,6 @@ import numpy as np
 from locoscore.data.conversation import Query, SessionInput
 from locoscore.errors import InputError, LocoscoreError
 from locoscore.llm.call_errors import REDACTED
-from locoscore.llm.cost import PriceTable
 from locoscore.llm.limiter import AdaptiveLimiter
 from locoscore.llm.pool import CallPool, Outcome, RetryPolicy
 from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult, Usage
@@ -134,7 +133,7 @@ class EmbeddingSystem(MemorySystem):
         self.dimensions: int | None = self.options["dimensions"]
         self.policy = RetryPolicy()
         self.pool = CallPool(AdaptiveLimiter(MAX_CONCURRENT_REQUESTS), self.policy)
-        self.prices = PriceTable()
+        self.prices = context.prices
         self._client: Any = None
         self._cache: VectorCache | None = None
         self._indexes: dict[str, _Index] = {}

@@ -190,7 +190,7 @@ def parse_usage(body: dict[str, Any], where: str) -> Usage:
         raise ContractError(f"{where}.usage.cost_usd: expected a number >= 0 or null")
     counts = {
         key: _integer({key: usage.get(key, 0)}, key, f"{where}.usage", minimum=0)
-        for key in ("input_tokens", "output_tokens", "calls")
+        for key in ("input_tokens", "output_tokens", "embedding_tokens", "calls")
     }
     return Usage(cost_usd=cost, **counts)
 
@@ -233,6 +233,7 @@ def usage_json(usage: Usage) -> dict[str, Any]:
     return {
         "input_tokens": usage.input_tokens,
         "output_tokens": usage.output_tokens,
+        "embedding_tokens": usage.embedding_tokens,
         "cost_usd": usage.cost_usd,
         "calls": usage.calls,
     }

@@ -108,7 +108,8 @@ class Mem0System(MemorySystem):
         self._version = installed_version()
         self._mem0: Any = None
         prices = self.options["prices"]
-        self._prices = PriceTable.load(Path(prices) if prices else None)
+        # Its own `prices=` file, else the run's --prices table.
+        self._prices = PriceTable.load(Path(prices)) if prices else context.prices
         self._meter = UsageMeter()
         self._http: httpx2.Client | None = None
         self._stores: dict[str, Any] = {}

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from locoscore.errors import InputError
+from locoscore.llm.cost import PriceTable
 from locoscore.systems.base import MemorySystem
 
 # name -> "module:Class" under locoscore.systems
@@ -28,9 +29,11 @@ PYTHON_PREFIX = "python:"
 
 @dataclass(frozen=True)
 class SystemContext:
-    """Where a system may keep state and caches for this run (a folder inside the run)."""
+    """What a run lends its system: a folder for state and caches (inside the run), and the
+    run's price table (`--prices`), so what the system spends is costed like the answers."""
 
     state_dir: Path
+    prices: PriceTable = field(default_factory=PriceTable)
 
 
 def system_names() -> list[str]:
