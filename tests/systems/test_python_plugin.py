@@ -99,6 +99,7 @@ def test_duck_typed_class_from_the_working_directory_passes_and_reports_usage(us
     assert report.ingest_usage.output_tokens == 12
     assert report.ingest_usage.cost_usd == pytest.approx(0.006)
     assert report.ingest_usage.calls == 2
+    assert ", 242 LLM tokens in / 12 out;" in report.check("ingest").evidence
 
 
 def test_dict_items_become_memory_items_with_created_at_as_date(user_module):
@@ -271,6 +272,7 @@ def test_usage_hook_rejects_unknown_keys_and_negative_counts(user_module):
 
     assert to_usage(None) == Usage()
     assert to_usage({"input_tokens": 5, "calls": 1}) == Usage(5, 0, None, 1)
+    assert to_usage({"embedding_tokens": 40, "cost_usd": 0.5}) == Usage(0, 0, 0.5, 0, 40)
     with pytest.raises(_BadShape, match="unknown key 'tokens'"):
         to_usage({"tokens": 5})
     with pytest.raises(_BadShape, match="output_tokens -1 is not a non-negative integer"):

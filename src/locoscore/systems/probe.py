@@ -145,8 +145,11 @@ async def _ingest(p: ProbeSession) -> Outcome:
         )
     except CheckFailed as failure:
         ready = f"; then {failure}"
-    tokens = usage.input_tokens + usage.output_tokens
-    spent = f", {usage.input_tokens} tokens in / {usage.output_tokens} out" if tokens else ""
+    spent = ""
+    if usage.input_tokens or usage.output_tokens:
+        spent += f", {usage.input_tokens} LLM tokens in / {usage.output_tokens} out"
+    if usage.embedding_tokens:
+        spent += f", {usage.embedding_tokens} embedding tokens"
     return "passed", (
         f"reset + add of {p.report.ingest_sessions} sessions in "
         f"{p.report.ingest_wall_s:.3f} s{spent}{ready}"

@@ -19,8 +19,9 @@ A `start()` that raises is bad input too (the run stops before writing anything)
 that, every call goes through `PythonSystem`, which turns anything the user's code raises
 into a `SystemCallError` naming the call and its question (search) or conversation (reset,
 add), so a run records it per question instead of crashing, and normalises what comes back:
-`add` may return None, a `Usage`, or a dict with `input_tokens`/`output_tokens`/`cost_usd`/
-`calls` (the usage hook: what the system spent on its own model calls); `search` may return
+`add` may return None, a `Usage`, or a dict with `input_tokens`/`output_tokens`/
+`embedding_tokens`/`cost_usd`/`calls` (the usage hook: what the system spent on its own
+model calls); `search` may return
 a `SearchResult`, a list of items, or a dict `{"items": [...], "answer": ..., "usage": ...}`,
 where an item is a `MemoryItem`, a string, or a dict with `text` and optional `score`,
 `date_iso` (alias `created_at`), `date_raw`, `dia_ids`. Top-k is not enforced here: the
@@ -44,7 +45,7 @@ from locoscore.systems.probe_report import one_line
 from locoscore.systems.registry import PYTHON_PREFIX, SystemContext
 
 REQUIRED_METHODS = ("reset", "add", "search")
-_USAGE_KEYS = frozenset({"input_tokens", "output_tokens", "cost_usd", "calls"})
+_USAGE_KEYS = frozenset({"input_tokens", "output_tokens", "embedding_tokens", "cost_usd", "calls"})
 _ITEM_KEYS = frozenset({"text", "score", "date_iso", "created_at", "date_raw", "dia_ids"})
 
 
@@ -145,7 +146,8 @@ def _binds(signature: inspect.Signature, args: tuple[Any, ...]) -> bool:
 
 
 def to_usage(value: Any) -> Usage:
-    """The usage hook: None, a Usage, or a dict of input/output tokens, cost and calls."""
+    """The usage hook: None, a Usage, or a dict of LLM input/output tokens, embedding
+    tokens, cost and calls (all optional)."""
     if value is None:
         return Usage()
     if isinstance(value, Usage):
@@ -161,7 +163,7 @@ def to_usage(value: Any) -> Usage:
             f"usage has unknown key {unknown[0]!r} (known: {', '.join(sorted(_USAGE_KEYS))})"
         )
     counts = {}
-    for key in ("input_tokens", "output_tokens", "calls"):
+    for key in ("input_tokens", "output_tokens", "embedding_tokens", "calls"):
         count = value.get(key, 0)
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
             raise _BadShape(f"usage {key} {count!r} is not a non-negative integer")
@@ -179,6 +181,7 @@ def to_usage(value: Any) -> Usage:
         counts["output_tokens"],
         None if cost is None else float(cost),
         counts["calls"],
+        counts["embedding_tokens"],
     )
 
 
