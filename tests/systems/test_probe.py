@@ -13,7 +13,14 @@ from locoscore.data.conversation import Query
 from locoscore.errors import InputError
 from locoscore.systems.base import MemorySystem
 from locoscore.systems.bm25 import BM25System
-from locoscore.systems.probe import ALL_CHECKS, QUICK_CHECKS, check_names, run_probe
+from locoscore.systems.probe import (
+    ALL_CHECKS,
+    QUICK_CHECKS,
+    ProbeFailed,
+    check_names,
+    require_probe,
+    run_probe,
+)
 from locoscore.systems.probe_conversations import (
     CONVERSATION_A,
     CONVERSATION_B,
@@ -248,3 +255,20 @@ def test_reset_that_wipes_other_conversations_fails_reset(tmp_path):
     report = probe(build(broken.ResetWipesAllBM25, tmp_path), checks=("reset",), deadline_s=0.2)
     assert failed(report) == {"reset"}
     assert report.failures[0].evidence == "reset(A) also emptied B: 'Brimwater' is no longer found"
+
+
+def test_require_probe_raises_bad_input_naming_the_failed_check(tmp_path):
+    with pytest.raises(ProbeFailed) as caught:
+        asyncio.run(require_probe(build(broken.CaptionDroppingBM25, tmp_path)))
+    message = str(caught.value)
+    assert message.startswith(
+        "--system bm25: the integration probe failed (captions: 'astrolabe' (only in the caption"
+    )
+    assert message.endswith("see `locoscore probe`, or rerun with --skip-probe")
+    assert isinstance(caught.value, InputError)
+    assert caught.value.report.failures[0].name == "captions"
+
+
+def test_require_probe_returns_the_report_when_every_check_passes(tmp_path):
+    report = asyncio.run(require_probe(make_system("bm25", {}, SystemContext(tmp_path))))
+    assert report.ok and [c.name for c in report.checks] == ["ingest", *QUICK_CHECKS]

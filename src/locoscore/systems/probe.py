@@ -191,3 +191,24 @@ async def run_probe(
                 evidence = f"reset({conv.conversation_id!r}) raised {one_line(exc)}"
                 report.checks.append(CheckResult("cleanup", "failed", evidence))
     return report
+
+
+class ProbeFailed(InputError):
+    """The quick probe failed before a run: the run refuses to start (an InputError, so the
+    run's bad-input path applies: one line, exit 2, nothing written)."""
+
+    def __init__(self, report: ProbeReport) -> None:
+        self.report = report
+        super().__init__(
+            f"--system {report.system}: the integration probe failed "
+            f"({report.failure_summary()}); see `locoscore probe`, or rerun with --skip-probe"
+        )
+
+
+async def require_probe(system: MemorySystem, checks: Sequence[str] = QUICK_CHECKS) -> ProbeReport:
+    """What `locoscore run` does before ingesting: the quick probe, raising ProbeFailed on
+    any failed check (the report, for run.json, is on the exception and the return)."""
+    report = await run_probe(system, checks)
+    if not report.ok:
+        raise ProbeFailed(report)
+    return report
