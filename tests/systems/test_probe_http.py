@@ -66,3 +66,18 @@ def test_probe_passes_on_locoscore_serve_in_its_own_process(served_by_the_cli, t
     assert result.exit_code == 0, result.output
     data = json.loads(out.read_text())
     assert data["ok"] is True and len(data["checks"]) == 10  # ingest + the nine checks
+
+
+def test_a_self_answering_server_is_probed_on_its_answers(tmp_path):
+    system = broken.SelfAnsweringBM25({}, SystemContext(tmp_path))
+    code, output, data = probe_url(system, tmp_path / "probe.json")
+    assert code == 0, output
+    dates = next(c for c in data["checks"] if c["name"] == "dates")
+    assert "Quillon 2021-03-14 (answered)" in dates["evidence"]
+
+
+def test_a_self_answering_server_that_ignores_dates_fails_dates(tmp_path):
+    system = broken.DatelessAnsweringBM25({}, SystemContext(tmp_path))
+    code, output, data = probe_url(system, tmp_path / "probe.json")
+    assert code == 1, output
+    assert data["failed"] == ["dates"]
