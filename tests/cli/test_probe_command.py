@@ -30,9 +30,9 @@ def test_probe_of_bm25_passes_and_writes_json(tmp_path):
         "isolation",
         "ingest_once",
         "top_k",
-        "unknown_conversation",
         "time_to_searchable",
         "reset",
+        "unknown_conversation",
     ]
 
 

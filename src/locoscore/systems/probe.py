@@ -12,11 +12,11 @@ started system and runs named checks, each with its evidence:
 - `ingest_once`: no result holds the same item twice (a session stored twice).
 - `top_k`: top_k=1 gives at most 1 item, top_k=3 at most 3 (skipped for systems that
   declare `ignores_budget`).
-- `unknown_conversation`: searching a conversation never added gives no items or a clean
-  LocoscoreError.
 - `time_to_searchable`: seconds from `add` returning until a search finds the new fact
   (a measurement; fails only when the fact is never found before the deadline).
 - `reset`: after `reset(A)` no search of A returns A's facts, and B is untouched.
+- `unknown_conversation`: searching a conversation never added gives no items or a clean
+  LocoscoreError.
 
 Ingestion (reset A and B, add their sessions in order, then `finish` each, as a run does)
 always runs first as the `ingest` check. Probe conversations are named `locoscore-probe-*`
@@ -45,6 +45,8 @@ from locoscore.systems.probe_report import (
     one_line,
 )
 
+# `unknown_conversation` comes last: a server answering it with an HTTP 404 makes the http
+# client stop sending (404 means "outside the contract"), which then only the cleanup feels.
 ALL_CHECKS: tuple[str, ...] = (
     "shapes",
     "dates",
@@ -52,9 +54,9 @@ ALL_CHECKS: tuple[str, ...] = (
     "isolation",
     "ingest_once",
     "top_k",
-    "unknown_conversation",
     "time_to_searchable",
     "reset",
+    "unknown_conversation",
 )
 # What `locoscore run` checks before it starts (cheap: one ingestion, a few searches).
 QUICK_CHECKS: tuple[str, ...] = ("dates", "captions", "isolation", "top_k", "time_to_searchable")
