@@ -41,6 +41,7 @@ def run_args(locomo_path: Path, out: Path, base_url: str) -> list[str]:
         "--out",
         str(out),
         "--no-progress",
+        "--skip-probe",  # the counts below are the run's own requests
     ]
 
 

@@ -128,3 +128,35 @@ def test_the_context_budget_applies_to_every_system_the_same_way(
     assert all(r["context_tokens"] <= 100 for r in records)
     assert all(len(r["retrieved"]) + r["retrieved_dropped_by_budget"] == 10 for r in records)
     assert any(r["retrieved_dropped_by_budget"] > 0 for r in records)
+
+
+def test_the_quick_probe_runs_first_and_its_report_is_in_run_json(
+    tmp_path: Path, locomo_path: Path
+) -> None:
+    import json
+
+    out = tmp_path / "o"
+    result = run_cli("--system", "bm25", "--out", str(out), "--dataset", str(locomo_path), *BASE)
+    assert result.exit_code == 0, result.output
+    probe = json.loads((out / "run.json").read_text())["probe"]
+    assert probe["ok"] is True and probe["failed"] == []
+    names = [c["name"] for c in probe["checks"]]
+    assert {"dates", "captions", "isolation", "top_k"} <= set(names)
+
+
+def test_a_system_failing_the_probe_is_refused_unless_skip_probe(
+    tmp_path: Path, locomo_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    systems = Path(__file__).resolve().parents[1] / "systems"
+    monkeypatch.syspath_prepend(str(systems))
+    out = tmp_path / "o"
+    args = [
+        "--system", "python:broken_systems:DateDroppingBM25", "--out", str(out),
+        "--dataset", str(locomo_path), *BASE,
+    ]  # fmt: skip
+    refused = run_cli(*args)
+    assert refused.exit_code == 2
+    text = " ".join(refused.output.split())
+    assert "the integration probe failed (dates:" in text and "--skip-probe" in text
+    assert not out.exists()
+    assert run_cli(*args, "--skip-probe").exit_code == 0

@@ -22,7 +22,9 @@ from locoscore.systems.serve import MemoryServer
 TIMINGS = ("search_latency_s", "answer_latency_s", "total_latency_s")
 
 
-def _run(locomo_path: Path, out: Path, system: str, *options: str, convs: str) -> Any:
+def _run(
+    locomo_path: Path, out: Path, system: str, *options: str, convs: str, probe: bool = True
+) -> Any:
     """`locoscore run ... --answer-provider extractive` in this process (the CLI's own code
     path; a subprocess would only add interpreter start-up to each of these runs)."""
     args = [
@@ -38,6 +40,7 @@ def _run(locomo_path: Path, out: Path, system: str, *options: str, convs: str) -
         "--answer-provider",
         "extractive",
         "--no-progress",
+        *([] if probe else ["--skip-probe"]),
     ]
     for option in options:
         args += ["--system-option", option]
@@ -97,7 +100,10 @@ class _MeteredSystem(MemorySystem):
 
 def test_the_servers_ingestion_spend_reaches_run_json(locomo_path, tmp_path):
     with MemoryServer(_MeteredSystem()) as server:
-        done = _run(locomo_path, tmp_path / "out", "http", f"url={server.url}", convs="conv-30")
+        # it retrieves nothing (or answers without memory): the probe would refuse it
+        done = _run(
+            locomo_path, tmp_path / "out", "http", f"url={server.url}", convs="conv-30", probe=False
+        )
     assert done.exit_code == 0, done.output
     ingestion = json.loads((tmp_path / "out" / "run.json").read_text())["ingestion"]
     # conv-30: 19 sessions, 369 turns.
@@ -158,6 +164,7 @@ def test_a_server_failing_one_question_is_recorded_against_it(locomo_path, tmp_p
             f"url={server.url}",
             "retry_base_delay_s=0.01",
             convs="conv-30",
+            probe=False,  # the scripted 400 is for the run's first search, not the probe's
         )
         assert first.exit_code == 1
         rows = [json.loads(x) for x in (tmp_path / "out" / "predictions.jsonl").open()]
@@ -172,6 +179,7 @@ def test_a_server_failing_one_question_is_recorded_against_it(locomo_path, tmp_p
             f"url={server.url}",
             "retry_base_delay_s=0.01",
             convs="conv-30",
+            probe=False,
         )
         assert again.exit_code == 0, again.output
         assert server.requests["search"] == searches + 1  # only the failed question
@@ -208,7 +216,10 @@ class _AnsweringSystem(MemorySystem):
 
 def test_a_server_that_answers_itself_owns_the_answers_and_says_so(locomo_path, tmp_path):
     with MemoryServer(_AnsweringSystem()) as server:
-        done = _run(locomo_path, tmp_path / "out", "http", f"url={server.url}", convs="conv-30")
+        # it retrieves nothing (or answers without memory): the probe would refuse it
+        done = _run(
+            locomo_path, tmp_path / "out", "http", f"url={server.url}", convs="conv-30", probe=False
+        )
     assert done.exit_code == 0, done.output
     rows = [json.loads(x) for x in (tmp_path / "out" / "predictions.jsonl").open()]
     assert len(rows) == 105

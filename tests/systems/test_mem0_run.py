@@ -36,7 +36,9 @@ def mem0_run(
                 "--system-option", f"llm_base_url={fp.openai_url}",
                 "--system-option", f"embedder_base_url={fp.openai_url}",
                 "--system-option", f"embedding_dims={DIMS}",
-                "--no-progress",
+                # the request log below is the run's own (test_the_probe_passes_on_mem0
+                # probes mem0 on its synthetic pair)
+                "--skip-probe", "--no-progress",
             ],
         )  # fmt: skip
         assert result.exit_code == 0, result.output
@@ -159,3 +161,20 @@ def test_bad_input_stops_the_run_with_one_line_and_nothing_written(
     assert len(errors) == 1 and message in errors[0]
     assert "Traceback" not in result.output
     assert not out.exists()
+
+
+def test_the_probe_passes_on_mem0(locomo_path: Path, tmp_path: Path) -> None:
+    with pytest.MonkeyPatch.context() as env, FakeProvider(FakeConfig(embedding_dims=DIMS)) as fp:
+        env.setenv("OPENAI_API_KEY", API_KEY)
+        env.delenv("OPENAI_BASE_URL", raising=False)
+        result = CliRunner().invoke(
+            app,
+            [
+                "probe", "--system", "mem0",
+                "--system-option", f"llm_base_url={fp.openai_url}",
+                "--system-option", f"embedder_base_url={fp.openai_url}",
+                "--system-option", f"embedding_dims={DIMS}",
+            ],
+        )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "all checks passed" in result.output

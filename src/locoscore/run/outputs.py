@@ -32,6 +32,7 @@ def run_document(result: RunResult) -> dict[str, Any]:
             "cost_usd": round(result.answer_cost_usd, 6),
         },
         "measures": run_measures(result.records),
+        "probe": result.probe,
         "warnings": result.warnings,
         "stop_reason": result.stop_reason,
         "finished_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

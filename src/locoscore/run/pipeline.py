@@ -35,6 +35,7 @@ from locoscore.run.ingest import IngestionMeasures, ingest_conversation
 from locoscore.run.question import answer_question, failed_record
 from locoscore.run.settings import ResolvedRun, RunSettings
 from locoscore.run.store import STATE_FILE, RunStore
+from locoscore.systems.probe import require_probe
 from locoscore.systems.registry import SystemContext, make_system
 
 STATE_DIR = "system_state"
@@ -55,6 +56,7 @@ class RunResult:
     answer_cost_usd: float = 0.0
     dry_run_estimate: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
+    probe: dict[str, Any] | None = None  # the quick probe's report (None: --skip-probe)
 
     @property
     def failed(self) -> int:
@@ -237,8 +239,13 @@ async def execute_run(
     """Start the system, ingest, answer; the records in dataset order."""
     s = run.settings
     created = not s.out.exists()
+    probe: dict[str, Any] | None = None
     try:
         await run.system.start()
+        if not s.skip_probe:
+            # The quick integration probe on a synthetic pair of its own: a system that loses
+            # dates or captions, leaks across conversations or ignores top-k stops here.
+            probe = (await require_probe(run.system)).to_json()
     except InputError:
         await run.system.aclose()
         if created:
@@ -287,6 +294,7 @@ async def execute_run(
         calls_cached=harness.answerer.calls_cached,
         answer_cost_usd=harness.answerer.pool.spent_usd,
         warnings=harness.warnings,
+        probe=probe,
     )
     if dry:
         result.dry_run_estimate = _dry_run_estimate(run, harness)
