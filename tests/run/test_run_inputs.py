@@ -142,6 +142,8 @@ def test_the_quick_probe_runs_first_and_its_report_is_in_run_json(
     assert probe["ok"] is True and probe["failed"] == []
     names = [c["name"] for c in probe["checks"]]
     assert {"dates", "captions", "isolation", "top_k"} <= set(names)
+    report = " ".join((out / "report.md").read_text().split())
+    assert f"Integration probe ({len(names)} checks on a synthetic pair): passed" in report
 
 
 def test_a_system_failing_the_probe_is_refused_unless_skip_probe(

@@ -65,12 +65,25 @@ def _setup_blocks(run: dict[str, Any]) -> list[Block]:
             f"{measures['failed']} question(s) failed and are scored as empty answers; "
             "rerun the same command to retry them."
         )
+    notes.append(_probe_note(run.get("probe")))
     notes.extend(f"Warning: {w}" for w in run.get("warnings") or [])
     return [
         Heading("How these predictions were produced (locoscore run)"),
         Preformatted([str(run.get("signature"))]),
         Notes(notes),
     ]
+
+
+def _probe_note(probe: Any) -> str:
+    if not isinstance(probe, dict):
+        return "Integration probe: skipped (--skip-probe)."
+    checks = probe.get("checks") or []
+    searchable = probe.get("time_to_searchable_s")
+    when = (
+        "" if searchable is None else f"; a just-added fact was searchable after {searchable:.3f} s"
+    )
+    status = "passed" if probe.get("ok") else f"failed ({', '.join(probe.get('failed') or [])})"
+    return f"Integration probe ({len(checks)} checks on a synthetic pair): {status}{when}."
 
 
 def _by_category_table(values: dict[str, Any], label: str, decimals: int, scale: float) -> Table:
