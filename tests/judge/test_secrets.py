@@ -146,3 +146,17 @@ def test_cli_against_the_command_line_fake_leaks_the_key_nowhere(tmp_path: Path)
     assert _files_containing(out, SECRET) == []
     summary = json.loads((out / "summary.json").read_text())["judge"]
     assert summary["calls"]["made"] >= 12
+
+
+def test_credentials_in_custom_variables_are_scrubbed_too(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from locoscore.llm.call_errors import one_line_error
+
+    monkeypatch.setenv("MY_EMBEDDER_KEY", "emb-0a1b2c3d4e5f")
+    monkeypatch.setenv("LOCOSCORE_MEMORY_TOKEN", "tok-9f8e7d6c")
+    text = "bad key emb-0a1b2c3d4e5f and token tok-9f8e7d6c echoed"
+    assert redact_secrets(text) == "bad key [redacted] and token [redacted] echoed"
+    assert one_line_error(ValueError(text)) == (
+        "ValueError: bad key [redacted] and token [redacted] echoed"
+    )

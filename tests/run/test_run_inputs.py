@@ -162,3 +162,31 @@ def test_a_system_failing_the_probe_is_refused_unless_skip_probe(
     assert "the integration probe failed (dates:" in text and "--skip-probe" in text
     assert not out.exists()
     assert run_cli(*args, "--skip-probe").exit_code == 0
+
+
+def test_after_a_crash_a_rerun_with_other_settings_is_refused_not_mixed(
+    tmp_path: Path, locomo_path: Path
+) -> None:
+    out = tmp_path / "o"
+    base = ["--system", "bm25", "--out", str(out), "--dataset", str(locomo_path), *BASE]
+    assert run_cli(*base).exit_code == 0
+    (out / "run.json").unlink()  # what a crash leaves: the resume state, no run.json yet
+    result = run_cli(*base, "--top-k", "1")
+    assert result.exit_code == 2
+    text = " ".join(result.output.split())
+    assert "run_state.sqlite" in text and "holds a run with another signature" in text
+    assert run_cli(*base).exit_code == 0  # the same settings resume
+
+
+def test_a_missing_answer_key_stops_the_run_before_anything_is_written(
+    tmp_path: Path, locomo_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    out = tmp_path / "o"
+    result = run_cli(
+        "--system", "bm25", "--out", str(out), "--dataset", str(locomo_path),
+        "--conversations", "conv-30", "--answer-provider", "openai",
+    )  # fmt: skip
+    assert result.exit_code == 2
+    assert "OPENAI_API_KEY is not set: calls to openai need an API key" in result.output
+    assert not out.exists()

@@ -57,7 +57,9 @@ def serve(
         [], "--system-option", help="KEY=VALUE for the served system (repeatable)."
     ),
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
-    port: int = typer.Option(DEFAULT_PORT, "--port", help="Port; 0 picks a free one."),
+    port: int = typer.Option(
+        DEFAULT_PORT, "--port", min=0, max=65535, help="Port; 0 picks a free one."
+    ),
     token_env: str | None = typer.Option(
         None, "--token-env", help="Require `Authorization: Bearer $VAR` on every request."
     ),

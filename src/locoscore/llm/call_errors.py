@@ -22,15 +22,36 @@ _BEARER = re.compile(r"(?i)\b(bearer\s+)[^\s\"',;]+")
 REDACTED = "[redacted]"
 
 
+# Environment variables whose values are credentials: the providers' keys, and any custom
+# variable a system is pointed at (api_key_env=..., token_env=...), by its name.
+_SECRET_ENV_NAME = re.compile(r"(?i)(KEY|TOKEN|SECRET|PASSWORD)")
+
+
+def _secret_values() -> list[str]:
+    names = set(API_KEY_ENV.values()) | {n for n in os.environ if _SECRET_ENV_NAME.search(n)}
+    values = {os.environ.get(name) or "" for name in names}
+    return sorted((v for v in values if len(v) >= 6), key=len, reverse=True)
+
+
 def redact_secrets(text: str) -> str:
-    """Remove API keys from provider text before it reaches a file, a log or an exception:
-    some servers echo the key they were sent (whole or masked) in their error bodies."""
-    for env in API_KEY_ENV.values():
-        value = os.environ.get(env)
-        if value and len(value) >= 6:
-            text = text.replace(value, REDACTED)
+    """Remove credentials from text before it reaches a file, a log or an exception: some
+    servers echo the key or token they were sent (whole or masked) in their error bodies."""
+    for value in _secret_values():
+        text = text.replace(value, REDACTED)
     text = _BEARER.sub(lambda m: m.group(1) + REDACTED, text)
     return _KEY_LIKE.sub(REDACTED, text)
+
+
+def one_line_error(exc: BaseException) -> str:
+    """An exception as one short line (its type unless it is one of locoscore's own, whose
+    messages are written to be read), credentials scrubbed: a server may echo a token."""
+    from locoscore.errors import LocoscoreError
+
+    lines = str(exc).strip().splitlines()
+    message = " ".join(lines[0].split()) if lines else ""
+    if not isinstance(exc, LocoscoreError):
+        message = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+    return redact_secrets(message)[:300]
 
 
 @dataclass(frozen=True)

@@ -145,7 +145,7 @@ def api_key(provider: str) -> str:
     env = API_KEY_ENV[provider]
     value = os.environ.get(env)
     if not value:
-        raise InputError(f"{env} is not set: the {provider} judge needs an API key")
+        raise InputError(f"{env} is not set: calls to {provider} need an API key")
     return value
 
 

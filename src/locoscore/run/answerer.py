@@ -21,6 +21,7 @@ from locoscore.llm.providers import (
     LLMClient,
     ProviderConfig,
     SamplingPlan,
+    api_key,
     make_client,
     resolve_sampling,
 )
@@ -83,6 +84,8 @@ class AnswerStep:
         return {
             "provider": self.provider,
             "model": self.model,
+            # another server may serve another model under the same name
+            "base_url": (self.settings.base_url or "").rstrip("/"),
             "max_tokens": self.settings.max_tokens,
             **self.sampling.cache_params(),
         }
@@ -115,6 +118,7 @@ def resolve_answer_step(settings: AnswerSettings, prompt: AnswerPrompt) -> Answe
             f"needs a price for model {model}: add it with --prices FILE", field="--max-cost"
         )
     sampling = resolve_sampling(settings.provider, model, settings.temperature)
+    api_key(settings.provider)  # a missing key stops the run before anything is spent
     return AnswerStep(settings, model, prompt, sampling)
 
 

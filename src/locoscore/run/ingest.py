@@ -10,6 +10,7 @@ from typing import Any
 
 from locoscore.data.conversation import Conversation
 from locoscore.errors import LocoscoreError
+from locoscore.llm.call_errors import one_line_error
 from locoscore.systems.base import MemorySystem, Usage
 
 
@@ -36,13 +37,6 @@ class IngestionMeasures:
             "skipped": self.skipped,
             "error": self.error,
         }
-
-
-def _one_line(exc: BaseException) -> str:
-    from locoscore.llm.call_errors import redact_secrets
-
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return redact_secrets(f"{type(exc).__name__}: {text}")[:300]
 
 
 async def ingest_conversation(
@@ -74,8 +68,5 @@ async def ingest_conversation(
             await timed(system.add(session))
         await timed(system.finish(cid))
     except Exception as exc:  # the user's or a server's failure: recorded, never a crash
-        return IngestionMeasures(cid, sessions, turns, wall, usage, error=_one_line(exc))
+        return IngestionMeasures(cid, sessions, turns, wall, usage, error=one_line_error(exc))
     return IngestionMeasures(cid, sessions, turns, wall, usage)
-
-
-one_line_error = _one_line

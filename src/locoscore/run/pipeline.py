@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
+import dataclasses
 import shutil
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,18 +27,35 @@ from locoscore.data.dataset import load_dataset
 from locoscore.data.errata import errata_for
 from locoscore.data.locomo_conversations import locomo_conversations, locomo_questions
 from locoscore.errors import InputError, LocoscoreError
+from locoscore.llm.call_errors import one_line_error
 from locoscore.results_dir import check_out_dir
 from locoscore.run.answer_prompt import default_answer_prompt, load_answer_prompt
 from locoscore.run.answerer import Answerer, resolve_answer_step
-from locoscore.run.document import RUN_JSON
+from locoscore.run.document import RUN_JSON, read_run
 from locoscore.run.ingest import IngestionMeasures, ingest_conversation
-from locoscore.run.question import answer_question, failed_record
+from locoscore.run.question import answer_question, failed_record, retrieve
 from locoscore.run.settings import ResolvedRun, RunSettings
-from locoscore.run.store import STATE_FILE, RunStore
+from locoscore.run.store import STATE_FILE, RunStore, stored_signature
+from locoscore.run.tokens import count_tokens
 from locoscore.systems.probe import require_probe
 from locoscore.systems.registry import SystemContext, make_system
 
 STATE_DIR = "system_state"
+
+
+async def all_or_none(coroutines: Iterable[Coroutine[Any, Any, None]]) -> None:
+    """Run concurrently; if one raises, the others are cancelled (before the system and the
+    answerer are closed under them) and its exception, not an ExceptionGroup, propagates, so
+    the CLI still turns bad input into one line."""
+    try:
+        async with asyncio.TaskGroup() as group:
+            for coroutine in coroutines:
+                group.create_task(coroutine)
+    except BaseExceptionGroup as errors:
+        first: BaseException = errors
+        while isinstance(first, BaseExceptionGroup):
+            first = first.exceptions[0]
+        raise first from None
 
 
 class RunWarning(UserWarning):
@@ -77,20 +94,21 @@ def _select_conversations(
 
 
 def _check_earlier_run(out: Path, signature: str) -> None:
+    """The folder's run.json, or its resume state (a run that crashed wrote no run.json yet),
+    must belong to the same run: another signature would mix two runs' predictions."""
+    run = read_run(out)
     path = out / RUN_JSON
-    if not path.exists():
-        return
-    try:
-        earlier = json.loads(path.read_text(encoding="utf-8"))["signature"]
-    except (OSError, ValueError, KeyError, TypeError):
+    if run is None and path.exists():
         raise InputError(
             "earlier run.json cannot be read; remove it or choose another --out", file=str(path)
-        ) from None
-    if earlier != signature:
+        )
+    earlier = run.get("signature") if run is not None else stored_signature(out / STATE_FILE)
+    if earlier is not None and earlier != signature:
+        where = path if run is not None else out / STATE_FILE
         raise InputError(
             f"holds a run with another signature ({earlier}); this run is {signature}: "
             "choose another --out",
-            file=str(path),
+            file=str(where),
         )
 
 
@@ -113,8 +131,8 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
         if settings.answer_prompt
         else default_answer_prompt()
     )
-    settings.answer.concurrency = settings.concurrency
-    answer = resolve_answer_step(settings.answer, prompt)
+    answer_settings = dataclasses.replace(settings.answer, concurrency=settings.concurrency)
+    answer = resolve_answer_step(answer_settings, prompt)
     system = make_system(
         settings.system,
         settings.system_options,
@@ -139,6 +157,7 @@ class _Harness:
         self.ingestion: dict[str, dict[str, Any]] = store.ingestion()
         self.warnings: list[str] = []
         self.prompt_tokens: list[int] = []  # dry run: prompts that would be sent
+        self.dry_search_errors: list[str] = []
 
     def warn(self, message: str) -> None:
         self.warnings.append(message)
@@ -165,7 +184,7 @@ class _Harness:
                 self._finish(failed_record(question, f"ingestion failed: {measures.error}"))
             return
         self._check_bypass(conversation)
-        await asyncio.gather(*(self.question(q) for q in pending))
+        await all_or_none(self.question(q) for q in pending)
 
     async def question(self, question: Question) -> None:
         async with self.question_slots:
@@ -183,22 +202,21 @@ class _Harness:
             self._finish(record)
 
     async def _dry_question(self, question: Question) -> None:
-        from locoscore.data.conversation import Query
-        from locoscore.run.answer_prompt import place_context
-
+        """What the real run would send for this question, counted, not sent."""
         s = self.run.settings
-        system = self.run.system
-        result = await system.search(
-            Query(question.conversation_id, question.question_id, question.text, s.top_k)
-        )
-        items = result.items if system.ignores_budget else result.items[: s.top_k]
-        context = place_context(items, None if system.ignores_budget else s.context_budget)
-        prompt = self.run.answer.prompt.render(question.text, context.text, question.date_iso)
-        if self.run.answer.is_extractive or result.answer is not None:
+        if self.run.answer.is_extractive or self.run.system.answers_itself:
+            return  # no call of locoscore's answer step
+        try:
+            retrieved = await retrieve(
+                question, self.run.system, top_k=s.top_k, budget=s.context_budget
+            )
+        except Exception as exc:  # the real run would record it; the estimate skips it
+            self.dry_search_errors.append(f"{question.question_id}: {one_line_error(exc)}")
             return
+        prompt = self.run.answer.prompt.render(
+            question.text, retrieved.context.text, question.date_iso
+        )
         if self.store.get_answer(self.answerer.key(prompt)) is None:
-            from locoscore.run.tokens import count_tokens
-
             self.prompt_tokens.append(count_tokens(prompt))
 
     def _finish(self, record: dict[str, Any]) -> None:
@@ -230,6 +248,7 @@ def _dry_run_estimate(run: ResolvedRun, harness: _Harness) -> dict[str, Any]:
         "output_tokens": output_tokens,
         "cost_usd": cost,
         "cached": len(run.questions) - calls,
+        "search_errors": harness.dry_search_errors,
     }
 
 
@@ -263,6 +282,8 @@ async def execute_run(
     dry = s.dry_run
     state = s.out / STATE_FILE
     store = RunStore(state if not dry or state.exists() else Path(":memory:"))
+    if not dry:
+        store.set_signature(run.signature)
     finished = store.finished()
     pending = [q for q in run.questions if q.question_id not in finished]
     harness = _Harness(run, store, None if dry else progress)
@@ -272,12 +293,10 @@ async def execute_run(
     for q in pending:
         by_conv.setdefault(q.conversation_id, []).append(q)
     try:
-        await asyncio.gather(
-            *(
-                harness.conversation(c, by_conv[c.conversation_id])
-                for c in run.conversations
-                if c.conversation_id in by_conv
-            )
+        await all_or_none(
+            harness.conversation(c, by_conv[c.conversation_id])
+            for c in run.conversations
+            if c.conversation_id in by_conv
         )
     finally:
         with contextlib.suppress(Exception):

@@ -4,12 +4,13 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from locoscore.data.conversation import Query, Question
+from locoscore.llm.call_errors import one_line_error
 from locoscore.run.answer_prompt import AnswerPrompt, PlacedContext, place_context
 from locoscore.run.answerer import Answer, Answerer
-from locoscore.run.ingest import one_line_error
 from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult
 
 
@@ -49,6 +50,29 @@ def failed_record(question: Question, error: str, **measures: Any) -> dict[str, 
     }
 
 
+@dataclass(frozen=True)
+class Retrieved:
+    result: SearchResult
+    context: PlacedContext  # what the answer prompt holds, after the budget
+    search_s: float  # the system's search call alone
+
+
+async def retrieve(
+    question: Question, system: MemorySystem, *, top_k: int, budget: int | None
+) -> Retrieved:
+    """The system's search (timed) and the context as the answer prompt will hold it: the
+    same for a real run and a dry run. Search errors propagate to the caller."""
+    query = Query(
+        question.conversation_id, question.question_id, question.text, top_k, question.date_iso
+    )
+    started = time.perf_counter()
+    result = await system.search(query)
+    search_s = time.perf_counter() - started
+    items = result.items if system.ignores_budget else result.items[:top_k]
+    context = place_context(items, None if system.ignores_budget else budget)
+    return Retrieved(result, context, search_s)
+
+
 async def answer_question(
     question: Question,
     system: MemorySystem,
@@ -59,17 +83,11 @@ async def answer_question(
     budget: int | None,
 ) -> tuple[dict[str, Any], Answer | None]:
     """The question's prediction line (with `error` set when it failed) and its answer."""
-    query = Query(
-        question.conversation_id, question.question_id, question.text, top_k, question.date_iso
-    )
-    started = time.perf_counter()
     try:
-        result: SearchResult = await system.search(query)
+        retrieved = await retrieve(question, system, top_k=top_k, budget=budget)
     except Exception as exc:  # recorded per question; a rerun retries it
         return failed_record(question, f"search failed: {one_line_error(exc)}"), None
-    search_s = time.perf_counter() - started
-    items = result.items if system.ignores_budget else result.items[:top_k]
-    context: PlacedContext = place_context(items, None if system.ignores_budget else budget)
+    result, context, search_s = retrieved.result, retrieved.context, retrieved.search_s
     if result.answer is not None:  # the system answers itself: its answer step, not ours
         answer = Answer(result.answer.strip(), None)
     else:

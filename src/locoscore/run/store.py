@@ -7,6 +7,8 @@ Two tables, each row committed the moment it is final (WAL; a commit survives ki
 - `questions`: each finished question's whole prediction line; a rerun keeps the lines
   without an error and redoes the others.
 - `ingested`: per-conversation ingestion measurements of the latest ingestion.
+- `meta`: the signature of the run the state belongs to (written before any work, so a
+  rerun with other settings after a crash is refused, not mixed in).
 """
 
 from __future__ import annotations
@@ -39,7 +41,22 @@ CREATE TABLE IF NOT EXISTS ingested (
     conversation_id TEXT PRIMARY KEY,
     measures TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
 """
+
+
+def stored_signature(path: Path) -> str | None:
+    """The run signature recorded in a state file, without creating one."""
+    if not path.exists():
+        return None
+    store = RunStore(path)
+    try:
+        return store.signature()
+    finally:
+        store.close()
 
 
 def answer_key(params: dict[str, Any], prompt: str) -> str:
@@ -66,6 +83,15 @@ class RunStore:
 
     def close(self) -> None:
         self.conn.close()
+
+    # -- the run this state belongs to ---------------------------------------------------
+
+    def signature(self) -> str | None:
+        row = self.conn.execute("SELECT value FROM meta WHERE key = 'signature'").fetchone()
+        return None if row is None else str(row[0])
+
+    def set_signature(self, signature: str) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO meta VALUES ('signature', ?)", (signature,))
 
     # -- answers -----------------------------------------------------------------------
 

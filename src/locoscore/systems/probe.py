@@ -30,6 +30,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from locoscore.data.conversation import Query
 from locoscore.errors import InputError
+from locoscore.llm.call_errors import one_line_error
 from locoscore.systems.base import MemorySystem, SearchResult, Usage
 from locoscore.systems.probe_checks import CHECKS, finish_conversation, poll_until_found
 from locoscore.systems.probe_conversations import (
@@ -42,7 +43,6 @@ from locoscore.systems.probe_report import (
     CheckResult,
     Outcome,
     ProbeReport,
-    one_line,
 )
 
 # `unknown_conversation` comes last: a server answering it with an HTTP 404 makes the http
@@ -91,7 +91,7 @@ class ProbeSession:
             result = await self.system.search(query)
         except Exception as exc:
             raise CheckFailed(
-                f"search of {self.label(conv)} for {text!r} raised {one_line(exc)}"
+                f"search of {self.label(conv)} for {text!r} raised {one_line_error(exc)}"
             ) from None
         if not isinstance(result, SearchResult):
             raise CheckFailed(f"search returned {type(result).__name__}, expected SearchResult")
@@ -106,7 +106,7 @@ class ProbeSession:
         except CheckFailed as failure:
             status, evidence = "failed", str(failure)
         except Exception as exc:  # a check must report, never crash the probe
-            status, evidence = "failed", f"raised {one_line(exc)}"
+            status, evidence = "failed", f"raised {one_line_error(exc)}"
         self.report.checks.append(CheckResult(name, status, evidence, time.monotonic() - started))
 
 
@@ -118,13 +118,13 @@ async def _ingest(p: ProbeSession) -> Outcome:
         try:
             await p.system.reset(cid)
         except Exception as exc:
-            raise CheckFailed(f"reset({cid!r}) raised {one_line(exc)}") from None
+            raise CheckFailed(f"reset({cid!r}) raised {one_line_error(exc)}") from None
         for session in conv.conversation.sessions:
             try:
                 added = await p.system.add(session)
             except Exception as exc:
                 raise CheckFailed(
-                    f"add(session {session.index} of {cid!r}) raised {one_line(exc)}"
+                    f"add(session {session.index} of {cid!r}) raised {one_line_error(exc)}"
                 ) from None
             if not isinstance(added, Usage):
                 raise CheckFailed(f"add returned {type(added).__name__}, expected Usage")
@@ -190,7 +190,7 @@ async def run_probe(
             try:
                 await system.reset(conv.conversation_id)
             except Exception as exc:
-                evidence = f"reset({conv.conversation_id!r}) raised {one_line(exc)}"
+                evidence = f"reset({conv.conversation_id!r}) raised {one_line_error(exc)}"
                 report.checks.append(CheckResult("cleanup", "failed", evidence))
     return report
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from locoscore.data.conversation import Query
 from locoscore.errors import LocoscoreError
+from locoscore.llm.call_errors import one_line_error
 from locoscore.systems.base import MemoryItem, SearchResult, Usage
 from locoscore.systems.probe_conversations import (
     PROBE_PREFIX,
@@ -22,7 +23,7 @@ from locoscore.systems.probe_conversations import (
     ProbeFact,
     searchable_fact,
 )
-from locoscore.systems.probe_report import CheckFailed, Outcome, one_line
+from locoscore.systems.probe_report import CheckFailed, Outcome
 
 if TYPE_CHECKING:
     from locoscore.systems.probe import ProbeSession
@@ -256,10 +257,10 @@ async def _unknown_conversation(p: ProbeSession) -> Outcome:
     try:
         result = await p.system.search(query)
     except LocoscoreError as exc:
-        return "passed", f"clean error: {one_line(exc)}"
+        return "passed", f"clean error: {one_line_error(exc)}"
     except Exception as exc:
         raise CheckFailed(
-            f"raised {one_line(exc)} (expected no items or a clean LocoscoreError)"
+            f"raised {one_line_error(exc)} (expected no items or a clean LocoscoreError)"
         ) from None
     if not isinstance(result, SearchResult):
         raise CheckFailed(f"search returned {type(result).__name__}, expected SearchResult")
@@ -276,7 +277,7 @@ async def finish_conversation(p: ProbeSession, cid: str) -> Usage:
     try:
         spent = await p.system.finish(cid)
     except Exception as exc:
-        raise CheckFailed(f"finish({cid!r}) raised {one_line(exc)}") from None
+        raise CheckFailed(f"finish({cid!r}) raised {one_line_error(exc)}") from None
     if not isinstance(spent, Usage):
         raise CheckFailed(f"finish returned {type(spent).__name__}, expected Usage")
     return spent
@@ -306,7 +307,9 @@ async def _time_to_searchable(p: ProbeSession) -> Outcome:
     try:
         await p.system.add(session)
     except Exception as exc:
-        raise CheckFailed(f"add(session {session.index} of A) raised {one_line(exc)}") from None
+        raise CheckFailed(
+            f"add(session {session.index} of A) raised {one_line_error(exc)}"
+        ) from None
     await finish_conversation(p, p.a.conversation_id)
     added = time.monotonic()
     waited, polls = await poll_until_found(p, p.a, fact, added)
@@ -327,7 +330,7 @@ async def _reset(p: ProbeSession) -> Outcome:
     try:
         await p.system.reset(cid)
     except Exception as exc:
-        raise CheckFailed(f"reset({cid!r}) raised {one_line(exc)}") from None
+        raise CheckFailed(f"reset({cid!r}) raised {one_line_error(exc)}") from None
     _, late_fact = searchable_fact()
     words = (*p.a.secret_words, late_fact.word)
     questions = [f.question for f in p.a.facts] + [p.a.image.question, late_fact.question]

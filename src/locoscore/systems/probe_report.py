@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from locoscore.errors import LocoscoreError
 from locoscore.systems.base import Usage
 
 Status = Literal["passed", "failed", "skipped"]
@@ -15,18 +14,6 @@ PROBE_VERSION = 1
 
 class CheckFailed(Exception):
     """A check's failure, with its evidence as the message."""
-
-
-def one_line(exc: BaseException) -> str:
-    """An exception as one short line (its type unless it is one of ours), secrets scrubbed:
-    a server may echo the token it was sent."""
-    from locoscore.llm.call_errors import redact_secrets
-
-    lines = str(exc).strip().splitlines()
-    message = lines[0] if lines else ""
-    if not isinstance(exc, LocoscoreError):
-        message = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
-    return redact_secrets(message)[:300]
 
 
 @dataclass(frozen=True)

@@ -40,8 +40,8 @@ from typing import Any, ClassVar
 
 from locoscore.data.conversation import Conversation, Query, SessionInput
 from locoscore.errors import InputError, SystemCallError
+from locoscore.llm.call_errors import one_line_error
 from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult, Usage
-from locoscore.systems.probe_report import one_line
 from locoscore.systems.registry import PYTHON_PREFIX, SystemContext
 
 REQUIRED_METHODS = ("reset", "add", "search")
@@ -77,11 +77,11 @@ def import_user_class(name: str) -> type:
                 f"--system {name}: no module {module_name!r} in this environment or in {cwd}"
             ) from None
         raise InputError(
-            f"--system {name}: importing {module_name!r} failed: {one_line(exc)}"
+            f"--system {name}: importing {module_name!r} failed: {one_line_error(exc)}"
         ) from None
     except Exception as exc:
         raise InputError(
-            f"--system {name}: importing {module_name!r} failed: {one_line(exc)}"
+            f"--system {name}: importing {module_name!r} failed: {one_line_error(exc)}"
         ) from None
     cls = getattr(module, class_name, None)
     if cls is None:
@@ -134,7 +134,9 @@ def construct_user_system(
     except InputError:
         raise
     except Exception as exc:
-        raise InputError(f"--system {name}: {cls.__name__}(...) raised {one_line(exc)}") from None
+        raise InputError(
+            f"--system {name}: {cls.__name__}(...) raised {one_line_error(exc)}"
+        ) from None
 
 
 def _binds(signature: inspect.Signature, args: tuple[Any, ...]) -> bool:
@@ -281,7 +283,7 @@ class PythonSystem(MemorySystem):
             return await result if inspect.isawaitable(result) else result
         except Exception as exc:
             raise SystemCallError(
-                one_line(exc),
+                one_line_error(exc),
                 system=self.name,
                 call=method,
                 conversation_id=conversation_id,

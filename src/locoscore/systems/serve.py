@@ -23,7 +23,7 @@ from types import TracebackType
 from typing import Any, Self, TypeVar
 from urllib.parse import unquote
 
-from locoscore.llm.call_errors import redact_secrets
+from locoscore.llm.call_errors import one_line_error
 from locoscore.systems.base import MemorySystem, Usage
 from locoscore.systems.http_contract import (
     CONTRACT_VERSION,
@@ -190,7 +190,7 @@ class MemoryServer:
         except ContractError as exc:
             return _error(400, str(exc), "invalid_request")
         except Exception as exc:  # the system's own failure: a 500 the client may retry
-            message = f"{type(exc).__name__}: {redact_secrets(str(exc))[:300]}"
+            message = one_line_error(exc)
             print(f"error: {conversation_id} {match['action']}: {message}", file=sys.stderr)
             return _error(500, message, "server_error")
 
