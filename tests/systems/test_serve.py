@@ -272,3 +272,17 @@ def test_an_add_that_returns_nothing_reports_zero_usage():
         "cost_usd": None,
         "calls": 0,
     }
+
+
+def test_a_retried_add_of_the_same_session_is_not_stored_twice(context):
+    from locoscore.systems.registry import make_system
+
+    system = make_system("bm25", {}, context)
+    with MemoryServer(system) as server:
+        first = _post(server, "/v1/conversations/conv-x/sessions", SESSION)
+        again = _post(server, "/v1/conversations/conv-x/sessions", SESSION)
+        assert first.status_code == again.status_code == 200
+        assert again.json()["items_in"] == first.json()["items_in"] == len(SESSION["turns"])
+        _post(server, "/v1/conversations/conv-x/reset", {})
+        after_reset = _post(server, "/v1/conversations/conv-x/sessions", SESSION)
+        assert after_reset.json()["items_in"] == len(SESSION["turns"])

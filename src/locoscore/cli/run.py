@@ -13,6 +13,7 @@ from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_er
 from locoscore.cli._options import ErrataOpt
 from locoscore.llm.cost import PriceTable
 from locoscore.llm.progress import RichProgress
+from locoscore.report.build import build_reports
 from locoscore.report.terminal import lexical_table
 from locoscore.run.answerer import ANSWER_PROVIDERS, AnswerSettings
 from locoscore.run.outputs import write_run_outputs
@@ -120,6 +121,7 @@ def run(
         _print_estimate(result.dry_run_estimate or {})
         return
     summary = write_run_outputs(result, out)
+    build_reports(out, errata=resolved.errata)
     console.print(lexical_table(summary["lexical"]), highlight=False)
     console.print(
         f"wrote {escape(str(out))}/predictions.jsonl, run.json, scores.jsonl, summary.json, "

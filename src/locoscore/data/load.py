@@ -53,16 +53,19 @@ def load_predictions(
     fmt: str | None = None,
     *,
     prediction_key: str | None = None,
-    dataset: Path | None = None,
+    dataset: Path | Dataset | None = None,
     strict: bool = False,
 ) -> LoadedPredictions:
-    """Read a predictions file; join it to the dataset (explicit path, else
-    `$LOCOSCORE_DATASET`, else the fetched copy) and warn about what did not fit."""
+    """Read a predictions file; join it to the dataset (already loaded, an explicit path,
+    else `$LOCOSCORE_DATASET`, else the fetched copy) and warn about what did not fit."""
     read = read_predictions(path, fmt, prediction_key=prediction_key)
-    dataset_path = resolve_dataset_path(dataset)
-    if dataset_path is None:
-        return LoadedPredictions(read, read.records, None, None)
-    ds = load_dataset(dataset_path)
+    if isinstance(dataset, Dataset):
+        ds = dataset
+    else:
+        dataset_path = resolve_dataset_path(dataset)
+        if dataset_path is None:
+            return LoadedPredictions(read, read.records, None, None)
+        ds = load_dataset(dataset_path)
     records = read.records
     if read.format == "memos":
         # the file names each question by id: a text that differs means the ids do not map

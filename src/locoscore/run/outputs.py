@@ -1,5 +1,6 @@
-"""A finished run into its folder: predictions.jsonl and run.json, then scores and reports
-exactly as `locoscore score` writes them, with a `run` section in summary.json."""
+"""A finished run into its folder: predictions.jsonl and run.json, then the scores exactly
+as `locoscore score` writes them, with a `run` section in summary.json (the CLI then builds
+the reports, as `score` does)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ from typing import Any
 
 from locoscore._io import write_json_atomic, write_jsonl_atomic
 from locoscore.data.load import load_predictions
-from locoscore.report.build import build_reports
+from locoscore.run.document import RUN_JSON
 from locoscore.run.measures import ingestion_totals, run_measures
-from locoscore.run.pipeline import RUN_JSON, RunResult
+from locoscore.run.pipeline import RunResult
 from locoscore.scoring.folder import score_into_folder
 from locoscore.scoring.protocols import PROTOCOLS
 
@@ -40,13 +41,11 @@ def run_document(result: RunResult) -> dict[str, Any]:
 
 
 def write_run_outputs(result: RunResult, out: Path) -> dict[str, Any]:
-    """Every output file of the run; the summary.json written."""
+    """predictions.jsonl, run.json, scores.jsonl and summary.json; the summary written."""
     document = run_document(result)
     predictions = out / PREDICTIONS
     write_jsonl_atomic(predictions, result.records)
     write_json_atomic(out / RUN_JSON, document)
-    loaded = load_predictions(predictions, "native", dataset=result.resolved.dataset.path)
+    loaded = load_predictions(predictions, "native", dataset=result.resolved.dataset)
     run_section = {k: v for k, v in document.items() if k not in ("finished_at",)}
-    summary = score_into_folder(loaded, out, list(PROTOCOLS), {"run": run_section})
-    build_reports(out, errata=result.resolved.errata)
-    return summary
+    return score_into_folder(loaded, out, list(PROTOCOLS), {"run": run_section})

@@ -29,6 +29,7 @@ def _encoding() -> Any:
         ) from None
 
 
+@lru_cache(maxsize=1024)  # full-context places the same conversation for every question
 def count_tokens(text: str) -> int:
     """cl100k_base tokens of `text` (special-token strings counted as plain text)."""
     return len(_encoding().encode(text, disallowed_special=()))

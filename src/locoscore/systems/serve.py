@@ -70,6 +70,10 @@ class MemoryServer:
         self.system = system
         self._host, self._port = host, port
         self._token = token
+        # Sessions stored since each conversation's last reset, with the reply given: the
+        # client retries an add that timed out, and a retry must not store it twice.
+        self._added: dict[str, dict[int, dict[str, Any]]] = {}
+        self._added_lock = threading.Lock()
         self._loop = asyncio.new_event_loop()
         self._loop_thread: threading.Thread | None = None
         self._server: _ContractHTTPServer | None = None
@@ -199,11 +203,19 @@ class MemoryServer:
         reply: dict[str, Any] = {"conversation_id": conversation_id}
         if action == "reset":
             self.call(system.reset(conversation_id))
+            with self._added_lock:
+                self._added.pop(conversation_id, None)
         elif action == "sessions":
             session = parse_session(body, conversation_id)
+            with self._added_lock:
+                earlier = self._added.get(conversation_id, {}).get(session.index)
+            if earlier is not None:  # a retry of an add already stored: not stored twice
+                return Reply(200, {**earlier, "items_in": system.items_in(conversation_id)})
             usage = self.call(system.add(session))
             reply["session_index"] = session.index
             reply["usage"] = usage_json(usage or Usage())  # a user's class may return None
+            with self._added_lock:
+                self._added.setdefault(conversation_id, {})[session.index] = dict(reply)
         else:
             if action == "answer" and not system.answers_itself:
                 return _error(
