@@ -169,6 +169,11 @@ class Runner:
     def stop_reason(self) -> str | None:
         return self.pool.stop_reason
 
+    def _cost(self, replies: list[Reply]) -> float | None:
+        prices, model = self.judge.settings.prices, self.judge.model
+        costs = [prices.cost(model, r.input_tokens, r.output_tokens) for r in replies]
+        return sum(c for c in costs if c is not None)
+
     def _estimated_cost(self, unit: list[CallSpec], prompt: str) -> float:
         s = self.judge.settings
         cost = s.prices.cost(self.judge.model, estimate_prompt_tokens(prompt), 60 * len(unit))
@@ -187,7 +192,6 @@ class Runner:
                 self.stats.cost_known = False
             else:
                 self.stats.cost_usd += cost
-                self.pool.spent_usd += cost
             if row.score is None:
                 if row.error and row.error.startswith(STOPPED_PREFIX):
                     self.stats.skipped += 1
@@ -205,7 +209,7 @@ class Runner:
         prompt = render_prompt(self.judge, unit[0].record)
         n = len(unit)
         outcome = await self.pool.call(
-            lambda: client.complete(prompt, n), self._estimated_cost(unit, prompt)
+            lambda: client.complete(prompt, n), self._estimated_cost(unit, prompt), self._cost
         )
         if outcome.stopped is not None:
             self._record(

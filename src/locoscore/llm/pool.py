@@ -74,7 +74,7 @@ class CallPool:
         self.max_cost_usd = max_cost_usd
         self.on_status = on_status
         self.made = 0  # requests sent, retries included
-        self.spent_usd = 0.0  # what finished calls cost (the caller adds it)
+        self.spent_usd = 0.0  # what finished calls cost (from `cost_of`)
         self.stop_reason: str | None = None
         self._reserved_usd = 0.0
         self._refusal_streak = 0
@@ -87,8 +87,16 @@ class CallPool:
         if self.stop_reason is None:
             self.stop_reason = reason
 
-    async def call(self, send: Callable[[], Awaitable[T]], estimate_usd: float = 0.0) -> Outcome[T]:
-        """Send (again while retryable) until a value, a final error, or a stop."""
+    async def call(
+        self,
+        send: Callable[[], Awaitable[T]],
+        estimate_usd: float = 0.0,
+        cost_of: Callable[[T], float | None] | None = None,
+    ) -> Outcome[T]:
+        """Send (again while retryable) until a value, a final error, or a stop.
+
+        `cost_of(value)` is what a successful call cost: added to `spent_usd` before its
+        reservation is released, so a concurrent budget check never sees neither."""
         attempt = 0  # failed attempts: 5xx, timeouts, connection errors
         paced = 0  # 429s: the provider pacing us, not failing; bounded separately
         while True:
@@ -107,6 +115,8 @@ class CallPool:
             try:
                 self.made += 1
                 value = await asyncio.wait_for(send(), self.policy.timeout_s + 5.0)
+                if cost_of is not None:
+                    self.spent_usd += cost_of(value) or 0.0
             except Exception as exc:  # every SDK error is classified, none escapes
                 error = classify_error(exc)
             finally:

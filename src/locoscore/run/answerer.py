@@ -20,6 +20,7 @@ from locoscore.llm.providers import (
     PROVIDERS,
     LLMClient,
     ProviderConfig,
+    Reply,
     SamplingPlan,
     api_key,
     make_client,
@@ -190,6 +191,11 @@ class Answerer:
             )
         return self.client
 
+    def _cost(self, replies: list[Reply]) -> float | None:
+        prices, model = self.step.settings.prices, self.step.model or ""
+        costs = [prices.cost(model, r.input_tokens, r.output_tokens) for r in replies]
+        return sum(c for c in costs if c is not None)
+
     async def answer(self, prompt: str, context: PlacedContext) -> Answer:
         if self.step.is_extractive:
             top = context.items[0].text if context.items else ""
@@ -206,7 +212,9 @@ class Answerer:
                 cached=True,
             )
         client = self._client()
-        outcome = await self.pool.call(lambda: client.complete(prompt), self.estimate_usd(prompt))
+        outcome = await self.pool.call(
+            lambda: client.complete(prompt), self.estimate_usd(prompt), self._cost
+        )
         if outcome.stopped is not None:
             return Answer("", None, error=f"not run: {outcome.stopped}", stopped=True)
         if outcome.error is not None:
@@ -218,11 +226,6 @@ class Answerer:
             return Answer("", outcome.latency_s, error=f"{why} from the answer model")
         text = clean_answer(reply.text)
         latency = round(outcome.latency_s, 4)
-        cost = self.step.settings.prices.cost(
-            self.step.model or "", reply.input_tokens, reply.output_tokens
-        )
-        if cost is not None:
-            self.pool.spent_usd += cost
         self.store.put_answer(
             key, CachedAnswer(text, reply.input_tokens, reply.output_tokens, latency)
         )
