@@ -18,11 +18,11 @@ import re
 import sys
 import threading
 from collections.abc import Coroutine
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any, Self, TypeVar
 from urllib.parse import unquote
 
+from locoscore._http_server import TrackingHandler, TrackingHTTPServer
 from locoscore.llm.call_errors import one_line_error
 from locoscore.systems.base import MemorySystem, Usage
 from locoscore.systems.http_contract import (
@@ -232,49 +232,14 @@ class MemoryServer:
         return Reply(200, reply)
 
 
-class _ContractHTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False
-    request_queue_size = 256  # a run opens up to --concurrency connections at once
-    allow_reuse_address = True
-
+class _ContractHTTPServer(TrackingHTTPServer):
     def __init__(self, address: tuple[str, int], app: MemoryServer) -> None:
         self.app = app
-        self.open_connections: set[Any] = set()
-        self.connections_lock = threading.Lock()
         super().__init__(address, _Handler)
 
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """A client that hung up mid-request (a timeout, a killed run) is routine."""
-        if isinstance(sys.exc_info()[1], OSError):
-            return
-        super().handle_error(request, client_address)
 
-    def close_open_connections(self) -> None:
-        import socket
-
-        with self.connections_lock:
-            connections = list(self.open_connections)
-        for connection in connections:
-            with contextlib.suppress(OSError):
-                connection.shutdown(socket.SHUT_RDWR)
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # keep-alive: a run reuses its connections
-    disable_nagle_algorithm = True
+class _Handler(TrackingHandler):
     server: _ContractHTTPServer
-
-    def setup(self) -> None:
-        super().setup()
-        with self.server.connections_lock:
-            self.server.open_connections.add(self.connection)
-
-    def finish(self) -> None:
-        with self.server.connections_lock:
-            self.server.open_connections.discard(self.connection)
-        with contextlib.suppress(OSError):
-            super().finish()
 
     def log_message(self, format: str, *args: Any) -> None:
         """Silent: request lines would only repeat what the client records."""

@@ -10,13 +10,12 @@ import re
 import select
 import socket
 import sys
-import threading
 import time
 import traceback
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from locoscore._http_server import TrackingHandler, TrackingHTTPServer
 from locoscore.testing import (
     _anthropic_batches,
     _anthropic_wire,
@@ -99,35 +98,13 @@ def redact_headers(headers: dict[str, str]) -> dict[str, str]:
     }
 
 
-class FakeHTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False
-    request_queue_size = 256
-    allow_reuse_address = True
-
+class FakeHTTPServer(TrackingHTTPServer):
     def __init__(self, address: tuple[str, int], core: Core) -> None:
         self.core = core
-        self.open_connections: set[socket.socket] = set()
-        self.connections_lock = threading.Lock()
         super().__init__(address, _Handler)
 
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """A client that vanished mid-request is routine here (timeouts, kills): no trace."""
-        if isinstance(sys.exc_info()[1], OSError):
-            return
-        super().handle_error(request, client_address)
 
-    def close_open_connections(self) -> None:
-        with self.connections_lock:
-            connections = list(self.open_connections)
-        for connection in connections:
-            with contextlib.suppress(OSError):
-                connection.shutdown(socket.SHUT_RDWR)
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # keep-alive
-    disable_nagle_algorithm = True
+class _Handler(TrackingHandler):
     server: FakeHTTPServer
     lower_headers: dict[str, str]
 
@@ -139,17 +116,6 @@ class _Handler(BaseHTTPRequestHandler):
     def base_url(self) -> str:
         host = self.headers.get("host") or "{}:{}".format(*self.server.server_address[:2])
         return f"http://{host}"
-
-    def setup(self) -> None:
-        super().setup()
-        with self.server.connections_lock:
-            self.server.open_connections.add(self.connection)
-
-    def finish(self) -> None:
-        with self.server.connections_lock:
-            self.server.open_connections.discard(self.connection)
-        with contextlib.suppress(OSError):
-            super().finish()
 
     def log_message(self, format: str, *args: Any) -> None:
         """Silent: tests and benchmarks read the counters instead."""
