@@ -72,7 +72,7 @@ class IngestCheckpoint:
             )
             entry["sessions"][str(session.index)] = session_digest(session)
             entry["memories"] += memories
-            entry["usage"] = (_usage_from_json(entry["usage"]) + usage).to_json()
+            entry["usage"] = (Usage.from_json(entry["usage"]) + usage).to_json()
             entry["wall_s"] = round(entry["wall_s"] + wall_s, 3)
             self._write()
 
@@ -91,13 +91,3 @@ class IngestCheckpoint:
             self.path,
             {"format": FORMAT, "settings": self.settings, "conversations": self._conversations},
         )
-
-
-def _usage_from_json(data: Mapping[str, Any]) -> Usage:
-    return Usage(
-        input_tokens=int(data.get("input_tokens", 0)),
-        output_tokens=int(data.get("output_tokens", 0)),
-        cost_usd=data.get("cost_usd"),
-        calls=int(data.get("calls", 0)),
-        embedding_tokens=int(data.get("embedding_tokens", 0)),
-    )

@@ -20,6 +20,7 @@ Systems never see benchmark files: only `locoscore.data.conversation` types.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -51,6 +52,18 @@ class Usage:
             cost,
             self.calls + other.calls,
             self.embedding_tokens + other.embedding_tokens,
+        )
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Usage:
+        """The inverse of `to_json` (missing counts are 0)."""
+        cost = data.get("cost_usd")
+        return cls(
+            input_tokens=int(data.get("input_tokens", 0)),
+            output_tokens=int(data.get("output_tokens", 0)),
+            cost_usd=None if cost is None else float(cost),
+            calls=int(data.get("calls", 0)),
+            embedding_tokens=int(data.get("embedding_tokens", 0)),
         )
 
     def to_json(self) -> dict[str, Any]:

@@ -230,10 +230,5 @@ def parse_answer(body: dict[str, Any], where: str) -> str:
 
 
 def usage_json(usage: Usage) -> dict[str, Any]:
-    return {
-        "input_tokens": usage.input_tokens,
-        "output_tokens": usage.output_tokens,
-        "embedding_tokens": usage.embedding_tokens,
-        "cost_usd": usage.cost_usd,
-        "calls": usage.calls,
-    }
+    """`Usage.to_json` with the cost unrounded: the client sums it over many calls."""
+    return {**usage.to_json(), "cost_usd": usage.cost_usd}
