@@ -47,18 +47,7 @@ LIMITS = [
 
 
 def _judge_section(judge: ResolvedJudge) -> dict[str, Any]:
-    return {
-        "signature": judge.signature,
-        "protocol": judge.protocol,
-        "provider": judge.provider,
-        "model": judge.model,
-        "temperature": judge.sampling.temperature,
-        "api_version": judge.sampling.api_version,
-        "runs": judge.settings.runs,
-        "max_tokens": judge.settings.max_tokens,
-        "prompt_hash": judge.prompt_hash,
-        "prompt_name": judge.template.name,
-    }
+    return {**judge.describe(), "max_tokens": judge.settings.max_tokens}
 
 
 def acceptance_rule(protocol: str, threshold: float) -> dict[str, Any]:

@@ -64,15 +64,7 @@ def judge_summary(
     s = judge.settings
     stats = run.stats
     section: dict[str, Any] = {
-        "signature": judge.signature,
-        "protocol": judge.protocol,
-        "provider": judge.provider,
-        "model": judge.model,
-        "temperature": judge.sampling.temperature,
-        "api_version": judge.sampling.api_version,
-        "runs": s.runs,
-        "prompt_hash": judge.prompt_hash,
-        "prompt_name": judge.template.name,
+        **judge.describe(),
         "include_adversarial": s.include_adversarial,
         "scale": "0-100",
         "std": "sample (n-1)",

@@ -124,6 +124,20 @@ class ResolvedJudge:
             concurrency=self.settings.concurrency,
         )
 
+    def describe(self) -> dict[str, Any]:
+        """The judge as applied, for the summaries that name it (judge and audit)."""
+        return {
+            "signature": self.signature,
+            "protocol": self.protocol,
+            "provider": self.provider,
+            "model": self.model,
+            "temperature": self.sampling.temperature,
+            "api_version": self.sampling.api_version,
+            "runs": self.settings.runs,
+            "prompt_hash": self.prompt_hash,
+            "prompt_name": self.template.name,
+        }
+
     @property
     def signature(self) -> str:
         """sacreBLEU-style: what was applied, never what was merely asked for."""
