@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import Protocol
 
 from locoscore.judge.cache import CachedVerdict, JudgeStore
 from locoscore.judge.parsing import parse_verdict
@@ -18,21 +17,12 @@ from locoscore.judge.settings import ResolvedJudge
 from locoscore.llm.cost import estimate_prompt_tokens
 from locoscore.llm.limiter import AdaptiveLimiter
 from locoscore.llm.pool import CallPool, RetryPolicy
+from locoscore.llm.progress import ProgressSink
 from locoscore.llm.providers import LLMClient, Reply, make_client
 
-__all__ = ["JudgeRun", "RunStats", "Runner", "report_rows", "run_plan"]
+__all__ = ["JudgeRun", "ProgressSink", "RunStats", "Runner", "report_rows", "run_plan"]
 
 STOPPED_PREFIX = "not run: "
-
-
-class ProgressSink(Protocol):
-    def start(self, total: int, done: int, cached: int) -> None: ...
-
-    def update(self, done: int, failed: int, tokens: int, cost_usd: float | None) -> None: ...
-
-    def status(self, text: str) -> None: ...
-
-    def stop(self) -> None: ...
 
 
 @dataclass

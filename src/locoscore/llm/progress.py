@@ -3,6 +3,8 @@ cache hits, failures, tokens, cost."""
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -12,6 +14,18 @@ from rich.progress import (
     TextColumn,
     TimeRemainingColumn,
 )
+
+
+class ProgressSink(Protocol):
+    """What a pass of calls reports its progress to (RichProgress, or a test's recorder)."""
+
+    def start(self, total: int, done: int, cached: int) -> None: ...
+
+    def update(self, done: int, failed: int, tokens: int, cost_usd: float | None) -> None: ...
+
+    def status(self, text: str) -> None: ...
+
+    def stop(self) -> None: ...
 
 
 class RichProgress:

@@ -9,6 +9,7 @@ crash makes no call twice.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -144,7 +145,13 @@ def clean_answer(text: str) -> str:
 
 
 class Answerer:
-    def __init__(self, step: AnswerStep, store: RunStore, *, on_status: Any = None) -> None:
+    def __init__(
+        self,
+        step: AnswerStep,
+        store: RunStore,
+        *,
+        on_status: Callable[[str], None] | None = None,
+    ) -> None:
         self.step = step
         self.store = store
         self.client: LLMClient | None = None

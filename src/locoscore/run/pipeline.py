@@ -28,6 +28,7 @@ from locoscore.data.errata import errata_for
 from locoscore.data.locomo_conversations import locomo_conversations, locomo_questions
 from locoscore.errors import InputError, LocoscoreError
 from locoscore.llm.call_errors import one_line_error
+from locoscore.llm.progress import ProgressSink
 from locoscore.results_dir import check_out_dir
 from locoscore.run.answer_prompt import default_answer_prompt, load_answer_prompt
 from locoscore.run.answerer import Answerer, resolve_answer_step
@@ -145,7 +146,7 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
 
 
 class _Harness:
-    def __init__(self, run: ResolvedRun, store: RunStore, progress: Any) -> None:
+    def __init__(self, run: ResolvedRun, store: RunStore, progress: ProgressSink | None) -> None:
         self.run = run
         self.store = store
         self.progress = progress
@@ -253,7 +254,10 @@ def _dry_run_estimate(run: ResolvedRun, harness: _Harness) -> dict[str, Any]:
 
 
 async def execute_run(
-    run: ResolvedRun, *, progress: Any = None, on_started: Callable[[], None] | None = None
+    run: ResolvedRun,
+    *,
+    progress: ProgressSink | None = None,
+    on_started: Callable[[], None] | None = None,
 ) -> RunResult:
     """Start the system, ingest, answer; the records in dataset order."""
     s = run.settings
