@@ -46,10 +46,10 @@ from locoscore.judge.audit import (
     probe_file_set,
     run_audit,
 )
-from locoscore.judge.audit_report import audit_document, write_audit
 from locoscore.judge.audit_stats import placement_sentence
 from locoscore.judge.cache import user_cache_path
 from locoscore.llm.progress import RichProgress
+from locoscore.report.audit_report import audit_document, write_audit
 from locoscore.report.build import build_reports
 from locoscore.results_dir import SCORES, SUMMARY
 
