@@ -9,6 +9,13 @@ import typer
 
 from locoscore.data.readers import FORMATS
 
+BenchmarkOpt = Annotated[
+    str,
+    typer.Option(
+        "--benchmark",
+        help="The benchmark: locomo (default) or longmemeval.",
+    ),
+]
 PredictionsArg = Annotated[Path, typer.Argument(help="Predictions file (see --format).")]
 DatasetOpt = Annotated[
     Path | None,

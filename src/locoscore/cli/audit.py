@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
+from locoscore.benchmarks import get_benchmark
 from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_errors
 from locoscore.cli._judge_options import (
     ApiVersionOpt,
@@ -33,7 +34,7 @@ from locoscore.cli._judge_options import (
     judge_settings,
     print_estimate,
 )
-from locoscore.cli._options import DatasetOpt, FormatOpt
+from locoscore.cli._options import BenchmarkOpt, DatasetOpt, FormatOpt
 from locoscore.data.dataset import load_dataset
 from locoscore.data.probes import cached_probe_paths
 from locoscore.errors import InputError
@@ -121,10 +122,12 @@ def audit(
     batch_wait: BatchWaitOpt = 24 * 3600.0,
     progress: ProgressOpt = True,
     user_cache: UserCacheOpt = False,
+    benchmark: BenchmarkOpt = "locomo",
 ) -> None:
     """Audit the judge: the gold as the answer (should be accepted) and deliberately wrong
     answers (should be rejected), judged exactly as `locoscore judge` would; write
     audit.md, audit.html and audit.json. Rerunning resumes from DIR/judge_cache.sqlite."""
+    get_benchmark(benchmark).require("audit")
     if not 0 < accept_threshold <= 100:
         raise InputError("must be in (0, 100]", field="--accept-threshold")
     if out.exists() and not out.is_dir():

@@ -8,8 +8,9 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from locoscore.benchmarks import get_benchmark
 from locoscore.cli._app import app, console, handle_errors
-from locoscore.cli._options import ErrataOpt
+from locoscore.cli._options import BenchmarkOpt, ErrataOpt
 from locoscore.compare import compare_results
 from locoscore.data.dataset import resolve_dataset_path
 from locoscore.data.errata import errata_for
@@ -44,10 +45,12 @@ def compare(
             "then the dataset the folders recorded).",
         ),
     ] = None,
+    benchmark: BenchmarkOpt = "locomo",
 ) -> None:
     """Is B really better than A? Mean B - A per category with a paired bootstrap CI and a
     Wilcoxon signed-rank test (McNemar on majority verdicts for a binary judge).
     --errata implies --verified-gold."""
+    get_benchmark(benchmark).require("compare")
     results_a, results_b = load_results(dir_a), load_results(dir_b)
     flags = None
     if verified_gold or errata is not None:

@@ -9,6 +9,7 @@ from typing import Any
 
 import typer
 
+from locoscore.benchmarks import get_benchmark
 from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_errors
 from locoscore.cli._judge_options import (
     ApiVersionOpt,
@@ -35,6 +36,7 @@ from locoscore.cli._judge_options import (
     print_estimate,
 )
 from locoscore.cli._options import (
+    BenchmarkOpt,
     DatasetOpt,
     ErrataOpt,
     FormatOpt,
@@ -86,9 +88,11 @@ def judge(
     progress: ProgressOpt = True,
     user_cache: UserCacheOpt = False,
     errata: ErrataOpt = None,
+    benchmark: BenchmarkOpt = "locomo",
 ) -> None:
     """Judge every prediction N times; write judgments.jsonl, j_* fields in scores.jsonl and
     a "judge" section in summary.json. Rerunning resumes from DIR/judge_cache.sqlite."""
+    get_benchmark(benchmark).require("judge")
     settings = judge_settings(
         protocol=protocol,
         provider=provider,

@@ -10,7 +10,7 @@ import typer
 from rich.markup import escape
 
 from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_errors
-from locoscore.cli._options import ErrataOpt
+from locoscore.cli._options import BenchmarkOpt, ErrataOpt
 from locoscore.llm.cost import PriceTable
 from locoscore.llm.progress import RichProgress
 from locoscore.report.build import build_reports
@@ -87,6 +87,7 @@ def run(
     ),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
     errata: ErrataOpt = None,
+    benchmark: BenchmarkOpt = "locomo",
 ) -> None:
     """Ingest each conversation into the system, ask every question, answer with a fixed
     prompt, and write predictions.jsonl, run.json and the scores and reports. Rerunning the
@@ -112,6 +113,7 @@ def run(
         dry_run=dry_run,
         skip_probe=skip_probe,
         errata=errata,
+        benchmark=benchmark,
     )
     resolved = resolve_run(settings)
     console.print(f"[bold]run[/]: {escape(resolved.signature)}", highlight=False)
@@ -121,13 +123,11 @@ def run(
         _print_estimate(result.dry_run_estimate or {})
         return
     summary = write_run_outputs(result, out)
-    build_reports(out, errata=resolved.errata)
-    console.print(lexical_table(summary["lexical"]), highlight=False)
-    console.print(
-        f"wrote {escape(str(out))}/predictions.jsonl, run.json, scores.jsonl, summary.json, "
-        "report.md, report.html, scores.csv",
-        highlight=False,
-    )
+    if "lexical" in summary:  # a benchmark with lexical protocols: their scores and reports
+        build_reports(out, errata=resolved.errata)
+        console.print(lexical_table(summary["lexical"]), highlight=False)
+    written = ", ".join(summary.get("_written", ()))
+    console.print(f"wrote {escape(str(out))}/{written}", highlight=False)
     if result.failed:
         err_console.print(
             f"[red]error:[/] {result.failed} question(s) failed (recorded with their error); "

@@ -22,15 +22,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from locoscore.benchmarks import get_benchmark
 from locoscore.data.conversation import Conversation, Question
-from locoscore.data.dataset import load_dataset
 from locoscore.data.errata import errata_for
-from locoscore.data.locomo_conversations import locomo_conversations, locomo_questions
 from locoscore.errors import InputError, LocoscoreError
 from locoscore.llm.call_errors import one_line_error
 from locoscore.llm.progress import ProgressSink
 from locoscore.results_dir import check_out_dir
-from locoscore.run.answer_prompt import default_answer_prompt, load_answer_prompt
+from locoscore.run.answer_prompt import load_answer_prompt
 from locoscore.run.answerer import Answerer, resolve_answer_step
 from locoscore.run.document import RUN_JSON, read_run
 from locoscore.run.ingest import IngestionMeasures, ingest_conversation
@@ -122,15 +121,16 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
     if settings.concurrency < 1:
         raise InputError("--concurrency must be at least 1")
     check_out_dir(settings.out)
-    dataset = load_dataset(settings.dataset)
-    conversations = _select_conversations(locomo_conversations(dataset), settings.conversations)
-    questions = locomo_questions(
-        dataset, conversations, include_adversarial=settings.include_adversarial
+    benchmark = get_benchmark(settings.benchmark)
+    dataset = benchmark.load(settings.dataset)
+    conversations = _select_conversations(benchmark.conversations(dataset), settings.conversations)
+    questions = benchmark.questions(
+        dataset, conversations, include_excluded=settings.include_adversarial
     )
     prompt = (
         load_answer_prompt(settings.answer_prompt)
         if settings.answer_prompt
-        else default_answer_prompt()
+        else benchmark.default_answer_prompt()
     )
     answer_settings = dataclasses.replace(settings.answer, concurrency=settings.concurrency)
     answer = resolve_answer_step(answer_settings, prompt)
@@ -139,7 +139,8 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
         settings.system_options,
         SystemContext(state_dir=settings.out / STATE_DIR, prices=settings.answer.prices),
     )
-    errata = errata_for(settings.errata, dataset)  # a bad list is refused before any work
+    # a bad list is refused before any work; only a benchmark with errata maps one
+    errata = errata_for(settings.errata, dataset) if benchmark.has_errata else None
     resolved = ResolvedRun(settings, dataset, conversations, questions, system, answer, errata)
     _check_earlier_run(settings.out, resolved.signature)
     return resolved

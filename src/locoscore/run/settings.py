@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from locoscore._version import __version__
+from locoscore.benchmarks import Benchmark, get_benchmark
 from locoscore.data.conversation import Conversation, Question
-from locoscore.data.dataset import Dataset
 from locoscore.data.errata import Errata
 from locoscore.run.answerer import AnswerSettings, AnswerStep
 from locoscore.run.tokens import TOKENIZER_NAME
@@ -33,12 +33,13 @@ class RunSettings:
     dry_run: bool = False
     skip_probe: bool = False
     errata: Path | None = None  # --errata (else $LOCOSCORE_ERRATA or the fetched copy)
+    benchmark: str = "locomo"
 
 
 @dataclass
 class ResolvedRun:
     settings: RunSettings
-    dataset: Dataset
+    dataset: Any  # the benchmark's loaded file (path, sha256)
     conversations: list[Conversation]
     questions: list[Question]
     system: MemorySystem
@@ -46,8 +47,12 @@ class ResolvedRun:
     errata: Errata | None = None  # the verified-gold view of the run's reports
 
     @property
+    def benchmark(self) -> Benchmark:
+        return get_benchmark(self.settings.benchmark)
+
+    @property
     def dataset_version(self) -> str:
-        return "locomo10" if self.dataset.checksum_ok else "locomo10-modified"
+        return self.benchmark.data_version(self.dataset)
 
     @property
     def signature(self) -> str:
@@ -64,7 +69,7 @@ class ResolvedRun:
         answer = "answer:system" if self.system.answers_itself else self.answer.signature
         return (
             f"run:{s.system}|opts:{opts}|{budget}|{answer}"
-            f"|tok:{TOKENIZER_NAME}|data:{self.dataset_version}@{self.dataset.sha256[:12]}"
+            f"|tok:{TOKENIZER_NAME}|{self.benchmark.signature_part(self.dataset)}"
             f"|adv:{adv}|version:{__version__}"
         )
 
@@ -82,11 +87,8 @@ class ResolvedRun:
             "context_budget": None if self.system.ignores_budget else s.context_budget,
             "answer": self.answer.to_json(),
             "tokenizer": TOKENIZER_NAME,
-            "dataset": {
-                "path": str(self.dataset.path),
-                "sha256": self.dataset.sha256,
-                "version": self.dataset_version,
-            },
+            "benchmark": self.benchmark.name,
+            "dataset": self.benchmark.describe_data(self.dataset),
             "conversations": [c.conversation_id for c in self.conversations],
             "questions": len(self.questions),
             "include_adversarial": s.include_adversarial,
