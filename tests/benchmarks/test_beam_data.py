@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from locoscore.benchmarks.beam_data import ABILITIES, load_beam, strip_marker
+from locoscore.benchmarks.beam.data import ABILITIES, load_beam, strip_marker
 from locoscore.errors import DatasetError
 
 BEAM_100K = Path(__file__).resolve().parents[2] / "../shared/data/beam/100K"

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from locoscore.benchmarks.beam_scoring import (
+from locoscore.benchmarks.beam.scoring import (
     aggregate_abilities,
     align_events,
     event_order_score,
@@ -99,3 +99,59 @@ def test_official_aggregation_is_per_conversation_then_mean() -> None:
         ["abstention"],
     )
     assert per == {"abstention": pytest.approx(0.75)}
+
+
+# --- the rubric judge's calls and a question's score from its verdicts -------------------
+
+from locoscore.benchmarks.beam.judge import (  # noqa: E402
+    count_calls,
+    question_calls,
+    score_question,
+)
+
+RUBRIC = ["Core functionality", "Transaction error handling", "Security and deployment"]
+ORDERED = "1) Security and deployment\n\n2) Core functionality\n3) Transaction error handling"
+
+
+def test_one_call_per_rubric_item_and_the_question_shown_only_in_beam() -> None:
+    calls = question_calls("1:x:0", "Q?", RUBRIC, "reply", ordering=False, official=False)
+    assert [(c.kind, c.index, c.reference) for c in calls] == [
+        ("item", 0, RUBRIC[0]),
+        ("item", 1, RUBRIC[1]),
+        ("item", 2, RUBRIC[2]),
+    ]
+    assert {c.question for c in calls} == {"Q?"}
+    official = question_calls("1:x:0", "Q?", RUBRIC, "reply", ordering=False, official=True)
+    assert {c.question for c in official} == {""}
+
+
+def test_event_ordering_asks_every_line_item_pair() -> None:
+    beam = question_calls("q", "Q?", RUBRIC, ORDERED, ordering=True, official=False)
+    official = question_calls("q", "Q?", RUBRIC, ORDERED, ordering=True, official=True)
+    assert sum(c.kind == "match" for c in beam) == 3 * 3  # three non-blank lines
+    assert sum(c.kind == "match" for c in official) == 4 * 3  # the blank line is an item
+    questions = [(RUBRIC, ORDERED, True), (RUBRIC[:2], "anything", False)]
+    assert count_calls(questions, 3, official=False) == (3 + 9 + 2) * 3
+    assert count_calls(questions, 1, official=True) == 3 + 12 + 2
+
+
+def test_question_score_keeps_or_truncates_half_points() -> None:
+    grades = {0: 100.0, 1: 50.0, 2: 0.0}
+    beam = score_question(RUBRIC, "r", grades, None, official=False)
+    assert beam.score == pytest.approx(0.5)
+    official = score_question(RUBRIC, "r", grades, None, official=True)
+    assert official.score == pytest.approx(1 / 3)
+    missing = score_question(RUBRIC, "r", {0: 100.0, 1: 100.0}, None, official=False)
+    assert missing.score is None and missing.items_scored == 2
+
+
+def test_event_ordering_score_from_pair_verdicts() -> None:
+    lines = [line for line in ORDERED.split("\n") if line.strip()]
+    # the deterministic judge: a line matches the item whose words it carries
+    matches = {li * 3 + ri: RUBRIC[ri] in line for li, line in enumerate(lines) for ri in range(3)}
+    result = score_question(RUBRIC, ORDERED, {0: 100.0, 1: 100.0, 2: 100.0}, matches,
+                            official=False)  # fmt: skip
+    # reference order (1,2,3) against the reply's (2,3,1): 1 concordant, 2 discordant
+    assert result.score == pytest.approx((-1 / 3 + 1) / 2)
+    assert result.rubric_score == 1.0
+    assert result.order is not None and result.order.f1 == 1.0

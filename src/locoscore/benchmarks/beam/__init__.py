@@ -1,0 +1,127 @@
+"""BEAM (Tavakoli et al., 2025) behind the benchmark interface.
+
+Ten abilities are its question types (ids 1-10 in the official column order); a question's
+identity is `<conversation>:<ability>:<index>`; a batch is a session, dated by its first
+user message's anchor; message ids are the evidence units; a question is asked after the
+last session, whose anchor is the current date the default answer prompt gives (the official
+baselines give none). Scoring is by rubric (`benchmarks.beam.judge`), not lexical overlap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from locoscore.benchmarks.base import Benchmark, QuestionType
+from locoscore.benchmarks.beam.data import ABILITIES, BeamDataset, load_beam
+from locoscore.data.conversation import Conversation, Question
+from locoscore.errors import DatasetError
+
+ABILITY_NAMES = {
+    "abstention": "abstention",
+    "contradiction_resolution": "contradiction resolution",
+    "event_ordering": "event ordering",
+    "information_extraction": "information extraction",
+    "instruction_following": "instruction following",
+    "knowledge_update": "knowledge update",
+    "multi_session_reasoning": "multi-session reasoning",
+    "preference_following": "preference following",
+    "summarization": "summarization",
+    "temporal_reasoning": "temporal reasoning",
+}
+ABILITY_IDS = {key: i for i, key in enumerate(ABILITIES, 1)}
+EVENT_ORDERING = ABILITY_IDS["event_ordering"]
+
+BEAM_ANSWER_PROMPT = """\
+You are the assistant in a long-running conversation with a user. Below are the parts of \
+that conversation a memory system retrieved for the user's new message, best match first; \
+each is labelled with the date of the session it comes from.
+
+Today's date: {question_date}
+
+Retrieved memories:
+{context}
+
+The user's new message: {question}
+
+How to reply:
+- Reply as the assistant, using the retrieved memories. Follow the instructions and \
+preferences the user gave earlier in the conversation.
+- Where the user's information changed over time, use the latest; where it contradicts \
+itself, say so and ask which is right.
+- If the memories do not hold what the message asks about, say that the conversation does \
+not contain it rather than guessing.
+- When asked to list things in order, give one item per line.
+
+Reply:"""
+
+
+class Beam(Benchmark):
+    name = "beam"
+    description = "BEAM (Tavakoli et al., 2025): a size folder such as 100K/, ten abilities"
+    types = tuple(QuestionType(i, key, ABILITY_NAMES[key]) for key, i in ABILITY_IDS.items())
+    commands = frozenset({"run", "dataset"})
+    answer_prompt_name = "locoscore-beam-answer-v1"
+
+    def __init__(self, *, truncated: bool = True) -> None:
+        self.truncated = truncated
+
+    def load(self, path: str | Path | None) -> BeamDataset:
+        if path is None:
+            raise DatasetError("BEAM needs --dataset DIR (a size folder such as 100K/)")
+        return load_beam(Path(path), truncated=self.truncated)
+
+    def data_version(self, data: BeamDataset) -> str:
+        return f"beam-{data.size.lower()}-{'trunc' if data.truncated else 'full'}"
+
+    def describe_data(self, data: BeamDataset) -> dict[str, Any]:
+        return {
+            **super().describe_data(data),
+            "size": data.size,
+            "conversation_file": "chat_trunecated.json where present"
+            if data.truncated
+            else "chat.json",
+            "anomalies": data.anomalies.to_json(),
+        }
+
+    def conversations(self, data: BeamDataset) -> list[Conversation]:
+        return list(data.conversations)
+
+    def questions(
+        self,
+        data: BeamDataset,
+        conversations: Sequence[Conversation],
+        *,
+        include_excluded: bool = True,
+    ) -> list[Question]:
+        wanted = {c.conversation_id for c in conversations}
+        return [
+            Question(
+                question_id=q.question_id,
+                conversation_id=q.conversation_id,
+                text=q.text,
+                category=ABILITY_IDS[q.ability],
+                gold=q.gold or "",
+                evidence=q.evidence,
+                date_iso=q.date_iso,
+                record_ids={
+                    "conversation": q.conversation_id,
+                    "ability": q.ability,
+                    "index": q.index,
+                },
+            )
+            for q in data.questions
+            if q.conversation_id in wanted
+        ]
+
+    def default_answer_prompt_text(self) -> str:
+        return BEAM_ANSWER_PROMPT
+
+    def score_run(
+        self, predictions: Path, data: BeamDataset, out: Path, run_section: dict[str, Any]
+    ) -> dict[str, Any]:
+        raise NotImplementedError  # wired with the rubric judge
+
+
+BEAM = Beam()
