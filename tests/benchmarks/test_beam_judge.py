@@ -13,7 +13,7 @@ import pytest
 
 from locoscore.benchmarks.beam.data import load_beam
 from locoscore.benchmarks.beam.judge_pass import BeamPrediction, beam_judge_pass, read_predictions
-from locoscore.benchmarks.beam.scoring import event_order_score, align_events
+from locoscore.benchmarks.beam.scoring import align_events, event_order_score
 from locoscore.errors import InputError
 from locoscore.judge.settings import JudgeSettings
 from locoscore.testing.fake_provider import FakeConfig, FakeProvider
@@ -86,9 +86,12 @@ def _expected(data, *, official: bool) -> dict[str, float]:
             continue
         if q.ability == "event_ordering":
             lines = [line for line in text.split("\n") if official or line.strip()]
-            canonical = align_events(
-                q.rubric, lines, lambda r, i: q.rubric[r].lower() in lines[i].lower()
-            )
+            rubric = q.rubric
+
+            def said(r: int, i: int, rubric=rubric, lines=lines) -> bool:
+                return rubric[r].lower() in lines[i].lower()
+
+            canonical = align_events(rubric, lines, said)
             expected[q.question_id] = event_order_score(q.rubric, canonical).tau_norm
             continue
         grades = [grade(item, text) / 100 for item in q.rubric]

@@ -124,12 +124,12 @@ def settings_for(settings: JudgeSettings, *, official: bool) -> tuple[JudgeSetti
     """The item judge (rubric protocol, BEAM item prompt) and the pair judge (binary). Both
     at temperature 0 unless set (the official judge runs at 0); every ability is judged."""
     temperature = 0.0 if settings.temperature is None else settings.temperature
-    common = {"include_adversarial": True, "temperature": temperature}
     prompt = ITEM_PROMPT
     if official:
         prompt = dataclasses.replace(ITEM_PROMPT, name="locoscore-beam-item-v1-official")
-    item = dataclasses.replace(settings, protocol="rubric", template=prompt, **common)
-    match = dataclasses.replace(settings, protocol="binary", template=MATCH_PROMPT, **common)
+    base = dataclasses.replace(settings, include_adversarial=True, temperature=temperature)
+    item = dataclasses.replace(base, protocol="rubric", template=prompt)
+    match = dataclasses.replace(base, protocol="binary", template=MATCH_PROMPT)
     return item, match
 
 
