@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from locoscore.benchmarks.base import Benchmark, KnownFile, QuestionType
 from locoscore.benchmarks.locomo import LOCOMO
+from locoscore.benchmarks.longmemeval import LONGMEMEVAL
 from locoscore.errors import InputError
 
 DEFAULT_BENCHMARK = "locomo"
 
-BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (LOCOMO,)}
+BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (LOCOMO, LONGMEMEVAL)}
 
 
 def get_benchmark(name: str | None) -> Benchmark:

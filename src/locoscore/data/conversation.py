@@ -120,3 +120,10 @@ class Question:
     # How the benchmark's own files name the question (LoCoMo: sample_id and qa_index);
     # copied into every output line so results join back to the dataset.
     record_ids: dict[str, Any] = field(default_factory=dict)
+    # The id a memory system is shown, when the benchmark's own id would give something
+    # away (LongMemEval's `_abs` suffix marks the unanswerable questions).
+    query_id: str | None = None
+
+    @property
+    def system_question_id(self) -> str:
+        return self.query_id or self.question_id

@@ -63,7 +63,11 @@ async def retrieve(
     """The system's search (timed) and the context as the answer prompt will hold it: the
     same for a real run and a dry run. Search errors propagate to the caller."""
     query = Query(
-        question.conversation_id, question.question_id, question.text, top_k, question.date_iso
+        question.conversation_id,
+        question.system_question_id,
+        question.text,
+        top_k,
+        question.date_iso,
     )
     started = time.perf_counter()
     result = await system.search(query)

@@ -1,0 +1,93 @@
+"""LongMemEval (Wu et al., ICLR 2025) behind the benchmark interface.
+
+Six question types (abstention is not one: the `_abs` suffix marks it and the question keeps
+its base type), one haystack per question, a question date the reader must be given, and
+retrieval metrics and judge rules as the official evaluation defines them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from locoscore.benchmarks.base import Benchmark, QuestionType
+from locoscore.benchmarks.longmemeval import conversations as convs
+from locoscore.benchmarks.longmemeval.data import (
+    KNOWN_FILES,
+    QUESTION_TYPES,
+    LongMemEvalData,
+    load_longmemeval,
+)
+from locoscore.data.conversation import Conversation, Question
+
+TYPE_IDS = {key: i for i, key in enumerate(QUESTION_TYPES, 1)}
+
+ANSWER_PROMPT = """\
+You are a chat assistant with a long memory of your past chat sessions with this user.
+Below are the parts of those sessions your memory retrieved for the question, best match
+first, each labelled with the date of the session it comes from.
+
+Retrieved memories:
+{context}
+
+Current date: {question_date}
+Question: {question}
+
+How to answer:
+- Answer from the retrieved memories. If they do not contain the information the question
+  asks for, say that you do not know it rather than guessing.
+- Work out dates and durations from the session dates and the current date above.
+- When the user's information changed over time, the latest session holds what is true now.
+- Be concise: give the answer, with a short reason only when it needs one.
+
+Answer:"""
+
+
+class LongMemEval(Benchmark):
+    name = "longmemeval"
+    description = "LongMemEval (Wu et al., ICLR 2025): 500 questions, one haystack each"
+    types = tuple(QuestionType(i, key, key) for key, i in TYPE_IDS.items())
+    known_files = KNOWN_FILES
+    answer_prompt_name = "locoscore-lme-answer-v1"
+
+    def load(self, path: str | Path | None) -> LongMemEvalData:
+        return load_longmemeval(path)
+
+    def data_version(self, data: LongMemEvalData) -> str:
+        known = data.known
+        return known.version if known is not None else "longmemeval-unknown"
+
+    def describe_data(self, data: LongMemEvalData) -> dict[str, Any]:
+        return {**super().describe_data(data), "file": data.path.name}
+
+    def type_counts(self, data: LongMemEvalData) -> dict[int, int]:
+        counts = dict.fromkeys(self.type_order, 0)
+        for meta in data.questions:
+            counts[TYPE_IDS[meta.question_type]] += 1
+        return counts
+
+    def conversations(self, data: LongMemEvalData) -> list[Conversation]:
+        return convs.conversations(data)
+
+    def questions(
+        self,
+        data: LongMemEvalData,
+        conversations: Sequence[Conversation],
+        *,
+        include_excluded: bool = True,
+    ) -> list[Question]:
+        return convs.questions(data, conversations, TYPE_IDS)
+
+    def default_answer_prompt_text(self) -> str:
+        return ANSWER_PROMPT
+
+    def score_run(
+        self, predictions: Path, data: LongMemEvalData, out: Path, run_section: dict[str, Any]
+    ) -> dict[str, Any]:
+        from locoscore.benchmarks.longmemeval.outputs import write_outputs
+
+        return write_outputs(predictions, data, out, run_section)
+
+
+LONGMEMEVAL = LongMemEval()
