@@ -9,6 +9,7 @@ baselines give none). Scoring is by rubric (`benchmarks.beam.judge`), not lexica
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -57,15 +58,24 @@ not contain it rather than guessing.
 Reply:"""
 
 
+def opaque_question_id(question_id: str) -> str:
+    """What a system is shown: BEAM's own id names the ability (`1:abstention:0` tells a
+    system the question has no answer), so systems get a hash of it."""
+    return "beam-q-" + hashlib.sha256(question_id.encode()).hexdigest()[:12]
+
+
 class Beam(Benchmark):
-    name = "beam"
-    description = "BEAM (Tavakoli et al., 2025): a size folder such as 100K/, ten abilities"
     types = tuple(QuestionType(i, key, ABILITY_NAMES[key]) for key, i in ABILITY_IDS.items())
-    commands = frozenset({"run", "dataset"})
+    commands = frozenset({"run", "dataset", "judge"})
     answer_prompt_name = "locoscore-beam-answer-v1"
 
-    def __init__(self, *, truncated: bool = True) -> None:
+    def __init__(self, name: str, *, truncated: bool) -> None:
+        self.name = name
         self.truncated = truncated
+        which = "chat_trunecated.json where present" if truncated else "always chat.json"
+        self.description = (
+            f"BEAM (Tavakoli et al., 2025): a size folder such as 100K/, ten abilities; {which}"
+        )
 
     def load(self, path: str | Path | None) -> BeamDataset:
         if path is None:
@@ -110,6 +120,7 @@ class Beam(Benchmark):
                     "ability": q.ability,
                     "index": q.index,
                 },
+                query_id=opaque_question_id(q.question_id),
             )
             for q in data.questions
             if q.conversation_id in wanted
@@ -121,7 +132,10 @@ class Beam(Benchmark):
     def score_run(
         self, predictions: Path, data: BeamDataset, out: Path, run_section: dict[str, Any]
     ) -> dict[str, Any]:
-        raise NotImplementedError  # wired with the rubric judge
+        from locoscore.benchmarks.beam.outputs import write_outputs
+
+        return write_outputs(predictions, data, out, run_section)
 
 
-BEAM = Beam()
+BEAM = Beam("beam", truncated=True)
+BEAM_FULL = Beam("beam-full", truncated=False)
