@@ -70,7 +70,7 @@ def test_run_on_two_real_conversations(
                 fake.openai_url,
                 "--no-progress",
                 "--skip-probe",
-            ],  # fmt: skip
+            ],
         )
     assert result.exit_code == 0, result.output
     data = load_beam(two_conversations)
