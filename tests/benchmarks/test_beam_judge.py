@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from pathlib import Path
 
 import pytest
@@ -21,24 +20,7 @@ from locoscore.testing.fake_provider import FakeConfig, FakeProvider
 BEAM_100K = Path(__file__).resolve().parents[2] / "../shared/data/beam/100K"
 pytestmark = pytest.mark.skipif(not BEAM_100K.exists(), reason="BEAM 100K not at ../shared")
 
-_REQUIREMENT = re.compile(r"The requirement \(.*?\):\n(.*?)\n\n", re.DOTALL)
-_FIRST = re.compile(r"First snippet \(a reference event\):\n(.*?)\n\n", re.DOTALL)
-_FENCED = re.compile(r"<candidate-[0-9a-f]+>\n(.*)\n</candidate-[0-9a-f]+>", re.DOTALL)
-
-
-def grade(requirement: str, reply: str) -> int:
-    """100 when the reply holds the requirement's text, 50 when it holds its first word."""
-    if requirement.lower() in reply.lower():
-        return 100
-    first = requirement.split()[0].lower()
-    return 50 if first in reply.lower() else 0
-
-
-def rule(prompt: str) -> int | str:
-    reply = _FENCED.search(prompt).group(1)  # type: ignore[union-attr]
-    if (match := _FIRST.search(prompt)) is not None:
-        return "CORRECT" if match.group(1).lower() in reply.lower() else "WRONG"
-    return grade(_REQUIREMENT.search(prompt).group(1), reply)  # type: ignore[union-attr]
+from beam_helpers import grade, rule  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -110,3 +110,94 @@ def test_run_on_two_real_conversations(
     with_evidence = sum(1 for q in data.questions if q.evidence)
     assert summary["evidence_recall"]["@10"]["n"] == len(values) == with_evidence == 36
     assert summary["run"]["signature"].count("bench:beam-100k-trunc@") == 1
+
+
+def test_run_judge_report_end_to_end(two_conversations: Path, tmp_path: Path) -> None:
+    from beam_helpers import rule
+
+    def echo(prompt: str) -> str:
+        match = re.search(r"^\[1\] \(session of [^)]*\) (.*)$", prompt, re.MULTILINE)
+        return match.group(1)[:300] if match else "I do not know."
+
+    out = tmp_path / "run"
+    runner = CliRunner()
+    with FakeProvider(FakeConfig(timeout_s=5.0, answer=echo, verdict=rule)) as fake:
+        ran = runner.invoke(
+            app,
+            [
+                "run",
+                "--benchmark",
+                "beam",
+                "--dataset",
+                str(two_conversations),
+                "--out",
+                str(out),
+                "--system",
+                "bm25",
+                "--top-k",
+                "5",
+                "--answer-provider",
+                "openai-compatible",
+                "--answer-model",
+                "fake-answerer",
+                "--answer-base-url",
+                fake.openai_url,
+                "--no-progress",
+                "--skip-probe",
+            ],
+        )
+        assert ran.exit_code == 0, ran.output
+        judge = [
+            "judge",
+            str(out / "predictions.jsonl"),
+            "--benchmark",
+            "beam",
+            "--dataset",
+            str(two_conversations),
+            "--out",
+            str(out),
+            "--base-url",
+            fake.url,
+            "--runs",
+            "1",
+            "--no-progress",
+        ]
+        dry = runner.invoke(app, [*judge, "--dry-run"])
+        assert dry.exit_code == 0, dry.output
+        assert fake.generation_calls == 40  # the answers only
+        judged = runner.invoke(app, judge)
+        assert judged.exit_code == 0, judged.output
+        made = fake.generation_calls - 40
+        bad = runner.invoke(app, [*judge, "--protocol", "binary"])
+    planned = int(re.search(r"calls to make: ([\d,]+)", dry.output).group(1).replace(",", ""))
+    summary = json.loads((out / "summary.json").read_text())
+    section = summary["judge"]
+    short_circuited = section["calls"]["graded_0_without_a_call"]
+    assert planned == made == section["calls"]["made"]
+    # every answered question's rubric items, plus event-order pairs, minus trivial ones
+    predictions = _jsonl(out / "predictions.jsonl")
+    data = load_beam(two_conversations)
+    by_id = {q.question_id: q for q in data.questions}
+    expected = 0
+    for p in predictions:
+        q = by_id[p["question_id"]]
+        expected += len(q.rubric)
+        if q.ability == "event_ordering":
+            lines = [line for line in p["prediction"].split("\n") if line.strip()]
+            expected += len(lines) * len(q.rubric)
+    assert made + short_circuited == expected
+    assert section["signature"].startswith("judge:beam|half:kept|question:shown")
+    assert section["questions"] == 40 and section["missing"] == 0
+    assert summary["run"]["signature"]  # the run's section kept beside the judge's
+    scores = _jsonl(out / "scores.jsonl")
+    assert len(scores) == 40 and all("beam_score" in row for row in scores)
+    report = (out / "report.md").read_text()
+    assert report.index("Mean of the ten abilities") < report.index("## Abilities")
+    assert "(as cited" in report and "judge:beam|" in report
+    assert bad.exit_code == 2 and "scored with --protocol beam, beam-official" in bad.output
+    (out / "report.md").unlink()
+    rebuilt = runner.invoke(
+        app, ["report", str(out), "--benchmark", "beam", "--dataset", str(two_conversations)]
+    )
+    assert rebuilt.exit_code == 0, rebuilt.output
+    assert (out / "report.md").read_text() == report

@@ -149,8 +149,9 @@ def test_event_ordering_score_from_pair_verdicts() -> None:
     lines = [line for line in ORDERED.split("\n") if line.strip()]
     # the deterministic judge: a line matches the item whose words it carries
     matches = {li * 3 + ri: RUBRIC[ri] in line for li, line in enumerate(lines) for ri in range(3)}
-    result = score_question(RUBRIC, ORDERED, {0: 100.0, 1: 100.0, 2: 100.0}, matches,
-                            official=False)  # fmt: skip
+    result = score_question(
+        RUBRIC, ORDERED, {0: 100.0, 1: 100.0, 2: 100.0}, matches, official=False
+    )
     # reference order (1,2,3) against the reply's (2,3,1): 1 concordant, 2 discordant
     assert result.score == pytest.approx((-1 / 3 + 1) / 2)
     assert result.rubric_score == 1.0

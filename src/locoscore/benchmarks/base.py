@@ -144,3 +144,26 @@ class Benchmark(ABC):
     def judge_rule(self, question_id: str, type_id: int) -> str | None:
         """The judging rule for one question (None: the judge's generic rule applies)."""
         return None
+
+    # -- a benchmark scored by its own judge (BEAM's rubric items) -----------------------
+    # Non-empty: `judge` and `report` hand the folder to the benchmark; the first is the
+    # default when `--protocol` is left at `rubric`.
+    own_judge_protocols: tuple[str, ...] = ()
+
+    def judge_folder(
+        self,
+        predictions: Path,
+        data: Any,
+        settings: Any,
+        out: Path,
+        *,
+        protocol: str,
+        dry_run: bool,
+        batch: bool,
+        user_cache: bool,
+        **pass_options: Any,
+    ) -> Any:
+        raise NotImplementedError(f"{self.name} is judged by the shared judge")
+
+    def write_report(self, out: Path, data: Any) -> list[str]:
+        raise NotImplementedError(f"{self.name} is reported by the shared report")

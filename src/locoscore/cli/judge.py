@@ -44,6 +44,7 @@ from locoscore.cli._options import (
     PredictionsArg,
     StrictOpt,
 )
+from locoscore.cli._own_judge import judge_with_benchmark
 from locoscore.data.errata import errata_for
 from locoscore.data.load import load_predictions
 from locoscore.judge.api import judge_pass
@@ -92,7 +93,8 @@ def judge(
 ) -> None:
     """Judge every prediction N times; write judgments.jsonl, j_* fields in scores.jsonl and
     a "judge" section in summary.json. Rerunning resumes from DIR/judge_cache.sqlite."""
-    get_benchmark(benchmark).require("judge")
+    bench = get_benchmark(benchmark)
+    bench.require("judge")
     settings = judge_settings(
         protocol=protocol,
         provider=provider,
@@ -110,6 +112,21 @@ def judge(
         timeout=timeout,
         include_adversarial=include_adversarial,
     )
+    if bench.own_judge_protocols:  # scored by the benchmark's own judge (BEAM's rubric)
+        bar = RichProgress(err_console) if progress and not dry_run else None
+        judge_with_benchmark(
+            bench,
+            predictions,
+            dataset,
+            settings,
+            out,
+            protocol=protocol,
+            dry_run=dry_run,
+            batch=batch,
+            user_cache=user_cache,
+            progress=bar,
+        )
+        return
     loaded = load_predictions(
         predictions, fmt, prediction_key=prediction_key, dataset=dataset, strict=strict
     )

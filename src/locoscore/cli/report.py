@@ -70,7 +70,12 @@ def report(
     """Write report.md, report.html (self-contained, charts inline), scores.csv and the
     statistics section of summary.json. With gold errata (--errata, $LOCOSCORE_ERRATA, the
     fetched copy, or recorded earlier in summary.json), also the verified-gold view."""
-    get_benchmark(benchmark).require("report")
+    bench = get_benchmark(benchmark)
+    bench.require("report")
+    if bench.own_judge_protocols:  # the benchmark's own report (BEAM's abilities)
+        for name in bench.write_report(directory, bench.load(dataset)):
+            console.print(f"wrote {directory / name}", highlight=False)
+        return
     dataset_path = resolve_dataset_path(dataset) or load_results(directory).recorded_dataset_path()
     gold_errata = errata_for(errata, dataset_path)
     built = build_reports(directory, paper_columns=paper_columns, svg_dir=svg, errata=gold_errata)

@@ -66,7 +66,8 @@ def opaque_question_id(question_id: str) -> str:
 
 class Beam(Benchmark):
     types = tuple(QuestionType(i, key, ABILITY_NAMES[key]) for key, i in ABILITY_IDS.items())
-    commands = frozenset({"run", "dataset", "judge"})
+    commands = frozenset({"run", "dataset", "judge", "report"})
+    own_judge_protocols = ("beam", "beam-official")
     answer_prompt_name = "locoscore-beam-answer-v1"
 
     def __init__(self, name: str, *, truncated: bool) -> None:
@@ -135,6 +136,38 @@ class Beam(Benchmark):
         from locoscore.benchmarks.beam.outputs import write_outputs
 
         return write_outputs(predictions, data, out, run_section)
+
+    def judge_folder(
+        self,
+        predictions: Path,
+        data: BeamDataset,
+        settings: Any,
+        out: Path,
+        *,
+        protocol: str,
+        dry_run: bool,
+        batch: bool,
+        user_cache: bool,
+        **pass_options: Any,
+    ) -> Any:
+        from locoscore.benchmarks.beam.folder import judge_folder
+
+        return judge_folder(
+            predictions,
+            data,
+            settings,
+            out,
+            protocol=protocol,
+            dry_run=dry_run,
+            batch=batch,
+            user_cache=user_cache,
+            **pass_options,
+        )
+
+    def write_report(self, out: Path, data: BeamDataset) -> list[str]:
+        from locoscore.benchmarks.beam.folder import write_report
+
+        return write_report(out, data)
 
 
 BEAM = Beam("beam", truncated=True)

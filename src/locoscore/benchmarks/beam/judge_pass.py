@@ -59,19 +59,25 @@ def read_predictions(path: Path, data: BeamDataset) -> list[BeamPrediction]:
             raise InputError("expected a JSON object", file=str(path), record=where)
         qid = record.get("question_id")
         if not isinstance(qid, str):
-            raise InputError("missing or not a string", file=str(path), record=where,
-                             field="question_id")  # fmt: skip
+            raise InputError(
+                "missing or not a string", file=str(path), record=where, field="question_id"
+            )
         if qid not in known:
-            raise InputError(f"unknown BEAM question id {qid!r} (not in {data.path})",
-                             file=str(path), record=where, field="question_id")  # fmt: skip
+            raise InputError(
+                f"unknown BEAM question id {qid!r} (not in {data.path})",
+                file=str(path),
+                record=where,
+                field="question_id",
+            )
         if qid in seen:
             raise InputError(f"question {qid!r} appears twice", file=str(path), record=where)
         seen.add(qid)
         name = next((n for n in ("prediction", "hypothesis", "response") if n in record), None)
         text = record.get(name) if name else None
         if not isinstance(text, str):
-            raise InputError("missing or not a string", file=str(path), record=where,
-                             field="prediction")  # fmt: skip
+            raise InputError(
+                "missing or not a string", file=str(path), record=where, field="prediction"
+            )
         out.append(BeamPrediction(qid, text, bool(record.get("error"))))
     return out
 
@@ -170,8 +176,7 @@ def _verdicts(result: PassResult | None) -> dict[tuple[str, int], dict[int, floa
     table: dict[tuple[str, int], dict[int, float]] = defaultdict(dict)
     if result is None:
         return table
-    rows = list(result.plan.done) + (list(result.run.rows) if result.run else [])
-    for row in rows:
+    for row in result.run.rows if result.run else []:
         if row.score is not None and row.sample_id is not None and row.qa_index is not None:
             table[(row.sample_id, row.run)][row.qa_index] = row.score
     return table

@@ -42,8 +42,11 @@ def run_summary(records: list[dict[str, Any]], data: BeamDataset) -> dict[str, A
             ]
             per_ability[ability] = _mean(values)
             everything += values
-        recall[f"@{k}"] = {"per_ability": per_ability, "overall": _mean(everything),
-                           "n": len(everything)}  # fmt: skip
+        recall[f"@{k}"] = {
+            "per_ability": per_ability,
+            "overall": _mean(everything),
+            "n": len(everything),
+        }
     words = [len(str(r.get("prediction", "")).split()) for r in answered]
     return {
         "answers": {

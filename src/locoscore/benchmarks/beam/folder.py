@@ -1,0 +1,139 @@
+"""`locoscore judge --benchmark beam`: a rubric judge pass into a results folder.
+
+Writes `judgments.jsonl` (every item and pair verdict), `beam_*` columns in `scores.jsonl`,
+a `judge` section in `summary.json` (the run's sections kept) and the BEAM report. The
+signature says which scoring protocol made the numbers: `beam` (question shown, 0.5 kept)
+or `beam-official` (the official code's behaviour, for comparison with the paper).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from locoscore._io import write_text_atomic
+from locoscore._version import __version__
+from locoscore.benchmarks.beam.data import BeamDataset
+from locoscore.benchmarks.beam.judge_pass import (
+    BeamJudgeResult,
+    beam_judge_pass,
+    read_predictions,
+    settings_for,
+)
+from locoscore.benchmarks.beam.report import report_files
+from locoscore.errors import InputError
+from locoscore.judge.api import PassResult
+from locoscore.judge.settings import JudgeSettings
+from locoscore.results_dir import load_summary, write_results
+
+PROTOCOLS = ("beam", "beam-official")
+JUDGMENTS = "judgments.jsonl"
+
+
+def signature(settings: JudgeSettings, *, official: bool) -> str:
+    item, match = (s.resolve() for s in settings_for(settings, official=official))
+    protocol = "beam-official" if official else "beam"
+    variant = (
+        "half:int|question:withheld|blank-lines:items"
+        if official
+        else ("half:kept|question:shown|blank-lines:skipped")
+    )
+    return (
+        f"judge:{protocol}|{variant}|items:{item.prompt_hash}|pairs:{match.prompt_hash}"
+        f"|provider:{item.provider}|model:{item.model}|{item.sampling.signature}"
+        f"|max_tokens:{item.settings.max_tokens}|runs:{item.settings.runs}"
+        f"|agg:mean-of-abilities+q-weighted|version:{__version__}"
+    )
+
+
+@dataclass
+class BeamFolderResult:
+    result: BeamJudgeResult
+    signature: str
+    summary: dict[str, Any] | None = None
+
+    def passes(self) -> list[PassResult]:
+        return [self.result.items] + ([self.result.matches] if self.result.matches else [])
+
+
+def _usage(passes: list[PassResult]) -> dict[str, Any]:
+    stats = [p.run.stats for p in passes if p.run is not None]
+    rows = [r for p in passes if p.run is not None for r in p.run.rows]
+    return {
+        "calls": {
+            "made": sum(s.made for s in stats),
+            "cached": sum(p.plan.cached for p in passes),
+            "graded_0_without_a_call": sum(p.plan.short_circuited for p in passes),
+            "failed": sum(1 for r in rows if r.score is None),
+        },
+        "input_tokens": sum(s.input_tokens for s in stats),
+        "output_tokens": sum(s.output_tokens for s in stats),
+        "cost_usd": sum(s.cost_usd for s in stats) if all(s.cost_known for s in stats) else None,
+    }
+
+
+def judge_folder(
+    predictions: Path,
+    data: BeamDataset,
+    settings: JudgeSettings,
+    out: Path,
+    *,
+    protocol: str,
+    dry_run: bool = False,
+    batch: bool = False,
+    user_cache: bool = False,
+    **pass_options: Any,
+) -> BeamFolderResult:
+    if protocol not in PROTOCOLS:
+        raise InputError(
+            f"BEAM is scored with --protocol beam or beam-official, not {protocol!r}",
+            field="--protocol",
+        )
+    official = protocol == "beam-official"
+    loaded = read_predictions(predictions, data)  # bad input fails before any call
+    result = asyncio.run(
+        beam_judge_pass(
+            loaded,
+            data,
+            settings,
+            out,
+            official=official,
+            dry_run=dry_run,
+            batch=batch,
+            user_cache=user_cache,
+            **pass_options,
+        )
+    )
+    folder = BeamFolderResult(result, signature(settings, official=official))
+    if dry_run or result.summary is None:
+        return folder
+    section = {
+        "signature": folder.signature,
+        "protocol": protocol,
+        "input": str(predictions),
+        "runs": settings.runs,
+        **result.summary,
+        **_usage(folder.passes()),
+    }
+    verdicts = [row.as_json() for p in folder.passes() if p.run for row in p.run.rows]
+    existing = load_summary(out)
+    report = report_files({**existing, "judge": section}, result.rows, data)
+    lines = "".join(json.dumps(v, ensure_ascii=False) + "\n" for v in verdicts)
+    extra = {JUDGMENTS: lines, **report}
+    folder.summary = write_results(
+        out, result.rows, {"judge": section}, ("beam_",), extra_files=lambda _s: extra
+    )
+    return folder
+
+
+def write_report(out: Path, data: BeamDataset) -> list[str]:
+    """Rebuild the folder's BEAM report from what it holds (no call)."""
+    from locoscore.results_dir import load_scores
+
+    files = report_files(load_summary(out), load_scores(out), data)
+    for name, text in files.items():
+        write_text_atomic(out / name, text)
+    return sorted(files)

@@ -1,0 +1,166 @@
+"""The BEAM report: the headline (both overalls with intervals), the ten abilities, evidence
+recall, answer length, cost, the data's anomalies and the published numbers as cited, each
+labelled with its scoring variant (they are not comparable with one another, nor with
+this run unless the variant matches)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from locoscore.benchmarks.beam.data import ABILITIES, BeamDataset
+from locoscore.report.document import Block, Heading, Notes, Paragraph, Preformatted, Table
+from locoscore.report.html import render_html
+from locoscore.report.markdown import render_markdown
+
+ABILITY_NAMES = {
+    a: a.replace("_", " ").replace("multi session", "multi-session") for a in ABILITIES
+}
+
+# Published overall scores (0-1), second-hand: "as cited" in the reference notes.
+BASELINES: tuple[tuple[str, str, str, dict[str, float]], ...] = (
+    (
+        "RAG (paper, Llama-4-Maverick)",
+        "official (0.5 → 0, question withheld)",
+        "paper",
+        {"100K": 0.323, "500K": 0.330, "1M": 0.307, "10M": 0.249},
+    ),
+    (
+        "LIGHT (paper, Llama-4-Maverick)",
+        "official (0.5 → 0, question withheld)",
+        "paper",
+        {"100K": 0.358, "500K": 0.359, "1M": 0.336, "10M": 0.266},
+    ),
+    (
+        "Hindsight",
+        "Gemini judge, 0.5 kept",
+        "self-reported",
+        {"100K": 0.734, "500K": 0.711, "1M": 0.739, "10M": 0.641},
+    ),
+    (
+        "Honcho",
+        "own harness",
+        "self-reported",
+        {"100K": 0.630, "500K": 0.649, "1M": 0.631, "10M": 0.406},
+    ),
+    ("Mem0", "own 'nugget' scoring (not official)", "self-reported", {"1M": 0.641, "10M": 0.482}),
+    ("Cognee", "own harness", "self-reported", {"100K": 0.79, "10M": 0.67}),
+)
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}"
+
+
+def _ci(pair: list[float] | None) -> str:
+    return "" if not pair else f"[{100 * pair[0]:.1f}, {100 * pair[1]:.1f}]"
+
+
+def _title(summary: dict[str, Any], data: BeamDataset) -> str:
+    run = summary.get("run") or {}
+    system = run.get("system") or "predictions"
+    return f"{system} on BEAM {data.size}"
+
+
+def blocks(summary: dict[str, Any], rows: list[dict[str, Any]], data: BeamDataset) -> list[Block]:
+    judge = summary.get("judge")
+    run = summary.get("run") or {}
+    out: list[Block] = [Heading(_title(summary, data), 1)]
+    if judge is None:
+        out.append(
+            Paragraph("Not judged yet: run `locoscore judge --benchmark beam` on this folder.")
+        )
+    else:
+        headline = [
+            f"Mean of the ten abilities: {_pct(judge['mean_of_abilities'])} "
+            f"(the paper's overall), question-weighted: {_pct(judge['question_weighted'])} "
+            f"{_ci(judge.get('question_weighted_ci95'))} over {judge['questions']} questions",
+            f"{judge['missing']} question(s) without an answer count as 0; "
+            f"{judge['unscored']} left unscored by failed judge calls",
+            f"judge noise: run-level std {_pct(judge.get('run_std'))} over {judge['runs']} runs",
+        ]
+        cost = judge.get("cost_usd")
+        calls = judge["calls"]
+        headline.append(
+            f"judge calls: {calls['made']} made, {calls['cached']} cached, {calls['failed']} "
+            f"failed; cost {'n/a' if cost is None else f'${cost:.2f}'}"
+        )
+        out += [Notes(headline), Preformatted([judge["signature"]])]
+        if judge["protocol"] == "beam-official":
+            out.append(
+                Paragraph(
+                    "Scored as the official code does (each 0.5 truncated to 0, the question "
+                    "withheld from the judge): for comparison with the paper only."
+                )
+            )
+        table_rows = []
+        for ability in ABILITIES:
+            entry = judge["per_ability"].get(ability)
+            if entry is None:
+                table_rows.append([ABILITY_NAMES[ability], "0", "n/a", ""])
+                continue
+            table_rows.append(
+                [ABILITY_NAMES[ability], str(entry["n"]), _pct(entry["mean"]), _ci(entry["ci95"])]
+            )
+        out += [
+            Heading("Abilities"),
+            Table(
+                ["ability", "n", "score", "95% CI"],
+                table_rows,
+                numeric=(False, True, True, False),
+                caption="Event ordering: Kendall τ-b normalised to (τ + 1) / 2.",
+            ),
+            Paragraph(
+                "Event ordering, matched-item F1 (beside τ, as the official code computes it): "
+                f"{_pct(judge.get('event_ordering_matched_f1'))}"
+            ),
+        ]
+    recall = summary.get("evidence_recall")
+    if recall:
+        ks = sorted(recall, key=lambda k: int(k.lstrip("@")))
+        rows_ = [
+            [ABILITY_NAMES[a], *(_pct(recall[k]["per_ability"].get(a)) for k in ks)]
+            for a in ABILITIES
+        ]
+        rows_.append(["overall", *(_pct(recall[k]["overall"]) for k in ks)])
+        out += [
+            Heading("Evidence recall on source_chat_ids"),
+            Table(["ability", *(f"recall{k}" for k in ks)], rows_),
+        ]
+    words = (summary.get("answer_words") or {}).get("mean")
+    if run:
+        out += [
+            Heading("Run"),
+            Preformatted([str(run.get("signature", ""))]),
+            Paragraph(f"Mean answer length: {'n/a' if words is None else f'{words:.1f} words'}."),
+        ]
+    out += [
+        Heading("Data"),
+        Paragraph(
+            f"{data.path} ({data.size}; {len(data.conversations)} conversations, "
+            f"{len(data.questions)} questions; "
+            f"{'truncated chats where present' if data.truncated else 'full chats'}); "
+            f"sha256 {data.sha256[:12]}. The default answer prompt gives the reader the "
+            "current date (the last session's anchor), which the official baselines omit."
+        ),
+        Notes([f"{k.replace('_', ' ')}: {v}" for k, v in data.anomalies.to_json().items()]),
+        Heading("Published numbers (as cited; each under its own scoring variant)"),
+        Table(
+            ["system", "scoring", "source", "100K", "500K", "1M", "10M"],
+            [
+                [name, variant, source, *(_pct(v.get(s)) for s in ("100K", "500K", "1M", "10M"))]
+                for name, variant, source, v in BASELINES
+            ],
+            caption="Not ranked against this run: the scoring variants differ.",
+        ),
+    ]
+    return out
+
+
+def report_files(
+    summary: dict[str, Any], rows: list[dict[str, Any]], data: BeamDataset
+) -> dict[str, str]:
+    document = blocks(summary, rows, data)
+    return {
+        "report.md": render_markdown(document),
+        "report.html": render_html(document, _title(summary, data)),
+    }
