@@ -52,13 +52,27 @@ def _pct(value: float | None) -> str:
 
 
 def _ci(pair: list[float] | None) -> str:
-    return "" if not pair else f"[{100 * pair[0]:.1f}, {100 * pair[1]:.1f}]"
+    """A normal interval clipped to the score's range [0, 1] (small n can overshoot it)."""
+    if not pair:
+        return ""
+    low, high = max(0.0, pair[0]), min(1.0, pair[1])
+    return f"[{100 * low:.1f}, {100 * high:.1f}]"
+
+
+def _count(value: Any) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {n}" for k, n in value.items()) or "0"
+    return str(value)
 
 
 def _title(summary: dict[str, Any], data: BeamDataset) -> str:
     run = summary.get("run") or {}
-    system = run.get("system") or "predictions"
-    return f"{system} on BEAM {data.size}"
+    system = run.get("system")
+    name = system.get("name") if isinstance(system, dict) else system
+    answer = run.get("answer")
+    model = answer.get("model") if isinstance(answer, dict) else None
+    who = " + ".join(str(x) for x in (name, model) if x) or "predictions"
+    return f"{who} on BEAM {data.size}"
 
 
 def blocks(summary: dict[str, Any], rows: list[dict[str, Any]], data: BeamDataset) -> list[Block]:
@@ -142,7 +156,7 @@ def blocks(summary: dict[str, Any], rows: list[dict[str, Any]], data: BeamDatase
             f"sha256 {data.sha256[:12]}. The default answer prompt gives the reader the "
             "current date (the last session's anchor), which the official baselines omit."
         ),
-        Notes([f"{k.replace('_', ' ')}: {v}" for k, v in data.anomalies.to_json().items()]),
+        Notes([f"{k.replace('_', ' ')}: {_count(v)}" for k, v in data.anomalies.to_json().items()]),
         Heading("Published numbers (as cited; each under its own scoring variant)"),
         Table(
             ["system", "scoring", "source", "100K", "500K", "1M", "10M"],
