@@ -141,6 +141,25 @@ class Benchmark(ABC):
     ) -> dict[str, Any]:
         """A finished run's scores into `out`; the summary, with `_written` naming the files."""
 
-    def judge_rule(self, question_id: str, type_id: int) -> str | None:
-        """The judging rule for one question (None: the judge's generic rule applies)."""
-        return None
+    # A benchmark with its own judge rules and aggregation judges through `judge`; the
+    # others use the generic judge pass over joined prediction records.
+    own_judge = False
+
+    async def judge(
+        self, data: Any, answers: Path, settings: Any, out: Path, **options: Any
+    ) -> tuple[Any, dict[str, Any] | None]:
+        """Judge an answers file into `out`: the pass and the summary's judge section."""
+        raise NotImplementedError
+
+
+def parse_type_templates(values: Sequence[str]) -> dict[str, Path]:
+    """`--type-template TYPE=FILE` values as {type: file}."""
+    from locoscore.errors import InputError
+
+    out = {}
+    for value in values:
+        key, sep, path = value.partition("=")
+        if not sep or not key.strip() or not path.strip():
+            raise InputError(f"expected TYPE=FILE, got {value!r}", field="--type-template")
+        out[key.strip()] = Path(path.strip())
+    return out

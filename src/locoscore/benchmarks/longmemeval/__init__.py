@@ -50,6 +50,8 @@ class LongMemEval(Benchmark):
     types = tuple(QuestionType(i, key, key) for key, i in TYPE_IDS.items())
     known_files = KNOWN_FILES
     answer_prompt_name = "locoscore-lme-answer-v1"
+    commands = frozenset({"run", "dataset", "judge"})
+    own_judge = True
 
     def load(self, path: str | Path | None) -> LongMemEvalData:
         return load_longmemeval(path)
@@ -88,6 +90,13 @@ class LongMemEval(Benchmark):
         from locoscore.benchmarks.longmemeval.outputs import write_outputs
 
         return write_outputs(predictions, data, out, run_section)
+
+    async def judge(
+        self, data: LongMemEvalData, answers: Path, settings: Any, out: Path, **options: Any
+    ) -> tuple[Any, dict[str, Any] | None]:
+        from locoscore.benchmarks.longmemeval.judge_pass import judge_longmemeval
+
+        return await judge_longmemeval(data, answers, settings, out, **options)
 
 
 LONGMEMEVAL = LongMemEval()
