@@ -74,6 +74,12 @@ class Benchmark(ABC):
                 field="--benchmark",
             )
 
+    # `locoscore dataset fetch <name>`: the released files it can download
+    fetch_names: Mapping[str, KnownFile] = {}
+
+    def fetch(self, name: str, url: str | None, dest: Path | None) -> Path:
+        raise NotImplementedError
+
     # -- question types --------------------------------------------------------------
     @property
     def type_names(self) -> Mapping[int, str]:

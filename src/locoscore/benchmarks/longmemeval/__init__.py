@@ -14,9 +14,11 @@ from typing import Any
 from locoscore.benchmarks.base import Benchmark, QuestionType
 from locoscore.benchmarks.longmemeval import conversations as convs
 from locoscore.benchmarks.longmemeval.data import (
+    FETCH_NAMES,
     KNOWN_FILES,
     QUESTION_TYPES,
     LongMemEvalData,
+    fetch_longmemeval,
     load_longmemeval,
 )
 from locoscore.data.conversation import Conversation, Question
@@ -52,6 +54,10 @@ class LongMemEval(Benchmark):
     answer_prompt_name = "locoscore-lme-answer-v1"
     commands = frozenset({"run", "dataset", "judge"})
     own_judge = True
+    fetch_names = FETCH_NAMES
+
+    def fetch(self, name: str, url: str | None, dest: Path | None) -> Path:
+        return fetch_longmemeval(name, url, dest)
 
     def load(self, path: str | Path | None) -> LongMemEvalData:
         return load_longmemeval(path)
