@@ -44,12 +44,12 @@ def _ref_dcg(rels: list[float], k: int) -> float:
         + sum(r / math.log2(i) for i, r in zip(range(2, len(rels) + 1), rels[1:], strict=True))
         if rels
         else 0.0
-    )  # noqa: E501
+    )
 
 
 def _ref_eval(
     rankings: list[int], correct: set[str], corpus_ids: list[str], k: int
-) -> tuple[float, float, float]:  # noqa: E501
+) -> tuple[float, float, float]:
     recalled = {corpus_ids[i] for i in rankings[:k]}
     rels = [1.0 if c in correct else 0.0 for c in corpus_ids]
     ideal = _ref_dcg(sorted(rels, reverse=True), k)
@@ -75,7 +75,7 @@ def _ref_corpus(record: dict[str, Any], level: str) -> list[str]:
                     key
                     if "answer" not in sid or t["has_answer"]
                     else key.replace("answer", "noans")
-                )  # noqa: E501
+                )
     return ids
 
 
@@ -101,7 +101,7 @@ def test_metrics_equal_the_reference_on_the_fixture(tmp_path: Path) -> None:
         plain = [c.replace("noans", "answer") for c in session_corpus]
         session_rank = [
             plain.index(s) for s in dict.fromkeys(it["sources"][0]["session_id"] for it in items)
-        ]  # noqa: E501
+        ]
         expected[meta.question_id] = {}
         for level, corpus, ranking in (
             ("turn", turn_corpus, order),
@@ -125,7 +125,7 @@ def test_metrics_equal_the_reference_on_the_fixture(tmp_path: Path) -> None:
     assert ku["count"] == 1
     assert math.isclose(
         ku["turn"]["ndcg_any@3"], round(expected["c81e728d"]["turn"]["ndcg_any@3"], 6)
-    )  # noqa: E501
+    )
     # the reversed ranking is imperfect: one haystack ranks a filler first, and the
     # two-evidence questions do not have both in the top 1
     turn = result["overall"]["turn"]

@@ -74,6 +74,12 @@ class Benchmark(ABC):
                 field="--benchmark",
             )
 
+    # `locoscore dataset fetch <name>`: the released files it can download
+    fetch_names: Mapping[str, KnownFile] = {}
+
+    def fetch(self, name: str, url: str | None, dest: Path | None) -> Path:
+        raise NotImplementedError
+
     # -- question types --------------------------------------------------------------
     @property
     def type_names(self) -> Mapping[int, str]:
@@ -141,9 +147,15 @@ class Benchmark(ABC):
     ) -> dict[str, Any]:
         """A finished run's scores into `out`; the summary, with `_written` naming the files."""
 
-    def judge_rule(self, question_id: str, type_id: int) -> str | None:
-        """The judging rule for one question (None: the judge's generic rule applies)."""
-        return None
+    # A benchmark with its own judge rules and aggregation judges through `judge`; the
+    # others use the generic judge pass over joined prediction records.
+    own_judge = False
+
+    async def judge(
+        self, data: Any, answers: Path, settings: Any, out: Path, **options: Any
+    ) -> tuple[Any, dict[str, Any] | None]:
+        """Judge an answers file into `out`: the pass and the summary's judge section."""
+        raise NotImplementedError
 
     # -- a benchmark scored by its own judge (BEAM's rubric items) -----------------------
     # Non-empty: `judge` and `report` hand the folder to the benchmark; the first is the
@@ -167,3 +179,16 @@ class Benchmark(ABC):
 
     def write_report(self, out: Path, data: Any) -> list[str]:
         raise NotImplementedError(f"{self.name} is reported by the shared report")
+
+
+def parse_type_templates(values: Sequence[str]) -> dict[str, Path]:
+    """`--type-template TYPE=FILE` values as {type: file}."""
+    from locoscore.errors import InputError
+
+    out = {}
+    for value in values:
+        key, sep, path = value.partition("=")
+        if not sep or not key.strip() or not path.strip():
+            raise InputError(f"expected TYPE=FILE, got {value!r}", field="--type-template")
+        out[key.strip()] = Path(path.strip())
+    return out

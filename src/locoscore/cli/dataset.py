@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from locoscore.benchmarks import get_benchmark
+from locoscore.benchmarks import BENCHMARKS, get_benchmark
 from locoscore.cli._app import app, console, handle_errors
 from locoscore.cli._options import BenchmarkOpt
 from locoscore.data.dataset import LOCOMO_SHA256, LOCOMO_URL, fetch_dataset
@@ -74,6 +74,15 @@ _FETCHABLE = {
     ),
 }
 _FETCHABLE["locomo"] = _FETCHABLE["dataset"]
+# Each benchmark's released files, by the names its `fetch_names` gives them.
+_BENCHMARK_FILES = [(name, bench) for bench in BENCHMARKS.values() for name in bench.fetch_names]
+for _name, _bench in _BENCHMARK_FILES:
+    _known = _bench.fetch_names[_name]
+    _FETCHABLE[_name] = _Fetchable(
+        _known.url or "",
+        _known.sha256,
+        lambda url, dest, name=_name, bench=_bench: bench.fetch(name, url, dest),  # type: ignore[misc]
+    )
 
 
 @dataset_app.command("fetch")
@@ -82,8 +91,10 @@ def fetch(
     what: str = typer.Argument(
         "dataset",
         help="dataset (locomo10.json; also 'locomo'), errata (the audited list of wrong gold "
-        "answers) or probes (the judge-audit probe sets), from dial481/locomo-audit.",
-        metavar="[dataset|errata|probes]",
+        "answers) or probes (the judge-audit probe sets), from dial481/locomo-audit; "
+        "longmemeval-s, longmemeval-m or longmemeval-oracle (the cleaned release, from "
+        "Hugging Face, pinned revision).",
+        metavar="[dataset|errata|probes|longmemeval-s|longmemeval-m|longmemeval-oracle]",
     ),
     url: str | None = typer.Option(None, help="Where to download from (default: the pinned URL)."),
     dest: Path | None = typer.Option(None, help="Destination (default: the user cache dir)."),
@@ -92,6 +103,10 @@ def fetch(
     each checked against its pinned sha256."""
     item = _FETCHABLE.get(what)
     if item is None:
-        raise InputError(f"expected one of dataset, errata, probes, got {what!r}", field="WHAT")
+        files = ", ".join(name for name, _ in _BENCHMARK_FILES)
+        raise InputError(
+            f"expected one of dataset, errata, probes, got {what!r} (benchmark files: {files})",
+            field="WHAT",
+        )
     path = item.fetch(url or item.url, dest)
     console.print(f"saved {path} (sha256 {item.sha256})", highlight=False)

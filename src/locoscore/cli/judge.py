@@ -9,7 +9,8 @@ from typing import Any
 
 import typer
 
-from locoscore.benchmarks import get_benchmark
+from locoscore.benchmarks import Benchmark, get_benchmark
+from locoscore.benchmarks.base import parse_type_templates
 from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_errors
 from locoscore.cli._judge_options import (
     ApiVersionOpt,
@@ -90,6 +91,12 @@ def judge(
     user_cache: UserCacheOpt = False,
     errata: ErrataOpt = None,
     benchmark: BenchmarkOpt = "locomo",
+    type_template: list[str] = typer.Option(
+        [],
+        "--type-template",
+        help="TYPE=FILE: your template for one question type (or 'abstention'), for "
+        "benchmarks with per-type rules (longmemeval). Repeatable.",
+    ),
 ) -> None:
     """Judge every prediction N times; write judgments.jsonl, j_* fields in scores.jsonl and
     a "judge" section in summary.json. Rerunning resumes from DIR/judge_cache.sqlite."""
@@ -112,6 +119,11 @@ def judge(
         timeout=timeout,
         include_adversarial=include_adversarial,
     )
+    if bench.own_judge:
+        _judge_with_benchmark_rules(
+            bench, predictions, dataset, settings, out, type_template, dry_run, batch, user_cache
+        )
+        return
     if bench.own_judge_protocols:  # scored by the benchmark's own judge (BEAM's rubric)
         bar = RichProgress(err_console) if progress and not dry_run else None
         judge_with_benchmark(
@@ -187,6 +199,48 @@ def judge(
             soft_wrap=True,
         )
         raise typer.Exit(EXIT_FAILED)
+
+
+def _judge_with_benchmark_rules(
+    bench: Benchmark,
+    answers: Path,
+    dataset: Path | None,
+    settings: JudgeSettings,
+    out: Path,
+    type_templates: list[str],
+    dry_run: bool,
+    batch: bool,
+    user_cache: bool,
+) -> None:
+    data = bench.load(dataset)
+    result, section = asyncio.run(
+        bench.judge(
+            data,
+            answers,
+            settings,
+            out,
+            type_templates=parse_type_templates(type_templates),
+            dry_run=dry_run,
+            batch=batch,
+            user_cache=user_cache,
+        )
+    )
+    if dry_run or section is None:
+        print_estimate(result, batch)
+        return
+    strict, submitted = section["missing_counts_as_wrong"], section["over_submitted"]
+    for label, block in (("missing counted as wrong", strict), ("over submitted", submitted)):
+        overall, task = block["overall"], block["task_averaged"]
+        console.print(
+            f"J {label}: overall {overall['accuracy']} {overall['ci95']}, task-averaged "
+            f"{task['accuracy']}, abstention {block['abstention']['accuracy']}",
+            highlight=False,
+        )
+    console.print(
+        f"{section['submitted']} of {section['questions']} submitted, {section['missing']} "
+        f"missing; wrote {out}/judgments.jsonl, summary.json",
+        highlight=False,
+    )
 
 
 def _warn_if_self_judging(settings: JudgeSettings, predictions: Path, out: Path) -> None:

@@ -14,9 +14,11 @@ from typing import Any
 from locoscore.benchmarks.base import Benchmark, QuestionType
 from locoscore.benchmarks.longmemeval import conversations as convs
 from locoscore.benchmarks.longmemeval.data import (
+    FETCH_NAMES,
     KNOWN_FILES,
     QUESTION_TYPES,
     LongMemEvalData,
+    fetch_longmemeval,
     load_longmemeval,
 )
 from locoscore.data.conversation import Conversation, Question
@@ -50,6 +52,12 @@ class LongMemEval(Benchmark):
     types = tuple(QuestionType(i, key, key) for key, i in TYPE_IDS.items())
     known_files = KNOWN_FILES
     answer_prompt_name = "locoscore-lme-answer-v1"
+    commands = frozenset({"run", "dataset", "judge"})
+    own_judge = True
+    fetch_names = FETCH_NAMES
+
+    def fetch(self, name: str, url: str | None, dest: Path | None) -> Path:
+        return fetch_longmemeval(name, url, dest)
 
     def load(self, path: str | Path | None) -> LongMemEvalData:
         return load_longmemeval(path)
@@ -88,6 +96,13 @@ class LongMemEval(Benchmark):
         from locoscore.benchmarks.longmemeval.outputs import write_outputs
 
         return write_outputs(predictions, data, out, run_section)
+
+    async def judge(
+        self, data: LongMemEvalData, answers: Path, settings: Any, out: Path, **options: Any
+    ) -> tuple[Any, dict[str, Any] | None]:
+        from locoscore.benchmarks.longmemeval.judge_pass import judge_longmemeval
+
+        return await judge_longmemeval(data, answers, settings, out, **options)
 
 
 LONGMEMEVAL = LongMemEval()

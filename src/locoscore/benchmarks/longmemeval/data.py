@@ -67,6 +67,31 @@ _FIELDS = (
 )
 
 
+# `locoscore dataset fetch <name>`: the cleaned release by default (numbers on the original
+# and the cleaned files are not comparable).
+FETCH_NAMES = {
+    "longmemeval-s": KNOWN_FILES[0],
+    "longmemeval-oracle": KNOWN_FILES[1],
+    "longmemeval-m": KNOWN_FILES[2],
+}
+
+
+def fetch_longmemeval(name: str, url: str | None = None, dest: Path | None = None) -> Path:
+    """Download one released file (streamed, sha256-checked, renamed into place at the end)."""
+    from locoscore.data.user_cache import download_streamed_verified, user_cache_file
+
+    known = FETCH_NAMES[name]
+    assert known.url is not None
+    return download_streamed_verified(
+        url or known.url,
+        known.sha256,
+        dest or user_cache_file(known.filename),
+        manual_option="--dataset PATH",
+        error=DatasetError,
+        timeout=600.0,
+    )
+
+
 class ChecksumWarning(UserWarning):
     """The file is none of the released LongMemEval files."""
 
