@@ -16,6 +16,7 @@ from typing import Any
 
 from locoscore.benchmarks.base import Benchmark, QuestionType
 from locoscore.benchmarks.beam.data import ABILITIES, BeamDataset, load_beam
+from locoscore.benchmarks.beam.fetch import FETCH_NAMES, default_destination, fetch_beam
 from locoscore.data.conversation import Conversation, Question
 from locoscore.errors import DatasetError
 
@@ -68,11 +69,16 @@ class Beam(Benchmark):
     types = tuple(QuestionType(i, key, ABILITY_NAMES[key]) for key, i in ABILITY_IDS.items())
     commands = frozenset({"run", "dataset", "judge", "report"})
     own_judge_protocols = ("beam", "beam-official")
+
+    def fetch(self, name: str, url: str | None, dest: Path | None) -> Path:
+        return fetch_beam(name, url, dest)
+
     answer_prompt_name = "locoscore-beam-answer-v1"
 
     def __init__(self, name: str, *, truncated: bool) -> None:
         self.name = name
         self.truncated = truncated
+        self.fetch_names = FETCH_NAMES if truncated else {}  # one download serves both
         which = "chat_trunecated.json where present" if truncated else "always chat.json"
         self.description = (
             f"BEAM (Tavakoli et al., 2025): a size folder such as 100K/, ten abilities; {which}"
@@ -80,7 +86,13 @@ class Beam(Benchmark):
 
     def load(self, path: str | Path | None) -> BeamDataset:
         if path is None:
-            raise DatasetError("BEAM needs --dataset DIR (a size folder such as 100K/)")
+            cached = default_destination("100K")
+            if not cached.is_dir():
+                raise DatasetError(
+                    "BEAM needs --dataset DIR (a size folder such as 100K/), or "
+                    "`locoscore dataset fetch beam-100k` first"
+                )
+            path = cached
         return load_beam(Path(path), truncated=self.truncated)
 
     def data_version(self, data: BeamDataset) -> str:

@@ -335,8 +335,16 @@ def load_beam(root: Path, *, truncated: bool = True) -> BeamDataset:
     turn_groups = 0
     for folder in _conversation_folders(root):
         chat = folder / TRUNCATED if truncated and (folder / TRUNCATED).is_file() else folder / CHAT
-        probing = folder / QUESTIONS
-        if not probing.is_file():
+        # the repository keeps it one folder down; the Hugging Face export beside chat.json
+        probing = next(
+            (
+                p
+                for p in (folder / QUESTIONS, folder / "probing_questions" / QUESTIONS)
+                if p.is_file()
+            ),
+            None,
+        )
+        if probing is None:
             raise DatasetError(f"missing {QUESTIONS}", file=str(folder))
         for path in (chat, probing):
             digest.update(f"{path.relative_to(root.parent)}\0".encode())
