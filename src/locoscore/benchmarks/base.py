@@ -180,6 +180,11 @@ class Benchmark(ABC):
     def write_report(self, out: Path, data: Any) -> list[str]:
         raise NotImplementedError(f"{self.name} is reported by the shared report")
 
+    def audit_folder(
+        self, data: Any, settings: Any, out: Path, *, protocol: str, dry_run: bool
+    ) -> Any:
+        raise NotImplementedError(f"{self.name} is audited by the shared audit")
+
 
 def parse_type_templates(values: Sequence[str]) -> dict[str, Path]:
     """`--type-template TYPE=FILE` values as {type: file}."""

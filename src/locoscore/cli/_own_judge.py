@@ -92,3 +92,25 @@ def judge_with_benchmark(
             highlight=False,
         )
         raise typer.Exit(EXIT_FAILED)
+
+
+def audit_with_benchmark(
+    benchmark: Benchmark,
+    dataset: Path | None,
+    settings: JudgeSettings,
+    out: Path,
+    *,
+    protocol: str,
+    dry_run: bool,
+) -> None:
+    protocol = own_protocol(benchmark, protocol)
+    data = benchmark.load(dataset)
+    audit = benchmark.audit_folder(data, settings, out, protocol=protocol, dry_run=dry_run)
+    console.print(f"[bold]audit[/]: {audit.signature}", highlight=False, soft_wrap=True)
+    if dry_run:
+        console.print(f"dry run: calls to make: {audit.calls_planned:,}", highlight=False)
+        return
+    for name, entry in audit.document["sets"].items():
+        mean = "n/a" if entry["mean"] is None else f"{100 * entry['mean']:.1f}"
+        console.print(f"{name:<10} n={entry['n']:<4} mean score {mean}", highlight=False)
+    console.print(f"wrote {out}/audit.json, audit.md, audit.html", highlight=False)

@@ -35,6 +35,7 @@ from locoscore.cli._judge_options import (
     print_estimate,
 )
 from locoscore.cli._options import BenchmarkOpt, DatasetOpt, FormatOpt
+from locoscore.cli._own_judge import audit_with_benchmark
 from locoscore.data.dataset import load_dataset
 from locoscore.data.probes import cached_probe_paths
 from locoscore.errors import InputError
@@ -127,7 +128,8 @@ def audit(
     """Audit the judge: the gold as the answer (should be accepted) and deliberately wrong
     answers (should be rejected), judged exactly as `locoscore judge` would; write
     audit.md, audit.html and audit.json. Rerunning resumes from DIR/judge_cache.sqlite."""
-    get_benchmark(benchmark).require("audit")
+    bench = get_benchmark(benchmark)
+    bench.require("audit")
     if not 0 < accept_threshold <= 100:
         raise InputError("must be in (0, 100]", field="--accept-threshold")
     if out.exists() and not out.is_dir():
@@ -148,6 +150,9 @@ def audit(
         max_tokens=max_tokens,
         timeout=timeout,
     )
+    if bench.own_judge_protocols:  # audited with the benchmark's own rubric judge (BEAM)
+        audit_with_benchmark(bench, dataset, settings, out, protocol=protocol, dry_run=dry_run)
+        return
     settings.resolve()  # a bad judge configuration fails before any file is read
     ds = load_dataset(dataset)
     sets: list[ProbeSet] = [gold_probe_set(ds)]

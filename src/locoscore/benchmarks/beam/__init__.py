@@ -67,7 +67,7 @@ def opaque_question_id(question_id: str) -> str:
 
 class Beam(Benchmark):
     types = tuple(QuestionType(i, key, ABILITY_NAMES[key]) for key, i in ABILITY_IDS.items())
-    commands = frozenset({"run", "dataset", "judge", "report"})
+    commands = frozenset({"run", "dataset", "judge", "report", "audit"})
     own_judge_protocols = ("beam", "beam-official")
 
     def fetch(self, name: str, url: str | None, dest: Path | None) -> Path:
@@ -175,6 +175,13 @@ class Beam(Benchmark):
             user_cache=user_cache,
             **pass_options,
         )
+
+    def audit_folder(
+        self, data: BeamDataset, settings: Any, out: Path, *, protocol: str, dry_run: bool
+    ) -> Any:
+        from locoscore.benchmarks.beam.audit import run_beam_audit
+
+        return run_beam_audit(data, settings, out, protocol=protocol, dry_run=dry_run)
 
     def write_report(self, out: Path, data: BeamDataset) -> list[str]:
         from locoscore.benchmarks.beam.folder import write_report
