@@ -75,6 +75,40 @@ def _title(summary: dict[str, Any], data: BeamDataset) -> str:
     return f"{who} on BEAM {data.size}"
 
 
+def _seconds(value: float | None) -> str:
+    if value is None:
+        return "n/a"
+    return f"{1000 * value:.0f} ms" if value < 1 else f"{value:.2f} s"
+
+
+def _run_costs(run: dict[str, Any]) -> list[Block]:
+    """Latency (p50/p95), context tokens and the answer step's calls and cost."""
+    measures = run.get("measures") or {}
+    latency = measures.get("latency") or {}
+    rows = []
+    for name in ("search_latency_s", "answer_latency_s", "total_latency_s"):
+        stats = latency.get(name)
+        if stats:
+            label = name.removesuffix("_s").replace("_", " ")
+            rows.append(
+                [label, str(stats["count"]), _seconds(stats["p50"]), _seconds(stats["p95"])]
+            )
+    tokens = measures.get("context_tokens")
+    if tokens:
+        rows.append(
+            ["context tokens", str(tokens["count"]), f"{tokens['p50']:.0f}", f"{tokens['p95']:.0f}"]
+        )
+    calls = run.get("answer_calls") or {}
+    cost = calls.get("cost_usd")
+    return [
+        Table(["measure", "n", "p50", "p95"], rows, numeric=(False, True, True, True)),
+        Paragraph(
+            f"Answer calls: {calls.get('made', 0)} made, {calls.get('cached', 0)} cached; "
+            f"cost {'n/a' if cost is None else f'${cost:.2f}'}."
+        ),
+    ]
+
+
 def blocks(summary: dict[str, Any], rows: list[dict[str, Any]], data: BeamDataset) -> list[Block]:
     judge = summary.get("judge")
     run = summary.get("run") or {}
@@ -146,6 +180,7 @@ def blocks(summary: dict[str, Any], rows: list[dict[str, Any]], data: BeamDatase
             Heading("Run"),
             Preformatted([str(run.get("signature", ""))]),
             Paragraph(f"Mean answer length: {'n/a' if words is None else f'{words:.1f} words'}."),
+            *_run_costs(run),
         ]
     out += [
         Heading("Data"),
