@@ -61,6 +61,7 @@ class Benchmark(ABC):
     # The commands that can take this benchmark's data and outputs.
     commands: frozenset[str] = frozenset({"run", "dataset"})
     has_errata = False  # a gold errata list (`--errata`) applies to its questions
+    scores_lexically = False  # token-F1 protocols apply (LoCoMo's short gold answers)
     answer_prompt_name = "locoscore-answer-v1"
 
     def require(self, command: str) -> None:

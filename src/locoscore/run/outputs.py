@@ -29,7 +29,9 @@ def run_document(result: RunResult) -> dict[str, Any]:
             "cached": result.calls_cached,
             "cost_usd": round(result.answer_cost_usd, 6),
         },
-        "measures": run_measures(result.records),
+        "measures": run_measures(
+            result.records, run.benchmark.type_order, lexical=run.benchmark.scores_lexically
+        ),
         "probe": result.probe,
         "warnings": result.warnings,
         "stop_reason": result.stop_reason,
