@@ -147,6 +147,16 @@ class Benchmark(ABC):
     ) -> dict[str, Any]:
         """A finished run's scores into `out`; the summary, with `_written` naming the files."""
 
+    # A benchmark with its own report and comparison writes them through `report` and
+    # `compare`; the others use the generic (LoCoMo-shaped) report modules.
+    own_report = False
+
+    def report(self, directory: Path) -> list[Path]:
+        raise NotImplementedError
+
+    def compare(self, dir_a: Path, dir_b: Path, out: Path) -> dict[str, Any]:
+        raise NotImplementedError
+
     # A benchmark with its own judge rules and aggregation judges through `judge`; the
     # others use the generic judge pass over joined prediction records.
     own_judge = False

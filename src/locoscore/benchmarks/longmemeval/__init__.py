@@ -52,8 +52,9 @@ class LongMemEval(Benchmark):
     types = tuple(QuestionType(i, key, key) for key, i in TYPE_IDS.items())
     known_files = KNOWN_FILES
     answer_prompt_name = "locoscore-lme-answer-v1"
-    commands = frozenset({"run", "dataset", "judge"})
+    commands = frozenset({"run", "dataset", "judge", "report", "compare"})
     own_judge = True
+    own_report = True
     fetch_names = FETCH_NAMES
 
     def fetch(self, name: str, url: str | None, dest: Path | None) -> Path:
@@ -96,6 +97,16 @@ class LongMemEval(Benchmark):
         from locoscore.benchmarks.longmemeval.outputs import write_outputs
 
         return write_outputs(predictions, data, out, run_section)
+
+    def report(self, directory: Path) -> list[Path]:
+        from locoscore.benchmarks.longmemeval.report import write_report
+
+        return write_report(directory)
+
+    def compare(self, dir_a: Path, dir_b: Path, out: Path) -> dict[str, Any]:
+        from locoscore.benchmarks.longmemeval.report import compare_folders
+
+        return compare_folders(dir_a, dir_b, out)
 
     async def judge(
         self, data: LongMemEvalData, answers: Path, settings: Any, out: Path, **options: Any

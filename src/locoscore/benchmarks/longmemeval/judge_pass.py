@@ -22,6 +22,8 @@ from locoscore.judge.runner import ProgressSink
 from locoscore.judge.settings import JudgeSettings
 from locoscore.results_dir import load_summary
 
+SCORES_FILE = "scores.jsonl"  # one line per question of the file: its J (None: missing)
+
 
 def lme_settings(settings: JudgeSettings, type_templates: dict[str, Path]) -> JudgeSettings:
     """Binary verdicts with the per-type rules (a `--prompt-template` replaces them all)."""
@@ -107,7 +109,19 @@ async def judge_longmemeval(
     order = {r.key: i for i, r in enumerate(records)}
     rows = sorted(result.run.rows, key=lambda r: (order.get(r.key, len(order)), r.run))
     summary = load_summary(out)
+    summary["benchmark"] = "longmemeval"
     summary["judge"] = section
+    per_question = [
+        {
+            "question_id": m.question_id,
+            "question_type": m.question_type,
+            "abstention": m.abstention,
+            "submitted": m.question_id in scores,
+            "j": scores.get(m.question_id),
+        }
+        for m in data.questions
+    ]
     write_jsonl_atomic(out / JUDGMENTS_FILE, [r.as_json() for r in rows])
+    write_jsonl_atomic(out / SCORES_FILE, per_question)
     write_json_atomic(out / "summary.json", summary)
     return result, section
