@@ -4,7 +4,9 @@ provider answering (echo of the first memory) and judging (reference recall)."""
 from __future__ import annotations
 
 import json
+import re
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +14,23 @@ import pytest
 from typer.testing import CliRunner
 
 from locoscore.cli import app
-from locoscore.testing.fake_provider import FakeProvider
+from locoscore.testing._verdicts import reference_recall_score
+from locoscore.testing.fake_provider import FakeConfig, FakeProvider
 from locoscore.testing.longmemeval_fixture import write_fixture
+
+
+def echo_every_memory(prompt: str) -> str:
+    """The fake answerer: every retrieved memory's text, so more retrieval finds more gold."""
+    return " ".join(
+        re.findall(r"^\[\d+\] \(session of .*?\) (?:user|assistant): (.*)$", prompt, re.M)
+    )
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeProvider]:
+    config = FakeConfig(timeout_s=5.0, answer=echo_every_memory, verdict=reference_recall_score)
+    with FakeProvider(config) as provider:
+        yield provider
 
 
 def _cli(*args: str) -> Any:
