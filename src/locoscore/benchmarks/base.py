@@ -147,6 +147,10 @@ class Benchmark(ABC):
     ) -> dict[str, Any]:
         """A finished run's scores into `out`; the summary, with `_written` naming the files."""
 
+    # Probe checks a run on this benchmark needs beyond the quick ones (LongMemEval resets
+    # the system between questions and scores retrieval by the turns items name).
+    probe_checks: tuple[str, ...] = ()
+
     # A benchmark with its own report and comparison writes them through `report` and
     # `compare`; the others use the generic (LoCoMo-shaped) report modules.
     own_report = False

@@ -37,7 +37,7 @@ from locoscore.run.question import answer_question, failed_record, retrieve
 from locoscore.run.settings import ResolvedRun, RunSettings
 from locoscore.run.store import STATE_FILE, RunStore, stored_signature
 from locoscore.run.tokens import count_tokens
-from locoscore.systems.probe import require_probe
+from locoscore.systems.probe import QUICK_CHECKS, require_probe
 from locoscore.systems.registry import SystemContext, make_system
 
 STATE_DIR = "system_state"
@@ -269,7 +269,8 @@ async def execute_run(
         if not s.skip_probe:
             # The quick integration probe on a synthetic pair of its own: a system that loses
             # dates or captions, leaks across conversations or ignores top-k stops here.
-            probe = (await require_probe(run.system)).to_json()
+            checks = (*QUICK_CHECKS, *run.benchmark.probe_checks)
+            probe = (await require_probe(run.system, checks)).to_json()
     except InputError:
         await run.system.aclose()
         if created:

@@ -56,6 +56,7 @@ class LongMemEval(Benchmark):
     own_judge = True
     own_report = True
     fetch_names = FETCH_NAMES
+    probe_checks = ("reset", "attribution")
 
     def fetch(self, name: str, url: str | None, dest: Path | None) -> Path:
         return fetch_longmemeval(name, url, dest)
