@@ -161,6 +161,14 @@ class Benchmark(ABC):
     def compare(self, dir_a: Path, dir_b: Path, out: Path) -> dict[str, Any]:
         raise NotImplementedError
 
+    # A benchmark whose judge audit builds its probe sets from its own data.
+    own_audit = False
+
+    async def audit(
+        self, data: Any, settings: Any, out: Path, **options: Any
+    ) -> tuple[Any, dict[str, Any] | None]:
+        raise NotImplementedError
+
     # A benchmark with its own judge rules and aggregation judges through `judge`; the
     # others use the generic judge pass over joined prediction records.
     own_judge = False

@@ -52,7 +52,8 @@ class LongMemEval(Benchmark):
     types = tuple(QuestionType(i, key, key) for key, i in TYPE_IDS.items())
     known_files = KNOWN_FILES
     answer_prompt_name = "locoscore-lme-answer-v1"
-    commands = frozenset({"run", "dataset", "judge", "report", "compare"})
+    commands = frozenset({"run", "dataset", "judge", "report", "compare", "audit"})
+    own_audit = True
     own_judge = True
     own_report = True
     fetch_names = FETCH_NAMES
@@ -108,6 +109,13 @@ class LongMemEval(Benchmark):
         from locoscore.benchmarks.longmemeval.report import compare_folders
 
         return compare_folders(dir_a, dir_b, out)
+
+    async def audit(
+        self, data: LongMemEvalData, settings: Any, out: Path, **options: Any
+    ) -> tuple[Any, dict[str, Any] | None]:
+        from locoscore.benchmarks.longmemeval.audit import audit_longmemeval
+
+        return await audit_longmemeval(data, settings, out, **options)
 
     async def judge(
         self, data: LongMemEvalData, answers: Path, settings: Any, out: Path, **options: Any
