@@ -121,3 +121,16 @@ def test_the_dry_run_counts_the_prompts(
     tokens_in = int(match.group(1).replace(",", ""))
     assert f"estimated cost: ${(tokens_in * 1.0 + 200 * 2.0) / 1e6:.2f}" in text, text
     assert not any(e["path"] == "/v1/chat/completions" for e in fake.requests_log)
+
+
+def test_a_run_on_a_bad_file_writes_nothing(fake: Any, tmp_path: Path) -> None:
+    records = make_records()
+    records[4]["haystack_dates"][1] = "May 2023"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(records))
+    out = tmp_path / "run"
+    result = _run(fake, bad, out, tmp_path / "calls.jsonl")
+    assert result.exit_code == 2
+    text = " ".join(result.output.split())
+    assert "record 5d1a6c3e, field 'haystack_dates[1]': unparseable date 'May 2023'" in text
+    assert not out.exists() and fake.requests_log == []
