@@ -51,3 +51,17 @@ def test_a_longmemeval_run_probes_reset_and_attribution(fake: Any, tmp_path: Pat
     assert result.exit_code == 0, result.output
     names = [c["name"] for c in json.loads((out / "run.json").read_text())["probe"]["checks"]]
     assert {"dates", "isolation", "attribution", "reset"} <= set(names)
+
+
+def test_probe_quick_for_longmemeval_adds_its_checks(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from locoscore.cli import app
+
+    report = tmp_path / "probe.json"
+    args = ["probe", "--system", "bm25", "--quick", "--json", str(report)]
+    result = CliRunner().invoke(app, [*args, "--benchmark", "longmemeval"])
+    assert result.exit_code == 0, result.output
+    names = [c["name"] for c in json.loads(report.read_text())["checks"]]
+    assert names[-2:] == ["attribution", "reset"]
+    assert CliRunner().invoke(app, [*args, "--benchmark", "beam"]).exit_code == 2
