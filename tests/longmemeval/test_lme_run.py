@@ -76,7 +76,7 @@ def test_systems_see_only_opaque_ordered_haystacks_and_the_reader_the_date(
     ]
     assert len(prompts) == 10
     ms = next(p for p in prompts if "How many museums" in p)
-    assert "Current date: 2023-05-16T15:52\nQuestion: How many museums did I visit" in ms
+    assert "Current date: 2023/05/16 (Tue) 15:52\nQuestion: How many museums did I visit" in ms
 
     preds = {p["question_id"]: p for p in _jsonl(out / "predictions.jsonl")}
     assert set(preds) == set(raw)

@@ -216,7 +216,7 @@ class _Harness:
             self.dry_search_errors.append(f"{question.question_id}: {one_line_error(exc)}")
             return
         prompt = self.run.answer.prompt.render(
-            question.text, retrieved.context.text, question.date_iso
+            question.text, retrieved.context.text, question.reader_date
         )
         if self.store.get_answer(self.answerer.key(prompt)) is None:
             self.prompt_tokens.append(count_tokens(prompt))
