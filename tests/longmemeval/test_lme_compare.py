@@ -18,11 +18,12 @@ TYPES = {
 }
 
 
-def _folder(path: Path, scores: dict[str, float | None], signature: str = "judge:binary|x") -> Path:
+def _folder(
+    path: Path, scores: dict[str, float | None], signature: str = "judge:binary|x", sha: str = "ab"
+) -> Path:
     path.mkdir()
-    (path / "summary.json").write_text(
-        json.dumps({"benchmark": "longmemeval", "judge": {"signature": signature}})
-    )
+    judge = {"signature": signature, "dataset": {"sha256": sha}}
+    (path / "summary.json").write_text(json.dumps({"benchmark": "longmemeval", "judge": judge}))
     rows = [
         {"question_id": q, "question_type": TYPES[q], "abstention": q.endswith("_abs"),
          "submitted": j is not None, "j": j}
@@ -55,4 +56,7 @@ def test_other_judges_or_questions_are_refused(tmp_path: Path) -> None:
     c = _folder(tmp_path / "c2", {"q1": 1.0})
     with pytest.raises(InputError, match="different questions"):
         compare_folders(a, c, tmp_path / "c")
+    d = _folder(tmp_path / "d", dict.fromkeys(TYPES, 1.0), sha="cd")
+    with pytest.raises(InputError, match="another data file"):
+        compare_folders(a, d, tmp_path / "c")
     assert not (tmp_path / "c").exists()

@@ -66,8 +66,7 @@ class LongMemEval(Benchmark):
         return load_longmemeval(path)
 
     def data_version(self, data: LongMemEvalData) -> str:
-        known = data.known
-        return known.version if known is not None else "longmemeval-unknown"
+        return data.version
 
     def describe_data(self, data: LongMemEvalData) -> dict[str, Any]:
         return {**super().describe_data(data), "file": data.path.name}

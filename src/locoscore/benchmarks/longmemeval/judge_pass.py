@@ -10,7 +10,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from locoscore._io import write_json_atomic, write_jsonl_atomic
+from locoscore._io import sha256_file, write_json_atomic, write_jsonl_atomic
 from locoscore.benchmarks.longmemeval import judging
 from locoscore.benchmarks.longmemeval.accuracy import accuracy
 from locoscore.benchmarks.longmemeval.answers import Answers, read_answers
@@ -91,7 +91,17 @@ async def judge_longmemeval(
         **result.judge.describe(),
         "benchmark": "longmemeval",
         "rules": "abstention by the _abs id, then the question type",
-        "input": {"path": str(answers_path), "format": answers.format},
+        "input": {
+            "path": str(answers_path),
+            "sha256": sha256_file(answers_path),
+            "format": answers.format,
+        },
+        "dataset": {
+            "path": str(data.path),
+            "file": data.path.name,
+            "sha256": data.sha256,
+            "version": data.version,
+        },
         "failed_answers": len(answers.failed),
         **accuracy(data.questions, scores),
         "calls": {

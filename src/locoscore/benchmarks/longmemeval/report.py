@@ -113,7 +113,7 @@ def write_report(directory: Path) -> list[Path]:
         )
     run = _read(directory, "run.json")
     lines = ["# LongMemEval results", ""]
-    data = run.get("dataset") or {}
+    data = run.get("dataset") or (summary.get("judge") or {}).get("dataset") or {}
     if run:
         lines += [f"Run: `{run['signature']}`", ""]
     if data:
@@ -157,8 +157,8 @@ def compare_folders(dir_a: Path, dir_b: Path, out: Path) -> dict[str, Any]:
     qa, qb = _scores(dir_a), _scores(dir_b)
     if set(qa) != set(qb):
         raise InputError("the folders hold different questions (another file?)", file=str(dir_b))
-    data_a = (_read(dir_a, "run.json").get("dataset") or {}).get("sha256")
-    data_b = (_read(dir_b, "run.json").get("dataset") or {}).get("sha256")
+    data_a = (ja.get("dataset") or {}).get("sha256")
+    data_b = (jb.get("dataset") or {}).get("sha256")
     if data_a and data_b and data_a != data_b:
         raise InputError(f"another data file (sha256 {data_b} vs {data_a})", file=str(dir_b))
     groups: dict[str, list[str]] = {"overall": list(qa)}
