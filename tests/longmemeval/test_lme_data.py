@@ -158,3 +158,18 @@ def test_the_scanner_finds_every_record_whatever_the_chunking() -> None:
         for chunk in (1, 2, 3, 5, 64):
             spans = list(object_spans(io.BytesIO(raw), chunk))
             assert [json.loads(raw[o : o + n]) for o, n in spans] == data
+
+
+def test_the_registry_names_both_benchmarks_and_their_published_rows() -> None:
+    from locoscore.benchmarks import BENCHMARKS
+
+    assert list(BENCHMARKS) == ["locomo", "longmemeval"]
+    rows = LME.published()
+    assert {r.provenance for r in rows} == {"self-reported", "reproduced"}
+    zep = next(r for r in rows if r.system == "Zep (2025)")
+    assert (zep.overall, zep.reader, zep.judge) == (71.2, "gpt-4o", "gpt-4o")
+    assert len(get_benchmark("locomo").published()) > 0
+    assert [t.name for t in LME.types][-1] == "temporal-reasoning"
+    assert get_benchmark("locomo").excluded_from_overall == frozenset({5})
+    with pytest.raises(Exception, match="unknown benchmark 'beam'"):
+        get_benchmark("beam")

@@ -131,6 +131,11 @@ class Benchmark(ABC):
     ) -> list[Question]:
         """The questions of `conversations`, in dataset order."""
 
+    def published(self) -> tuple[Any, ...]:
+        """Published numbers, each with its protocol and source (listed, never ranked
+        against a row of another protocol)."""
+        return ()
+
     # -- answer step and judge -------------------------------------------------------
     @abstractmethod
     def default_answer_prompt_text(self) -> str:

@@ -89,6 +89,11 @@ class LongMemEval(Benchmark):
     ) -> list[Question]:
         return convs.questions(data, conversations, TYPE_IDS)
 
+    def published(self) -> tuple[Any, ...]:
+        from locoscore.benchmarks.longmemeval.baselines import BASELINES
+
+        return BASELINES
+
     def default_answer_prompt_text(self) -> str:
         return ANSWER_PROMPT
 
