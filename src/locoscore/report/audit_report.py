@@ -13,6 +13,7 @@ from locoscore._io import dumps_json, write_text_atomic
 from locoscore._version import __version__
 from locoscore.categories import CATEGORY_NAMES
 from locoscore.data.dataset import Dataset
+from locoscore.data.sample import QuestionSample, with_sample
 from locoscore.judge.api import PassResult
 from locoscore.judge.audit import ProbeSet
 from locoscore.judge.audit_stats import (
@@ -46,8 +47,10 @@ LIMITS = [
 ]
 
 
-def _judge_section(judge: ResolvedJudge) -> dict[str, Any]:
-    return {**judge.describe(), "max_tokens": judge.settings.max_tokens}
+def _judge_section(judge: ResolvedJudge, sample: QuestionSample | None) -> dict[str, Any]:
+    described = judge.describe()
+    signature = with_sample(described["signature"], sample)
+    return {**described, "signature": signature, "max_tokens": judge.settings.max_tokens}
 
 
 def acceptance_rule(protocol: str, threshold: float) -> dict[str, Any]:
@@ -57,19 +60,27 @@ def acceptance_rule(protocol: str, threshold: float) -> dict[str, Any]:
 
 
 def audit_document(
-    sets: Sequence[ProbeSet], result: PassResult, dataset: Dataset, threshold: float
+    sets: Sequence[ProbeSet],
+    result: PassResult,
+    dataset: Dataset,
+    threshold: float,
+    sample: QuestionSample | None = None,
 ) -> dict[str, Any]:
-    """The content of audit.json."""
+    """The content of audit.json; with a `sample` (--limit), its rates are a subset's."""
     assert result.run is not None
     judge = result.judge
     by_key = rows_by_key(result.run.rows, judge.settings.runs)
     stats_sets = [set_statistics(s, by_key, judge, threshold) for s in sets]
     run_stats = result.run.stats
+    line = summary_line(stats_sets)
+    if sample is not None:
+        line += f" (on {sample.describe()}, not the full set)"
     document: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "built_by": f"locoscore {__version__}",
-        "summary_line": summary_line(stats_sets),
-        "judge": _judge_section(judge),
+        "summary_line": line,
+        "sample": None if sample is None else sample.to_json(),
+        "judge": _judge_section(judge, sample),
         "acceptance_rule": acceptance_rule(judge.protocol, threshold),
         "scale": "acceptance in % of answers (per question: share of its successful runs)",
         "intervals": {
