@@ -23,8 +23,8 @@ from locoscore.data.load import load_predictions
 from locoscore.data.models import PredictionRecord
 from locoscore.data.probes import PINNED_SHA256, REFERENCE_JUDGE_MODEL, ProbeSource
 from locoscore.data.readers import read_predictions
-from locoscore.data.sample import QuestionSample, SampleSpec
 from locoscore.data.readers.memos import resolve_question_ids
+from locoscore.data.sample import QuestionSample, SampleSpec
 from locoscore.errors import InputError
 from locoscore.judge.api import PassResult, run_pass
 from locoscore.judge.outputs import CACHE_FILE

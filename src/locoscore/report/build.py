@@ -19,6 +19,7 @@ from locoscore.report.analysis import Analysis, CellStats, MetricStats, Verified
 from locoscore.report.audit_view import audit_summary
 from locoscore.report.csv import scores_csv
 from locoscore.report.document import Figure
+from locoscore.report.headline import report_title
 from locoscore.report.html import render_html
 from locoscore.report.load import SCORES_FILE, SUMMARY_FILE, load_results
 from locoscore.report.markdown import render_markdown
@@ -154,7 +155,7 @@ def build_reports(
         results = replace(results, summary={**results.summary, "errata": errata.summary_section()})
     analysis = an.analyse(results)
     blocks = full_report_blocks(analysis, paper_columns)
-    title = f"LoCoMo report: {results.summary.get('input', {}).get('path') or directory.name}"
+    title = report_title(analysis)
     summary = dict(results.summary)
     summary["report"] = statistics_section(analysis)
     outputs: dict[Path, str] = {
