@@ -83,6 +83,8 @@ def _cost(a: Analysis, run: dict[str, Any] | None) -> list[str] | None:
     if not parts:
         return None
     known = [v for _, v in parts if v is not None]
+    if not known and run is None:
+        return None  # a judge that recorded no price: nothing to say
     total = f"${sum(known):.4f}" if known else DASH
     detail = ", ".join(f"{name} {DASH if v is None else f'${v:.4f}'}" for name, v in parts)
     return ["Cost (estimated)", total, detail, ""]
