@@ -26,7 +26,15 @@ from locoscore.judge.audit_stats import (
     summary_line,
 )
 from locoscore.judge.settings import ResolvedJudge
-from locoscore.report.document import Block, Heading, Notes, Paragraph, Preformatted, Table
+from locoscore.report.document import (
+    Banner,
+    Block,
+    Heading,
+    Notes,
+    Paragraph,
+    Preformatted,
+    Table,
+)
 from locoscore.report.html import render_html
 from locoscore.report.markdown import render_markdown
 
@@ -144,7 +152,7 @@ def _should(section: dict[str, Any]) -> str:
     return {"accept": "accept", "reject": "reject"}.get(section["expect"], "(your system)")
 
 
-def overview_table(sets: Sequence[dict[str, Any]]) -> Table:
+def overview_table(sets: Sequence[dict[str, Any]], sample: dict[str, Any] | None = None) -> Table:
     rows = []
     for s in sets:
         cell = s["acceptance"]["overall"]
@@ -173,22 +181,31 @@ def overview_table(sets: Sequence[dict[str, Any]]) -> Table:
         "Run-level ± (judge noise)",
         "Error rate %",
         "Recorded in the file %",
-        "Published reference %",
+        "Published reference %" + ("" if sample is None else " (full set)"),
     ]
+    caption = (
+        "Published reference: gpt-4o-mini with the generous binary prompt, for the "
+        "pinned probe files only. Recorded: the verdicts stored in the probe file by the "
+        "harness that made it (mean ± std over its runs)."
+    )
+    if sample is not None:
+        caption += (
+            f" Every rate of this audit (recorded ones included) is on the sample of "
+            f"{sample['size']:,} questions; the published reference is over the whole probe set."
+        )
     return Table(
         headers,
         rows,
         numeric=(False, False, True, True, False, True, False, True, True),
-        caption="Published reference: gpt-4o-mini with the generous binary prompt, for the "
-        "pinned probe files only. Recorded: the verdicts stored in the probe file by the "
-        "harness that made it (mean ± std over its runs).",
+        caption=caption,
+        subset="" if sample is None else str(sample["signature"]),
     )
 
 
-def category_table(sets: Sequence[dict[str, Any]]) -> Table:
+def category_table(sets: Sequence[dict[str, Any]], sample: dict[str, Any] | None = None) -> Table:
     rows = []
     for s in sets:
-        cells = []
+        cells: list[str] = []
         for cid in CATEGORY_COLUMNS:
             cell = s["acceptance"]["by_category"].get(str(cid))
             cells.append(DASH if cell is None else f"{_pct(cell['rate'])} {_ci(cell)}")
@@ -196,9 +213,15 @@ def category_table(sets: Sequence[dict[str, Any]]) -> Table:
         rows.append([s["name"], *cells, f"{_pct(overall['rate'])} {_ci(overall)}"])
         if s.get("reference"):
             refs = [_reference(s, str(cid)) for cid in CATEGORY_COLUMNS]
-            rows.append([f"{s['name']} (published reference)", *refs, _reference(s)])
+            label = "published reference" + ("" if sample is None else ", full set")
+            rows.append([f"{s['name']} ({label})", *refs, _reference(s)])
     headers = ["Probe set", *(CATEGORY_NAMES[c] for c in CATEGORY_COLUMNS), "overall"]
-    return Table(headers, rows, numeric=(False, *(True for _ in range(5))))
+    return Table(
+        headers,
+        rows,
+        numeric=(False, *(True for _ in range(5))),
+        subset="" if sample is None else str(sample["signature"]),
+    )
 
 
 def distribution_table(sets: Sequence[dict[str, Any]]) -> Table:
@@ -252,8 +275,19 @@ def audit_blocks(document: dict[str, Any]) -> list[Block]:
     sets = document["probe_sets"]
     judge = document["judge"]
     rule = document["acceptance_rule"]["accepted_when"].replace(">=", "≥")
+    sample = document.get("sample")
+    banner: list[Block] = []
+    if sample:
+        banner.append(
+            Banner(
+                f"Subset: every rate below comes from a sample of {sample['size']:,} of "
+                f"{sample['population']:,} questions ({sample['signature']}), the same "
+                "questions in every probe set: a smoke test of the judge, not its audit."
+            )
+        )
     blocks: list[Block] = [
         Heading("Judge audit: how lenient is this judge?", 1),
+        *banner,
         Paragraph(document["summary_line"] + "."),
         Paragraph(
             f"Judge: {judge['protocol']} protocol, {judge['provider']} {judge['model']}, "
@@ -263,14 +297,14 @@ def audit_blocks(document: dict[str, Any]) -> list[Block]:
             "resamples, seed 0); run-level ±: sample std across repeat indices."
         ),
         Heading("Acceptance per probe set"),
-        overview_table(sets),
+        overview_table(sets, sample),
         *(
             [Paragraph(placement_sentence(document["placement"]))]
             if document.get("placement")
             else []
         ),
         Heading("Per category (accepted % [95 % CI])"),
-        category_table(sets),
+        category_table(sets, sample),
     ]
     if any(s.get("scores") for s in sets):
         blocks += [

@@ -54,7 +54,8 @@ class Table:
     # Set when the table's numbers come from a sample of the questions (e.g.
     # "sample:50/1986@seed0:strat-cat"): the renderers put it in front of the caption.
     subset: str = ""
-    published_only: bool = False  # published rows alone: no number of this folder
+    # False: no number of this folder's questions (published rows alone, an audit's probes)
+    own_numbers: bool = True
 
     @property
     def full_caption(self) -> str:

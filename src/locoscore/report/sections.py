@@ -294,7 +294,7 @@ def _mark_subset(blocks: list[Block], a: Analysis) -> list[Block]:
     marker = str(sample.get("signature"))
     out: list[Block] = []
     for block in blocks:
-        if isinstance(block, Table) and not block.published_only and not block.subset:
+        if isinstance(block, Table) and block.own_numbers and not block.subset:
             shows_j = any(h == "J" or h.startswith(J.label) for h in block.headers)
             if not only_j or shows_j:
                 block = replace(block, subset=marker)

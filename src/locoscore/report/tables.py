@@ -159,7 +159,7 @@ def comparison_table(
         numeric,
         caption,
         subset=subset,
-        published_only=ms is None,
+        own_numbers=ms is not None,
     )
 
 
@@ -177,7 +177,7 @@ def paper_columns_table(protocol: str, decimals: int = 2) -> Table:
         rows,
         numeric=(False, *(True for _ in ids)),
         caption=baselines.MEM0_MISLABEL_NOTE,
-        published_only=True,
+        own_numbers=False,
     )
 
 
