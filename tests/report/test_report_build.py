@@ -140,7 +140,9 @@ def test_latency_table_reports_this_runs_percentiles_next_to_mem0s(tmp_path: Pat
     # search latency 0.10 .. 0.29 in steps of 0.01: p50 = 0.195 s; tokens mean = 1095
     assert ours[1] == "195 ms" and ours[5] == "1095"
     # under a second in ms, else seconds
-    assert any(line.startswith("| Mem0 | 148 ms | 200 ms | 708 ms | 1.44 s | 1764") for line in lines)
+    assert any(
+        line.startswith("| Mem0 | 148 ms | 200 ms | 708 ms | 1.44 s | 1764") for line in lines
+    )
 
 
 def test_judge_statistics_in_summary_json_match_the_hand_counts(tmp_path: Path) -> None:

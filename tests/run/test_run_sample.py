@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -109,3 +111,31 @@ def test_the_html_report_has_the_same_order_and_markers(sampled_run: Path) -> No
     assert positions == sorted(positions)
     assert '<a href="#error-analysis">Error analysis</a>' in html
     assert f'<caption class="subset">Subset ({SIGNATURE})' in html
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed (apt-get install chromium)")
+def test_chromium_renders_the_banner_and_headline_before_contents_and_baselines(
+    sampled_run: Path, tmp_path: Path
+) -> None:
+    result = subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",  # type: ignore[list-item]
+         "--disable-background-networking", "--disable-component-update", "--no-first-run",
+         f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom",
+         (sampled_run / "report.html").as_uri()],
+        capture_output=True, text=True, timeout=90, check=False,
+    )  # fmt: skip
+    dom = result.stdout
+    assert "<body" in dom, result.stderr[-2000:]
+    body = dom[dom.index("<body") :]
+    order = [
+        body.index("<h1"),
+        body.index('class="banner"'),
+        body.index('id="headline"'),
+        body.index('class="toc"'),
+        body.index('id="f1-and-bleu-1-against-published-baselines"'),
+    ]
+    assert order == sorted(order)
+    assert re.search(r"<h1[^>]*>bm25 \+ extractive on LoCoMo</h1>", body)

@@ -55,7 +55,7 @@ def comparison_blocks(a: Analysis, paper_columns: bool) -> list[Block]:
             continue
         blocks.append(Heading(titles[metric.column], 3))
         blocks += f1_comparison_blocks(a, metric)
-        blocks += figures.comparison_figure(ms)
+        blocks += figures.comparison_figure(ms, sample=a.sample_for(metric))
         if paper_columns and metric.baseline_protocol != baselines.PROTOCOL_LOCOMO_F1:
             assert metric.baseline_protocol is not None
             blocks.append(paper_columns_table(metric.baseline_protocol))
@@ -75,7 +75,8 @@ def comparison_blocks(a: Analysis, paper_columns: bool) -> list[Block]:
     blocks += recorded_judge_blocks(a)
     blocks += audit_blocks(a)
     if (ms := comparable_j_stats(a) or a.metric(J.column)) is not None:
-        blocks += figures.comparison_figure(ms, a.judge.protocol if a.judge else None)
+        protocol = a.judge.protocol if a.judge else None
+        blocks += figures.comparison_figure(ms, protocol, a.sample_for(J))
     if paper_columns:
         blocks.append(paper_columns_table(baselines.PROTOCOL_MEM0_J))
     blocks.append(
