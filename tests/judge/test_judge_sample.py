@@ -108,3 +108,11 @@ def test_audit_limit_probes_the_same_sampled_questions_in_every_set(
     )
     assert "| Published reference % (full set) |" in md
     assert "Subset (sample:8/16@seed0:strat-cat): not the full benchmark." in md
+
+
+def test_a_dry_run_estimates_only_the_sample(fake: FakeProvider, tmp_path: Path) -> None:
+    native, out = _folder(tmp_path)
+    output = _judge(fake, native, out, "--limit", "8", "--seed", "3", "--dry-run")
+    assert "calls to make: 8 (cached: 0" in output
+    assert f"judging a sample of 8 of 40 questions ({JUDGE_SIGNATURE})" in output
+    assert fake.requests == 0

@@ -139,3 +139,17 @@ def test_chromium_renders_the_banner_and_headline_before_contents_and_baselines(
     ]
     assert order == sorted(order)
     assert re.search(r"<h1[^>]*>bm25 \+ extractive on LoCoMo</h1>", body)
+
+
+def test_compare_warns_that_a_side_is_a_sample(sampled_run: Path, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from locoscore.cli import app
+
+    result = CliRunner().invoke(
+        app, ["compare", str(sampled_run), str(sampled_run), "--out", str(tmp_path / "cmp")]
+    )
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert f"A's questions are a sample ({SIGNATURE})" in text
+    assert f"B's questions are a sample ({SIGNATURE})" in text

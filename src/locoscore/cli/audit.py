@@ -184,7 +184,7 @@ def audit(
             highlight=False,
         )
     if dry_run:
-        print_estimate(result, batch)
+        print_estimate(result, batch, sample)
         per_set = ", ".join(f"{name} {n:,}" for name, n in calls_per_set(sets, result).items())
         console.print(f"calls per probe set: {per_set}", highlight=False)
         return

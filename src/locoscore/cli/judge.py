@@ -147,7 +147,7 @@ def judge(
             highlight=False,
         )
     if dry_run:
-        print_estimate(result, batch)
+        print_estimate(result, batch, sample)
         return
     assert result.run is not None
     if result.run.pending_batch is not None:
