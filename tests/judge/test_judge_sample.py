@@ -54,6 +54,7 @@ def test_judge_limit_judges_only_the_sample_and_labels_j(
     )
     assert f"|{JUDGE_SIGNATURE}|version:" in judge["signature"]
     assert {r["j_protocol"] for r in judged} == {judge["signature"]}
+    assert summary["report"]["sample"] == {"questions": None, "j": JUDGE_SIGNATURE}
 
     md = (out / "report.md").read_text()
     banner = md.index("> **Subset: J comes from a sample of 8 of 40 questions")

@@ -46,6 +46,7 @@ def test_run_json_and_summary_name_the_sample_and_its_question_ids(sampled_run: 
         assert sorted(sample["question_ids"]) == sorted(ids)
         assert sample["by_stratum"]["4"] == {"population": 841, "sample": 13}
         assert f"|adv:yes|{SIGNATURE}|version:" in section["signature"]
+    assert summary["report"]["sample"] == {"questions": SIGNATURE, "j": SIGNATURE}
     # only the conversations that hold a sampled question were ingested
     asked = list(dict.fromkeys(r["sample_id"] for r in predictions(sampled_run)))
     assert run["conversations"] == asked

@@ -99,6 +99,12 @@ def statistics_section(a: Analysis) -> dict[str, Any]:
         "metrics": _metrics(a.metrics),
         "latency": {name: asdict(lat) for name, lat in a.latency.items()},
     }
+    if a.rows_sample is not None or a.judge_sample is not None:
+        # which numbers are a subset: the folder's questions (run --limit) or only J
+        section["sample"] = {
+            "questions": (a.rows_sample or {}).get("signature"),
+            "j": (a.judge_sample or a.rows_sample or {}).get("signature"),
+        }
     if (audit := audit_summary(a)) is not None:
         section["audit"] = audit
     if a.answer_lengths is not None:
