@@ -1,4 +1,6 @@
-"""A fake answer provider for the LongMemEval runs: it echoes the first retrieved memory."""
+"""A fake provider for the LongMemEval tests: answers echo the first retrieved memory,
+verdicts follow the reference-recall rule (CORRECT when >= 70 % of the reference's words
+are in the answer)."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from locoscore.testing._verdicts import reference_recall_score
 from locoscore.testing.fake_provider import FakeConfig, FakeProvider
 
 
@@ -23,5 +26,6 @@ def api_keys(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def fake() -> Iterator[FakeProvider]:
-    with FakeProvider(FakeConfig(timeout_s=5.0, answer=echo_first_memory)) as provider:
+    config = FakeConfig(timeout_s=5.0, answer=echo_first_memory, verdict=reference_recall_score)
+    with FakeProvider(config) as provider:
         yield provider

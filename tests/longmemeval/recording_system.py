@@ -38,3 +38,17 @@ class RecordingBM25(BM25System):
 
     def signature_options(self) -> dict[str, Any]:
         return {k: v for k, v in super().signature_options().items() if k != "record"}
+
+
+class MisattributingBM25(BM25System):
+    """Names the wrong turn for every item (an off-by-one in its turn bookkeeping)."""
+
+    async def search(self, query: Query) -> SearchResult:
+        from dataclasses import replace
+
+        result = await super().search(query)
+        shifted = []
+        for item in result.items:
+            ids = tuple(f"{d.split(':')[0]}:{int(d.split(':')[1]) + 1}" for d in item.dia_ids or ())
+            shifted.append(replace(item, dia_ids=ids))
+        return replace(result, items=tuple(shifted))

@@ -136,3 +136,40 @@ def test_dataset_info_prints_the_types(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     assert "temporal-reasoning" in result.output and "10" in result.output
+
+
+def test_the_scanner_finds_every_record_whatever_the_chunking() -> None:
+    import io
+    import random
+
+    from locoscore.benchmarks.longmemeval.stream import object_spans
+
+    rng = random.Random(1)
+    alphabet = ["a", "\\", '"', "é", "{", "}", "[", "]", ",", "\n"]
+    for trial in range(100):
+        data = [
+            {
+                "k": "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30))),
+                "n": [1, {"z": "\\" * rng.randint(0, 5)}],
+            }
+            for _ in range(rng.randint(1, 4))
+        ]
+        raw = json.dumps(data, ensure_ascii=bool(trial % 2)).encode()
+        for chunk in (1, 2, 3, 5, 64):
+            spans = list(object_spans(io.BytesIO(raw), chunk))
+            assert [json.loads(raw[o : o + n]) for o, n in spans] == data
+
+
+def test_the_registry_names_both_benchmarks_and_their_published_rows() -> None:
+    from locoscore.benchmarks import BENCHMARKS
+
+    assert list(BENCHMARKS) == ["locomo", "longmemeval"]
+    rows = LME.published()
+    assert {r.provenance for r in rows} == {"self-reported", "reproduced"}
+    zep = next(r for r in rows if r.system == "Zep (2025)")
+    assert (zep.overall, zep.reader, zep.judge) == (71.2, "gpt-4o", "gpt-4o")
+    assert len(get_benchmark("locomo").published()) > 0
+    assert [t.name for t in LME.types][-1] == "temporal-reasoning"
+    assert get_benchmark("locomo").excluded_from_overall == frozenset({5})
+    with pytest.raises(Exception, match="unknown benchmark 'beam'"):
+        get_benchmark("beam")

@@ -76,7 +76,7 @@ def test_systems_see_only_opaque_ordered_haystacks_and_the_reader_the_date(
     ]
     assert len(prompts) == 10
     ms = next(p for p in prompts if "How many museums" in p)
-    assert "Current date: 2023-05-16T15:52\nQuestion: How many museums did I visit" in ms
+    assert "Current date: 2023/05/16 (Tue) 15:52\nQuestion: How many museums did I visit" in ms
 
     preds = {p["question_id"]: p for p in _jsonl(out / "predictions.jsonl")}
     assert set(preds) == set(raw)
@@ -121,3 +121,16 @@ def test_the_dry_run_counts_the_prompts(
     tokens_in = int(match.group(1).replace(",", ""))
     assert f"estimated cost: ${(tokens_in * 1.0 + 200 * 2.0) / 1e6:.2f}" in text, text
     assert not any(e["path"] == "/v1/chat/completions" for e in fake.requests_log)
+
+
+def test_a_run_on_a_bad_file_writes_nothing(fake: Any, tmp_path: Path) -> None:
+    records = make_records()
+    records[4]["haystack_dates"][1] = "May 2023"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(records))
+    out = tmp_path / "run"
+    result = _run(fake, bad, out, tmp_path / "calls.jsonl")
+    assert result.exit_code == 2
+    text = " ".join(result.output.split())
+    assert "record 5d1a6c3e, field 'haystack_dates[1]': unparseable date 'May 2023'" in text
+    assert not out.exists() and fake.requests_log == []

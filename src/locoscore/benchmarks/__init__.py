@@ -6,6 +6,10 @@ it. Nothing outside this package tests a benchmark's name.
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
 from locoscore.benchmarks.base import Benchmark, KnownFile, QuestionType
 from locoscore.benchmarks.beam import BEAM, BEAM_FULL
 from locoscore.benchmarks.locomo import LOCOMO
@@ -27,6 +31,38 @@ def get_benchmark(name: str | None) -> Benchmark:
         raise InputError(
             f"unknown benchmark {name!r} (known: {known})", field="--benchmark"
         ) from None
+
+
+def recorded_benchmark(directory: Path) -> str:
+    """The benchmark a results folder records (summary.json, else run.json; else LoCoMo,
+    whose folders predate the field)."""
+    for name in ("summary.json", "run.json"):
+        path = directory / name
+        if path.is_file():
+            try:
+                value = json.loads(path.read_text(encoding="utf-8")).get("benchmark")
+            except (ValueError, AttributeError):
+                continue  # the command reading the folder reports a bad file itself
+            if isinstance(value, str):
+                return value
+    return DEFAULT_BENCHMARK
+
+
+def benchmark_of(directories: Sequence[Path], requested: str | None) -> Benchmark:
+    """The benchmark of the folders a command reads: they must agree with each other and
+    with `--benchmark` when it is given."""
+    recorded = {d: recorded_benchmark(d) for d in directories}
+    names = set(recorded.values())
+    if len(names) > 1:
+        detail = ", ".join(f"{d}: {n}" for d, n in recorded.items())
+        raise InputError(f"the folders hold results of different benchmarks ({detail})")
+    name = names.pop() if names else DEFAULT_BENCHMARK
+    if requested is not None and get_benchmark(requested).name != name:
+        folder = next(iter(recorded))
+        raise InputError(
+            f"holds {name} results, not {requested}", file=str(folder), field="--benchmark"
+        )
+    return get_benchmark(name)
 
 
 __all__ = [

@@ -132,6 +132,11 @@ class Benchmark(ABC):
     ) -> list[Question]:
         """The questions of `conversations`, in dataset order."""
 
+    def published(self) -> tuple[Any, ...]:
+        """Published numbers, each with its protocol and source (listed, never ranked
+        against a row of another protocol)."""
+        return ()
+
     # -- answer step and judge -------------------------------------------------------
     @abstractmethod
     def default_answer_prompt_text(self) -> str:
@@ -147,6 +152,28 @@ class Benchmark(ABC):
         self, predictions: Path, data: Any, out: Path, run_section: dict[str, Any]
     ) -> dict[str, Any]:
         """A finished run's scores into `out`; the summary, with `_written` naming the files."""
+
+    # Probe checks a run on this benchmark needs beyond the quick ones (LongMemEval resets
+    # the system between questions and scores retrieval by the turns items name).
+    probe_checks: tuple[str, ...] = ()
+
+    # A benchmark with its own report and comparison writes them through `report` and
+    # `compare`; the others use the generic (LoCoMo-shaped) report modules.
+    own_report = False
+
+    def report(self, directory: Path) -> list[Path]:
+        raise NotImplementedError
+
+    def compare(self, dir_a: Path, dir_b: Path, out: Path) -> dict[str, Any]:
+        raise NotImplementedError
+
+    # A benchmark whose judge audit builds its probe sets from its own data.
+    own_audit = False
+
+    async def audit(
+        self, data: Any, settings: Any, out: Path, **options: Any
+    ) -> tuple[Any, dict[str, Any] | None]:
+        raise NotImplementedError
 
     # A benchmark with its own judge rules and aggregation judges through `judge`; the
     # others use the generic judge pass over joined prediction records.
@@ -177,9 +204,6 @@ class Benchmark(ABC):
         **pass_options: Any,
     ) -> Any:
         raise NotImplementedError(f"{self.name} is judged by the shared judge")
-
-    def write_report(self, out: Path, data: Any) -> list[str]:
-        raise NotImplementedError(f"{self.name} is reported by the shared report")
 
     def audit_folder(
         self, data: Any, settings: Any, out: Path, *, protocol: str, dry_run: bool

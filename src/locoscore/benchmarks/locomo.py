@@ -61,6 +61,11 @@ class LoCoMo(Benchmark):
         written = ("predictions.jsonl", "run.json", "scores.jsonl", "summary.json")
         return {**summary, "_written": (*written, "report.md", "report.html", "scores.csv")}
 
+    def published(self) -> tuple[Any, ...]:
+        from locoscore.baselines import ALL_ROWS
+
+        return tuple(ALL_ROWS)
+
     def default_answer_prompt_text(self) -> str:
         from locoscore.run.answer_prompt import DEFAULT_ANSWER_PROMPT
 

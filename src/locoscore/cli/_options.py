@@ -16,6 +16,13 @@ BenchmarkOpt = Annotated[
         help="The benchmark: locomo (default) or longmemeval.",
     ),
 ]
+FolderBenchmarkOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--benchmark",
+        help="The benchmark (default: the one the folder records, else locomo).",
+    ),
+]
 PredictionsArg = Annotated[Path, typer.Argument(help="Predictions file (see --format).")]
 DatasetOpt = Annotated[
     Path | None,
@@ -42,4 +49,23 @@ ErrataOpt = Annotated[
         help="Gold errata list (dial481/locomo-audit errors.json) for the verified-gold view "
         "(default: $LOCOSCORE_ERRATA, then the copy `dataset fetch errata` saved).",
     ),
+]
+LimitOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--limit",
+        help="Smoke test: only N questions, a deterministic sample stratified by category "
+        "(proportional; see --limit-per). Every number it gives is marked as a subset.",
+    ),
+]
+LimitPerOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--limit-per",
+        help="total (default): N questions in all, split across categories in proportion; "
+        "category: N from every category.",
+    ),
+]
+SeedOpt = Annotated[
+    int | None, typer.Option("--seed", help="Which sample --limit draws (default 0).")
 ]

@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from locoscore.benchmarks import get_benchmark
+from locoscore.benchmarks import Benchmark, get_benchmark
 from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_errors
 from locoscore.cli._judge_options import (
     ApiVersionOpt,
@@ -34,10 +34,18 @@ from locoscore.cli._judge_options import (
     judge_settings,
     print_estimate,
 )
-from locoscore.cli._options import BenchmarkOpt, DatasetOpt, FormatOpt
+from locoscore.cli._options import (
+    BenchmarkOpt,
+    DatasetOpt,
+    FormatOpt,
+    LimitOpt,
+    LimitPerOpt,
+    SeedOpt,
+)
 from locoscore.cli._own_judge import audit_with_benchmark
 from locoscore.data.dataset import load_dataset
 from locoscore.data.probes import cached_probe_paths
+from locoscore.data.sample import sample_spec
 from locoscore.errors import InputError
 from locoscore.judge.audit import (
     DEFAULT_ACCEPT_THRESHOLD,
@@ -47,9 +55,11 @@ from locoscore.judge.audit import (
     predictions_set,
     probe_file_set,
     run_audit,
+    sample_sets,
 )
 from locoscore.judge.audit_stats import placement_sentence
 from locoscore.judge.cache import user_cache_path
+from locoscore.judge.settings import JudgeSettings
 from locoscore.llm.progress import RichProgress
 from locoscore.report.audit_report import audit_document, write_audit
 from locoscore.report.build import build_reports
@@ -78,6 +88,31 @@ def _print_sets(document: dict[str, object]) -> None:
             "-" if reference.get("overall") is None else f"{reference['overall']:.2f}",
         )
     console.print(table)
+
+
+def _audit_with_benchmark_sets(
+    bench: Benchmark,
+    dataset: Path | None,
+    settings: JudgeSettings,
+    out: Path,
+    dry_run: bool,
+    batch: bool,
+    user_cache: bool,
+) -> None:
+    data = bench.load(dataset)
+    result, document = asyncio.run(
+        bench.audit(data, settings, out, dry_run=dry_run, batch=batch, user_cache=user_cache)
+    )
+    if dry_run or document is None:
+        print_estimate(result, batch)
+        return
+    for name, block in document["sets"].items():
+        overall = block["accepted"].get("overall", {})
+        console.print(
+            f"{name}: {overall.get('rate', 0):.1f} % accepted (should be {block['expected']})",
+            highlight=False,
+        )
+    console.print(f"wrote {out}/audit.md, audit.json", highlight=False)
 
 
 @app.command("audit")
@@ -124,6 +159,9 @@ def audit(
     progress: ProgressOpt = True,
     user_cache: UserCacheOpt = False,
     benchmark: BenchmarkOpt = "locomo",
+    limit: LimitOpt = None,
+    limit_per: LimitPerOpt = None,
+    seed: SeedOpt = None,
 ) -> None:
     """Audit the judge: the gold as the answer (should be accepted) and deliberately wrong
     answers (should be rejected), judged exactly as `locoscore judge` would; write
@@ -154,11 +192,24 @@ def audit(
         audit_with_benchmark(bench, dataset, settings, out, protocol=protocol, dry_run=dry_run)
         return
     settings.resolve()  # a bad judge configuration fails before any file is read
+    spec = sample_spec(limit, limit_per, seed)
+    if bench.own_audit:
+        if spec is not None:
+            raise InputError(f"not available with --benchmark {bench.name} yet", field="--limit")
+        _audit_with_benchmark_sets(bench, dataset, settings, out, dry_run, batch, user_cache)
+        return
     ds = load_dataset(dataset)
     sets: list[ProbeSet] = [gold_probe_set(ds)]
     sets += [probe_file_set(path, ds) for path in (probes or cached_probe_paths())]
     if predictions is not None:
         sets.append(predictions_set(predictions, ds, fmt))
+    sample = None
+    if spec is not None:
+        sets, sample = sample_sets(sets, spec)
+        console.print(
+            f"smoke test: auditing {sample.describe()} ({sample.signature}) of every probe set",
+            highlight=False,
+        )
     bar = RichProgress(err_console, "auditing") if progress and not dry_run else None
     result = asyncio.run(
         run_audit(
@@ -179,7 +230,7 @@ def audit(
             highlight=False,
         )
     if dry_run:
-        print_estimate(result, batch)
+        print_estimate(result, batch, sample)
         per_set = ", ".join(f"{name} {n:,}" for name, n in calls_per_set(sets, result).items())
         console.print(f"calls per probe set: {per_set}", highlight=False)
         return
@@ -190,7 +241,7 @@ def audit(
             "collect it (nothing is resubmitted)."
         )
         return
-    document = audit_document(sets, result, ds, accept_threshold)
+    document = audit_document(sets, result, ds, accept_threshold, sample)
     write_audit(out, document)
     if (out / SCORES).is_file() and (out / SUMMARY).is_file():
         build_reports(out)  # a results folder: its report shows the audit next to J

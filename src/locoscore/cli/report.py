@@ -8,9 +8,9 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from locoscore.benchmarks import get_benchmark
+from locoscore.benchmarks import benchmark_of
 from locoscore.cli._app import app, console, handle_errors
-from locoscore.cli._options import BenchmarkOpt, ErrataOpt
+from locoscore.cli._options import ErrataOpt, FolderBenchmarkOpt
 from locoscore.data.dataset import resolve_dataset_path
 from locoscore.data.errata import errata_for
 from locoscore.report.analysis import Analysis
@@ -65,16 +65,16 @@ def report(
             "cache, then the dataset recorded in summary.json).",
         ),
     ] = None,
-    benchmark: BenchmarkOpt = "locomo",
+    benchmark: FolderBenchmarkOpt = None,
 ) -> None:
     """Write report.md, report.html (self-contained, charts inline), scores.csv and the
     statistics section of summary.json. With gold errata (--errata, $LOCOSCORE_ERRATA, the
     fetched copy, or recorded earlier in summary.json), also the verified-gold view."""
-    bench = get_benchmark(benchmark)
+    bench = benchmark_of([directory], benchmark)
     bench.require("report")
-    if bench.own_judge_protocols:  # the benchmark's own report (BEAM's abilities)
-        for name in bench.write_report(directory, bench.load(dataset)):
-            console.print(f"wrote {directory / name}", highlight=False)
+    if bench.own_report:
+        for path in bench.report(directory):
+            console.print(f"wrote {path}", highlight=False)
         return
     dataset_path = resolve_dataset_path(dataset) or load_results(directory).recorded_dataset_path()
     gold_errata = errata_for(errata, dataset_path)

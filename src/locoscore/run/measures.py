@@ -10,9 +10,9 @@ from typing import Any
 
 from locoscore.categories import CATEGORY_NAMES
 from locoscore.scoring.protocols import get_protocol
+from locoscore.stats import LatencyStats
 
 LOCOMO_TYPES = tuple(CATEGORY_NAMES)
-from locoscore.stats import LatencyStats
 
 
 def _latency(values: Sequence[float | None]) -> dict[str, Any] | None:

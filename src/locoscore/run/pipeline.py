@@ -37,7 +37,7 @@ from locoscore.run.question import answer_question, failed_record, retrieve
 from locoscore.run.settings import ResolvedRun, RunSettings
 from locoscore.run.store import STATE_FILE, RunStore, stored_signature
 from locoscore.run.tokens import count_tokens
-from locoscore.systems.probe import require_probe
+from locoscore.systems.probe import QUICK_CHECKS, require_probe
 from locoscore.systems.registry import SystemContext, make_system
 
 STATE_DIR = "system_state"
@@ -127,6 +127,15 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
     questions = benchmark.questions(
         dataset, conversations, include_excluded=settings.include_adversarial
     )
+    sample = None
+    if settings.sample is not None:
+        # a smoke test: only the sampled questions are asked, only their conversations ingested
+        sample = settings.sample.draw(
+            questions, item_id=lambda q: q.question_id, stratum=lambda q: q.category
+        )
+        questions = sample.keep(questions, lambda q: q.question_id)
+        asked = {q.conversation_id for q in questions}
+        conversations = [c for c in conversations if c.conversation_id in asked]
     prompt = (
         load_answer_prompt(settings.answer_prompt)
         if settings.answer_prompt
@@ -141,7 +150,9 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
     )
     # a bad list is refused before any work; only a benchmark with errata maps one
     errata = errata_for(settings.errata, dataset) if benchmark.has_errata else None
-    resolved = ResolvedRun(settings, dataset, conversations, questions, system, answer, errata)
+    resolved = ResolvedRun(
+        settings, dataset, conversations, questions, system, answer, errata, sample
+    )
     _check_earlier_run(settings.out, resolved.signature)
     return resolved
 
@@ -216,7 +227,7 @@ class _Harness:
             self.dry_search_errors.append(f"{question.question_id}: {one_line_error(exc)}")
             return
         prompt = self.run.answer.prompt.render(
-            question.text, retrieved.context.text, question.date_iso
+            question.text, retrieved.context.text, question.reader_date
         )
         if self.store.get_answer(self.answerer.key(prompt)) is None:
             self.prompt_tokens.append(count_tokens(prompt))
@@ -269,7 +280,8 @@ async def execute_run(
         if not s.skip_probe:
             # The quick integration probe on a synthetic pair of its own: a system that loses
             # dates or captions, leaks across conversations or ignores top-k stops here.
-            probe = (await require_probe(run.system)).to_json()
+            checks = (*QUICK_CHECKS, *run.benchmark.probe_checks)
+            probe = (await require_probe(run.system, checks)).to_json()
     except InputError:
         await run.system.aclose()
         if created:

@@ -95,7 +95,7 @@ async def answer_question(
     if result.answer is not None:  # the system answers itself: its answer step, not ours
         answer = Answer(result.answer.strip(), None)
     else:
-        rendered = prompt.render(question.text, context.text, question.date_iso)
+        rendered = prompt.render(question.text, context.text, question.reader_date)
         answer = await answerer.answer(rendered, context)
     answer_s = answer.latency_s
     total = search_s + (answer_s or 0.0)

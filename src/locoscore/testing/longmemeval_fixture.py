@@ -168,9 +168,10 @@ def _turns(turns: list[tuple[str, str, bool]], evidence: bool) -> list[dict[str,
 
 
 def make_records(
-    variant: str = "s", *, fillers: int = 3, filler_turns: int = 2
+    variant: str = "s", *, fillers: int = 3, filler_turns: int = 2, filler_padding: int = 0
 ) -> list[dict[str, Any]]:
-    """The questions as released files hold them (`variant`: "s" or "oracle")."""
+    """The questions as released files hold them (`variant`: "s" or "oracle"); a bench
+    makes them large with many fillers padded by `filler_padding` extra words each."""
     start = datetime(2023, 5, 1, 9, 15)
     records = []
     for q, (qid, qtype, question, answer, evidence) in enumerate(_spec()):
@@ -189,7 +190,8 @@ def make_records(
                 filler: list[dict[str, Any]] = [
                     {
                         "role": ("user", "assistant")[t % 2],
-                        "content": f"Filler chat {q}.{f}.{t} about the weather.",
+                        "content": f"Filler chat {q}.{f}.{t} about the weather."
+                        + " é" * filler_padding,
                     }
                     for t in range(filler_turns)
                 ]

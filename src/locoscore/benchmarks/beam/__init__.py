@@ -147,7 +147,7 @@ class Beam(Benchmark):
     ) -> dict[str, Any]:
         from locoscore.benchmarks.beam.outputs import write_outputs
 
-        return write_outputs(predictions, data, out, run_section)
+        return write_outputs(predictions, data, out, run_section, self.name)
 
     def judge_folder(
         self,
@@ -170,6 +170,7 @@ class Beam(Benchmark):
             settings,
             out,
             protocol=protocol,
+            benchmark=self.name,
             dry_run=dry_run,
             batch=batch,
             user_cache=user_cache,
@@ -183,10 +184,12 @@ class Beam(Benchmark):
 
         return run_beam_audit(data, settings, out, protocol=protocol, dry_run=dry_run)
 
-    def write_report(self, out: Path, data: BeamDataset) -> list[str]:
+    own_report = True
+
+    def report(self, directory: Path) -> list[Path]:
         from locoscore.benchmarks.beam.folder import write_report
 
-        return write_report(out, data)
+        return write_report(directory)
 
 
 BEAM = Beam("beam", truncated=True)

@@ -119,6 +119,20 @@ class BeamDataset:
     def message_count(self) -> int:
         return sum(c.turn_count for c in self.conversations)
 
+    def describe(self) -> dict[str, Any]:
+        """What a results folder records of its data, enough for the report alone."""
+        return {
+            "path": str(self.path),
+            "size": self.size,
+            "sha256": self.sha256,
+            "conversation_file": "chat_trunecated.json where present"
+            if self.truncated
+            else "chat.json",
+            "conversations": len(self.conversations),
+            "questions": len(self.questions),
+            "anomalies": self.anomalies.to_json(),
+        }
+
 
 def strip_marker(text: str) -> tuple[str, str | None]:
     """The text without its trailing generation marker, and the marker's payload if any."""

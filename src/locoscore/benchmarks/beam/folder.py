@@ -82,6 +82,7 @@ def judge_folder(
     out: Path,
     *,
     protocol: str,
+    benchmark: str = "beam",
     dry_run: bool = False,
     batch: bool = False,
     user_cache: bool = False,
@@ -119,21 +120,25 @@ def judge_folder(
         **_usage(folder.passes()),
     }
     verdicts = [row.as_json() for p in folder.passes() if p.run for row in p.run.rows]
-    existing = load_summary(out)
-    report = report_files({**existing, "judge": section}, result.rows, data)
+    sections = {"benchmark": benchmark, "data": data.describe(), "judge": section}
+    report = report_files({**load_summary(out), **sections})
     lines = "".join(json.dumps(v, ensure_ascii=False) + "\n" for v in verdicts)
     extra = {JUDGMENTS: lines, **report}
     folder.summary = write_results(
-        out, result.rows, {"judge": section}, ("beam_",), extra_files=lambda _s: extra
+        out, result.rows, sections, ("beam_",), extra_files=lambda _s: extra
     )
     return folder
 
 
-def write_report(out: Path, data: BeamDataset) -> list[str]:
-    """Rebuild the folder's BEAM report from what it holds (no call)."""
-    from locoscore.results_dir import load_scores
-
-    files = report_files(load_summary(out), load_scores(out), data)
+def write_report(out: Path) -> list[Path]:
+    """Rebuild the folder's BEAM report from its summary.json (no call, no data needed)."""
+    summary = load_summary(out)
+    if "data" not in summary:
+        raise InputError(
+            "not a BEAM results folder (summary.json has no data section)",
+            file=str(out / "summary.json"),
+        )
+    files = report_files(summary)
     for name, text in files.items():
         write_text_atomic(out / name, text)
-    return sorted(files)
+    return [out / name for name in sorted(files)]

@@ -61,9 +61,14 @@ def run_summary(records: list[dict[str, Any]], data: BeamDataset) -> dict[str, A
 
 
 def write_outputs(
-    predictions: Path, data: BeamDataset, out: Path, run_section: dict[str, Any]
+    predictions: Path, data: BeamDataset, out: Path, run_section: dict[str, Any], benchmark: str
 ) -> dict[str, Any]:
     records = read_jsonl(predictions)
-    summary = {"benchmark": "beam", "run": run_section, **run_summary(records, data)}
+    summary = {
+        "benchmark": benchmark,
+        "data": data.describe(),
+        "run": run_section,
+        **run_summary(records, data),
+    }
     write_json_atomic(out / SUMMARY, summary)
     return {**summary, "_written": ("predictions.jsonl", "run.json", SUMMARY)}

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from locoscore.benchmarks.beam.data import ABILITIES, BeamDataset
+from locoscore.benchmarks.beam.data import ABILITIES
 from locoscore.report.document import Block, Heading, Notes, Paragraph, Preformatted, Table
 from locoscore.report.html import render_html
 from locoscore.report.markdown import render_markdown
@@ -65,14 +65,14 @@ def _count(value: Any) -> str:
     return str(value)
 
 
-def _title(summary: dict[str, Any], data: BeamDataset) -> str:
+def _title(summary: dict[str, Any]) -> str:
     run = summary.get("run") or {}
     system = run.get("system")
     name = system.get("name") if isinstance(system, dict) else system
     answer = run.get("answer")
     model = answer.get("model") if isinstance(answer, dict) else None
     who = " + ".join(str(x) for x in (name, model) if x) or "predictions"
-    return f"{who} on BEAM {data.size}"
+    return f"{who} on BEAM {summary['data']['size']}"
 
 
 def _seconds(value: float | None) -> str:
@@ -109,10 +109,11 @@ def _run_costs(run: dict[str, Any]) -> list[Block]:
     ]
 
 
-def blocks(summary: dict[str, Any], rows: list[dict[str, Any]], data: BeamDataset) -> list[Block]:
+def blocks(summary: dict[str, Any]) -> list[Block]:
     judge = summary.get("judge")
     run = summary.get("run") or {}
-    out: list[Block] = [Heading(_title(summary, data), 1)]
+    data = summary["data"]
+    out: list[Block] = [Heading(_title(summary), 1)]
     if judge is None:
         out.append(
             Paragraph("Not judged yet: run `locoscore judge --benchmark beam` on this folder.")
@@ -185,13 +186,12 @@ def blocks(summary: dict[str, Any], rows: list[dict[str, Any]], data: BeamDatase
     out += [
         Heading("Data"),
         Paragraph(
-            f"{data.path} ({data.size}; {len(data.conversations)} conversations, "
-            f"{len(data.questions)} questions; "
-            f"{'truncated chats where present' if data.truncated else 'full chats'}); "
-            f"sha256 {data.sha256[:12]}. The default answer prompt gives the reader the "
+            f"{data['path']} ({data['size']}; {data['conversations']} conversations, "
+            f"{data['questions']} questions; {data['conversation_file']}); "
+            f"sha256 {data['sha256'][:12]}. The default answer prompt gives the reader the "
             "current date (the last session's anchor), which the official baselines omit."
         ),
-        Notes([f"{k.replace('_', ' ')}: {_count(v)}" for k, v in data.anomalies.to_json().items()]),
+        Notes([f"{k.replace('_', ' ')}: {_count(v)}" for k, v in data["anomalies"].items()]),
         Heading("Published numbers (as cited; each under its own scoring variant)"),
         Table(
             ["system", "scoring", "source", "100K", "500K", "1M", "10M"],
@@ -205,11 +205,9 @@ def blocks(summary: dict[str, Any], rows: list[dict[str, Any]], data: BeamDatase
     return out
 
 
-def report_files(
-    summary: dict[str, Any], rows: list[dict[str, Any]], data: BeamDataset
-) -> dict[str, str]:
-    document = blocks(summary, rows, data)
+def report_files(summary: dict[str, Any]) -> dict[str, str]:
+    document = blocks(summary)
     return {
         "report.md": render_markdown(document),
-        "report.html": render_html(document, _title(summary, data)),
+        "report.html": render_html(document, _title(summary)),
     }

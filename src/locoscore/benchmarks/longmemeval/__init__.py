@@ -52,9 +52,12 @@ class LongMemEval(Benchmark):
     types = tuple(QuestionType(i, key, key) for key, i in TYPE_IDS.items())
     known_files = KNOWN_FILES
     answer_prompt_name = "locoscore-lme-answer-v1"
-    commands = frozenset({"run", "dataset", "judge"})
+    commands = frozenset({"run", "dataset", "judge", "report", "compare", "audit"})
+    own_audit = True
     own_judge = True
+    own_report = True
     fetch_names = FETCH_NAMES
+    probe_checks = ("reset", "attribution")
 
     def fetch(self, name: str, url: str | None, dest: Path | None) -> Path:
         return fetch_longmemeval(name, url, dest)
@@ -63,8 +66,7 @@ class LongMemEval(Benchmark):
         return load_longmemeval(path)
 
     def data_version(self, data: LongMemEvalData) -> str:
-        known = data.known
-        return known.version if known is not None else "longmemeval-unknown"
+        return data.version
 
     def describe_data(self, data: LongMemEvalData) -> dict[str, Any]:
         return {**super().describe_data(data), "file": data.path.name}
@@ -87,6 +89,11 @@ class LongMemEval(Benchmark):
     ) -> list[Question]:
         return convs.questions(data, conversations, TYPE_IDS)
 
+    def published(self) -> tuple[Any, ...]:
+        from locoscore.benchmarks.longmemeval.baselines import BASELINES
+
+        return BASELINES
+
     def default_answer_prompt_text(self) -> str:
         return ANSWER_PROMPT
 
@@ -96,6 +103,23 @@ class LongMemEval(Benchmark):
         from locoscore.benchmarks.longmemeval.outputs import write_outputs
 
         return write_outputs(predictions, data, out, run_section)
+
+    def report(self, directory: Path) -> list[Path]:
+        from locoscore.benchmarks.longmemeval.report import write_report
+
+        return write_report(directory)
+
+    def compare(self, dir_a: Path, dir_b: Path, out: Path) -> dict[str, Any]:
+        from locoscore.benchmarks.longmemeval.report import compare_folders
+
+        return compare_folders(dir_a, dir_b, out)
+
+    async def audit(
+        self, data: LongMemEvalData, settings: Any, out: Path, **options: Any
+    ) -> tuple[Any, dict[str, Any] | None]:
+        from locoscore.benchmarks.longmemeval.audit import audit_longmemeval
+
+        return await audit_longmemeval(data, settings, out, **options)
 
     async def judge(
         self, data: LongMemEvalData, answers: Path, settings: Any, out: Path, **options: Any

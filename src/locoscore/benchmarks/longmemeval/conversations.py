@@ -133,6 +133,7 @@ def questions(
                     "question_date": meta.date_raw,
                 },
                 query_id=f"{cid}-q",
+                date_raw=meta.date_raw,
             )
         )
     return out

@@ -153,6 +153,12 @@ class LongMemEvalData:
     def known(self) -> KnownFile | None:
         return next((f for f in self.known_files if f.sha256 == self.sha256), None)
 
+    @property
+    def version(self) -> str:
+        """The released file's name in signatures, else `longmemeval-unknown`."""
+        known = self.known
+        return known.version if known is not None else "longmemeval-unknown"
+
     def read_record(self, meta: QuestionMeta) -> dict[str, Any]:
         offset, length = meta.span
         with self.path.open("rb") as handle:

@@ -10,7 +10,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from locoscore._io import write_json_atomic, write_jsonl_atomic
+from locoscore._io import sha256_file, write_json_atomic, write_jsonl_atomic
 from locoscore.benchmarks.longmemeval import judging
 from locoscore.benchmarks.longmemeval.accuracy import accuracy
 from locoscore.benchmarks.longmemeval.answers import Answers, read_answers
@@ -21,6 +21,8 @@ from locoscore.judge.outputs import CACHE_FILE, JUDGMENTS_FILE
 from locoscore.judge.runner import ProgressSink
 from locoscore.judge.settings import JudgeSettings
 from locoscore.results_dir import load_summary
+
+SCORES_FILE = "scores.jsonl"  # one line per question of the file: its J (None: missing)
 
 
 def lme_settings(settings: JudgeSettings, type_templates: dict[str, Path]) -> JudgeSettings:
@@ -89,7 +91,17 @@ async def judge_longmemeval(
         **result.judge.describe(),
         "benchmark": "longmemeval",
         "rules": "abstention by the _abs id, then the question type",
-        "input": {"path": str(answers_path), "format": answers.format},
+        "input": {
+            "path": str(answers_path),
+            "sha256": sha256_file(answers_path),
+            "format": answers.format,
+        },
+        "dataset": {
+            "path": str(data.path),
+            "file": data.path.name,
+            "sha256": data.sha256,
+            "version": data.version,
+        },
         "failed_answers": len(answers.failed),
         **accuracy(data.questions, scores),
         "calls": {
@@ -107,7 +119,19 @@ async def judge_longmemeval(
     order = {r.key: i for i, r in enumerate(records)}
     rows = sorted(result.run.rows, key=lambda r: (order.get(r.key, len(order)), r.run))
     summary = load_summary(out)
+    summary["benchmark"] = "longmemeval"
     summary["judge"] = section
+    per_question = [
+        {
+            "question_id": m.question_id,
+            "question_type": m.question_type,
+            "abstention": m.abstention,
+            "submitted": m.question_id in scores,
+            "j": scores.get(m.question_id),
+        }
+        for m in data.questions
+    ]
     write_jsonl_atomic(out / JUDGMENTS_FILE, [r.as_json() for r in rows])
+    write_jsonl_atomic(out / SCORES_FILE, per_question)
     write_json_atomic(out / "summary.json", summary)
     return result, section

@@ -9,7 +9,10 @@ For k in 1, 3, 5, 10, 30, 50: `recall_any@k` (any gold item in the top k), `reca
 (every gold item in the top k) and `ndcg_any@k`, whose discount leaves ranks 1 and 2 both
 undiscounted and divides rank r >= 2 by log2(r) (the official variant), normalised by the
 ideal ranking of the gold items. A system's ranking is the order in which the retrieved
-items name sessions (turns) first; items that name none cannot be scored.
+items name sessions (turns) first; items that name none cannot be scored. At session level a
+session counts once (the official session-granularity retrieval); the official conversion of
+a turn ranking to sessions, which weighs a session once per turn in its NDCG, is not
+reproduced (its recall figures are the same).
 """
 
 from __future__ import annotations

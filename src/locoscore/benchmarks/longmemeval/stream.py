@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 _OUTSIDE = re.compile(rb'["{}\[\]]')
-_INSIDE = re.compile(rb'["\\]')
+# The rest of a string up to its closing quote, escapes included (one C-level match).
+_STRING_REST = re.compile(rb'(?:[^"\\]++|\\.)*+"', re.DOTALL)
 CHUNK = 1 << 22
 
 
@@ -51,15 +52,12 @@ def object_spans(handle: BinaryIO, chunk_size: int = CHUNK) -> Iterator[tuple[in
             i, escaped = i + 1, False
         while True:
             if in_string:
-                match = _INSIDE.search(chunk, i)
-                if match is None:
+                match = _STRING_REST.match(chunk, i)
+                if match is None:  # the string goes on in the next chunk
+                    # an odd run of backslashes at the end escapes the next chunk's first byte
+                    tail = len(chunk) - i - len(chunk[i:].rstrip(b"\\"))
+                    escaped = tail % 2 == 1
                     break
-                if match.group() == b"\\":
-                    if match.end() >= len(chunk):
-                        escaped = True
-                        break
-                    i = match.end() + 1
-                    continue
                 in_string, i = False, match.end()
                 continue
             match = _OUTSIDE.search(chunk, i)
