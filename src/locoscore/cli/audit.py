@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import typer
 from rich.table import Table
 
 from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_errors
+from locoscore.cli._interrupt import run_pass
 from locoscore.cli._judge_options import (
     ApiVersionOpt,
     BaseUrlOpt,
@@ -48,7 +48,7 @@ from locoscore.judge.audit import (
 )
 from locoscore.judge.audit_stats import placement_sentence
 from locoscore.judge.cache import user_cache_path
-from locoscore.llm.progress import RichProgress
+from locoscore.llm.progress import progress_for
 from locoscore.report.audit_report import audit_document, write_audit
 from locoscore.report.build import build_reports
 from locoscore.results_dir import SCORES, SUMMARY
@@ -151,8 +151,8 @@ def audit(
     sets += [probe_file_set(path, ds) for path in (probes or cached_probe_paths())]
     if predictions is not None:
         sets.append(predictions_set(predictions, ds, fmt))
-    bar = RichProgress(err_console, "auditing") if progress and not dry_run else None
-    result = asyncio.run(
+    bar = progress_for(err_console, progress and not dry_run, "auditing", "judgments")
+    result = run_pass(
         run_audit(
             sets,
             settings,
@@ -163,7 +163,8 @@ def audit(
             poll_interval_s=batch_poll,
             max_wait_s=batch_wait,
             user_cache=user_cache,
-        )
+        ),
+        bar,
     )
     if user_cache:
         console.print(

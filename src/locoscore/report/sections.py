@@ -14,6 +14,7 @@ from locoscore.report.markdown import render_markdown
 from locoscore.report.metrics import BLEU1_MEM0, F1_LOCOMO, F1_MEM0, J
 from locoscore.report.recorded_judge import recorded_judge_blocks
 from locoscore.report.run_section import run_blocks
+from locoscore.report.spend import judge_calls_line
 from locoscore.report.tables import (
     DASH,
     breakdown_table,
@@ -175,6 +176,8 @@ def judge_blocks(a: Analysis) -> list[Block]:
         f"{j.agreement_name} across runs: {fmt(j.agreement, 3)}.",
         f"Failed runs (dropped, not scored 0): {j.runs_failed} of {j.runs_attempted}.",
     ]
+    if isinstance(j.config.get("calls"), dict):
+        items.append(judge_calls_line(j.config["calls"], j.config.get("usage") or {}) + ".")
     return [Heading("Judge runs and agreement"), Notes(items), *figures.j_distribution(a)]
 
 

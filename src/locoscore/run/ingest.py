@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,32 +40,37 @@ class IngestionMeasures:
 
 
 async def ingest_conversation(
-    system: MemorySystem, conversation: Conversation
+    system: MemorySystem,
+    conversation: Conversation,
+    on_session: Callable[[Usage], None] | None = None,
 ) -> IngestionMeasures:
     """reset, then add every session in order; a failure is measured and reported, not
-    raised, so the other conversations go on."""
+    raised, so the other conversations go on. `on_session(usage)` follows each added session
+    (what it spent), for the progress line."""
     sessions, turns = len(conversation.sessions), conversation.turn_count
     if await system.already_ingested(conversation):
         return IngestionMeasures(conversation.conversation_id, sessions, turns, 0.0, Usage(), True)
     usage = Usage()
     wall = 0.0  # time inside the system's calls, not the yields between them
 
-    async def timed(call: Awaitable[Usage | None]) -> None:
+    async def timed(call: Awaitable[Usage | None]) -> Usage:
         nonlocal usage, wall
         started = time.perf_counter()
-        spent = await call
+        spent = await call or Usage()
         wall += time.perf_counter() - started
-        if spent is not None:
-            usage = usage + spent
+        usage = usage + spent
         # Let other conversations' questions go out between sessions: a CPU-bound add
         # never yields on its own.
         await asyncio.sleep(0)
+        return spent
 
     cid = conversation.conversation_id
     try:
         await timed(system.reset(cid))
         for session in conversation.sessions:
-            await timed(system.add(session))
+            spent = await timed(system.add(session))
+            if on_session is not None:
+                on_session(spent)
         await timed(system.finish(cid))
     except Exception as exc:  # the user's or a server's failure: recorded, never a crash
         return IngestionMeasures(cid, sessions, turns, wall, usage, error=one_line_error(exc))
