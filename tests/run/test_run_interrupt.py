@@ -1,0 +1,112 @@
+"""`locoscore run` off a terminal: progress lines; SIGTERM stops it with one line and exit 143;
+the rerun answers only what is missing and run.json adds up both attempts. Dry runs need no
+key, and say what they cannot estimate without one."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from run_helpers import answer_requests, predictions, run_cli
+
+CONCURRENCY = 4
+QUESTIONS = 105  # conv-30
+LINE = re.compile(
+    r"^answering: (\d+)/105 questions \(\d+ %\) · (\d+) calls · 0 failed · cost \$\d+\.\d\d"
+    r" · elapsed \d+s · ETA (\d+s|\d+m\d\ds|unknown)"
+)
+
+
+def _args(fake: Any, dataset: Path, out: Path) -> list[str]:
+    return ["--system", "bm25", "--out", str(out), "--dataset", str(dataset),
+            "--conversations", "conv-30", "--answer-provider", "openai",
+            "--answer-model", "gpt-4o-mini", "--answer-base-url", fake.openai_url]  # fmt: skip
+
+
+def _saved(out: Path) -> int:
+    with sqlite3.connect(out / "run_state.sqlite") as conn:
+        return int(conn.execute("SELECT COUNT(*) FROM questions WHERE ok = 1").fetchone()[0])
+
+
+def test_sigterm_stops_with_one_line_and_the_rerun_adds_up_both_attempts(
+    fake: Any, locomo_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake.config.latency_s = 0.05
+    monkeypatch.setenv("LOCOSCORE_PROGRESS_EVERY", "0.2")
+    out = tmp_path / "run"
+    command = [str(Path(sys.executable).parent / "locoscore"), "run",
+               *_args(fake, locomo_path, out), "--concurrency", str(CONCURRENCY)]  # fmt: skip
+    with (tmp_path / "stderr.txt").open("w") as stderr:
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=stderr)
+        deadline = time.monotonic() + 60
+        while len(answer_requests(fake)) < 30 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.3)
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 143
+    first = len(answer_requests(fake))
+    saved = _saved(out)
+    assert 30 <= saved < QUESTIONS and first - saved <= CONCURRENCY
+    lines = (tmp_path / "stderr.txt").read_text().splitlines()
+    assert "Traceback" not in "\n".join(lines)
+    assert lines[-1] == (
+        f"interrupted: {saved} of {QUESTIONS} questions saved; rerun the same command to resume"
+    )
+    progress = [LINE.match(line) for line in lines if line.startswith("answering")]
+    assert len(progress) >= 2 and all(progress)
+    assert not (out / "run.json").exists()
+
+    assert run_cli(*_args(fake, locomo_path, out)).exit_code == 0
+    # every question answered once; the answers in flight at the signal are the only repeats
+    assert QUESTIONS <= len(answer_requests(fake)) <= QUESTIONS + CONCURRENCY
+    calls = json.loads((out / "run.json").read_text())["answer_calls"]
+    now, earlier = calls["this_attempt"], calls["earlier_attempts"]
+    assert now["requests"] == len(answer_requests(fake)) - first
+    assert earlier["attempts"] == 1 and saved <= earlier["requests"] <= first
+    assert calls["made"] == now["requests"] + earlier["requests"]
+    assert calls["cached"] >= saved
+    # The whole job's cost: each answer paid once, at gpt-4o-mini's 0.15 / 0.60 USD per Mtok.
+    records = predictions(out)
+    paid = sum(r["answer_tokens"]["input"] * 0.15 + r["answer_tokens"]["output"] * 0.6
+               for r in records) / 1e6  # fmt: skip
+    assert calls["cost_usd"] == pytest.approx(paid, rel=1e-3)
+    assert 0 < now["cost_usd"] < paid
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["run"]["answer_calls"] == calls
+    report = (out / "report.md").read_text()
+    assert (
+        f"{calls['made']} calls made ({now['requests']} now, {earlier['requests']} by 1 " in report
+    )
+
+
+def test_dry_run_needs_no_key_and_names_what_it_cannot_estimate(
+    fake: Any, locomo_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in [k for k in os.environ if k.endswith("_API_KEY")]:
+        monkeypatch.delenv(name)
+    out = tmp_path / "dry"
+    bm25 = run_cli("--system", "bm25", "--out", str(out), "--dataset", str(locomo_path),
+                   "--conversations", "conv-30", "--dry-run")  # fmt: skip
+    assert bm25.exit_code == 0, bm25.output
+    assert "answer calls to make: 105 (cached or not needed: 0)" in bm25.output
+    assert re.search(r"estimated tokens: [\d,]+ in, 2,100 out", bm25.output)
+    embedding = run_cli("--system", "embedding", "--out", str(out), "--dataset",
+                        str(locomo_path), "--conversations", "conv-30", "--dry-run")  # fmt: skip
+    assert embedding.exit_code == 0, embedding.output
+    text = " ".join(embedding.output.split())
+    assert "answer calls to make: 105 (cached or not needed: 0)" in text
+    assert (
+        "not estimated: ingestion, retrieval, and the answer calls' tokens and cost (their "
+        "prompts hold what retrieval finds): embedding ingestion calls "
+        "https://api.openai.com/v1, which needs a key in OPENAI_API_KEY"
+    ) in text
+    assert not out.exists() and fake.requests == 0
