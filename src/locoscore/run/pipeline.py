@@ -34,6 +34,7 @@ from locoscore.results_dir import check_out_dir
 from locoscore.run.answer_prompt import default_answer_prompt, load_answer_prompt
 from locoscore.run.answerer import Answerer, resolve_answer_step
 from locoscore.run.document import RUN_JSON, read_run
+from locoscore.run.dry_run import blocked_estimate, dry_run_estimate
 from locoscore.run.ingest import IngestionMeasures, ingest_conversation
 from locoscore.run.question import answer_question, failed_record, retrieve
 from locoscore.run.settings import ResolvedRun, RunSettings
@@ -283,51 +284,6 @@ def _earlier(ledger: Ledger | None) -> Spend:
     return Spend() if ledger is None else ledger.earlier
 
 
-def _dry_run_estimate(run: ResolvedRun, harness: _Harness) -> dict[str, Any]:
-    from locoscore.llm.cost import REQUEST_OVERHEAD_TOKENS
-    from locoscore.run.answerer import EXPECTED_ANSWER_TOKENS
-
-    calls = len(harness.prompt_tokens)
-    input_tokens = sum(harness.prompt_tokens) + REQUEST_OVERHEAD_TOKENS * calls
-    output_tokens = EXPECTED_ANSWER_TOKENS * calls
-    cost = None
-    if run.answer.model is not None:
-        cost = run.answer.settings.prices.cost(run.answer.model, input_tokens, output_tokens)
-    return {
-        "calls": calls,
-        "input_tokens": input_tokens,
-        "output_tokens": output_tokens,
-        "cost_usd": cost,
-        "cached": len(run.questions) - calls,
-        "search_errors": harness.dry_search_errors,
-    }
-
-
-def _blocked_dry_run(run: ResolvedRun, blocker: str) -> RunResult:
-    """A dry run whose system cannot ingest without a key: the answer calls still to make
-    are counted (every question without a saved record); their tokens and cost depend on
-    what retrieval finds, so they are not estimated."""
-    state = run.settings.out / STATE_FILE
-    finished: dict[str, Any] = {}
-    if state.exists():
-        store = RunStore(state)
-        finished = store.finished()
-        store.close()
-    calls = 0
-    if not (run.answer.is_extractive or run.system.answers_itself):
-        calls = sum(1 for q in run.questions if q.question_id not in finished)
-    estimate: dict[str, Any] = {
-        "calls": calls,
-        "input_tokens": None,
-        "output_tokens": None,
-        "cost_usd": None,
-        "cached": len(run.questions) - calls,
-        "search_errors": [],
-        "not_estimated": blocker,
-    }
-    return RunResult(run, [], {}, dry_run_estimate=estimate)
-
-
 async def execute_run(
     run: ResolvedRun,
     *,
@@ -337,7 +293,7 @@ async def execute_run(
     """Start the system, ingest, answer; the records in dataset order."""
     s = run.settings
     if s.dry_run and (blocker := run.system.dry_run_blocker()) is not None:
-        return _blocked_dry_run(run, blocker)
+        return RunResult(run, [], {}, dry_run_estimate=blocked_estimate(run, blocker))
     created = not s.out.exists()
     probe: dict[str, Any] | None = None
     try:
@@ -406,7 +362,9 @@ async def execute_run(
         probe=probe,
     )
     if dry:
-        result.dry_run_estimate = _dry_run_estimate(run, harness)
+        result.dry_run_estimate = dry_run_estimate(
+            run, harness.prompt_tokens, harness.dry_search_errors
+        )
         store.close()
         return result
     records = store.all_records()
