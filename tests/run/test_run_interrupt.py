@@ -110,3 +110,68 @@ def test_dry_run_needs_no_key_and_names_what_it_cannot_estimate(
         "https://api.openai.com/v1, which needs a key in OPENAI_API_KEY"
     ) in text
     assert not out.exists() and fake.requests == 0
+
+
+def test_a_finished_run_rerun_reports_the_whole_job(
+    fake: Any, locomo_path: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    assert run_cli(*_args(fake, locomo_path, out)).exit_code == 0
+    first = json.loads((out / "run.json").read_text())["answer_calls"]
+    again = run_cli(*_args(fake, locomo_path, out))
+    assert again.exit_code == 0, again.output
+    assert len(answer_requests(fake)) == QUESTIONS  # the rerun asked nothing
+    calls = json.loads((out / "run.json").read_text())["answer_calls"]
+    assert (calls["made"], calls["cached"], calls["cost_usd"]) == (
+        QUESTIONS,
+        QUESTIONS,
+        first["cost_usd"],
+    )
+    assert calls["this_attempt"]["requests"] == 0
+    assert calls["earlier_attempts"] == {"attempts": 1, **first["this_attempt"]}
+    assert first["cost_usd"] > 0
+    text = " ".join(again.output.split())
+    assert "answer 105 calls made (0 now, 105 by 1 earlier attempt), 105 from the cache" in text
+
+
+class Recorder:
+    """A progress sink that keeps what it is told."""
+
+    def __init__(self) -> None:
+        self.statuses: list[str] = []
+        self.done = 0
+
+    def start(self, total: int, done: int, cached: int) -> None:
+        self.total = total
+
+    def update(
+        self, done: int, failed: int, tokens: int, cost_usd: float | None, calls: int | None = None
+    ) -> None:
+        self.done += done
+
+    def status(self, text: str) -> None:
+        self.statuses.append(text)
+
+    def stop(self) -> None:
+        pass
+
+
+def test_ingestion_reports_its_sessions_to_the_progress_line(
+    locomo_path: Path, tmp_path: Path
+) -> None:
+    import asyncio
+
+    from locoscore.run.answerer import AnswerSettings
+    from locoscore.run.pipeline import execute_run, resolve_run
+    from locoscore.run.settings import RunSettings
+
+    settings = RunSettings(system="bm25", out=tmp_path / "run", dataset=locomo_path,
+                           conversations=["conv-30", "conv-26"],
+                           answer=AnswerSettings(provider="extractive"))  # fmt: skip
+    recorder = Recorder()
+    asyncio.run(execute_run(resolve_run(settings), progress=recorder))
+    sessions = 19 + 19  # conv-30 and conv-26
+    assert recorder.statuses[0] == f"ingested 1/{sessions} sessions"
+    shown = [s for s in recorder.statuses if s]
+    assert shown == [f"ingested {i}/{sessions} sessions" for i in range(1, sessions)]
+    assert recorder.statuses[-1] == "" and recorder.done == recorder.total == 105 + 199
