@@ -23,10 +23,10 @@ def dry_run_estimate(
         cost = run.answer.settings.prices.cost(run.answer.model, input_tokens, output_tokens)
     return {
         "calls": calls,
+        "cached": len(run.questions) - calls,
         "input_tokens": input_tokens,
         "output_tokens": output_tokens,
         "cost_usd": cost,
-        "cached": len(run.questions) - calls,
         "search_errors": search_errors,
     }
 
@@ -44,12 +44,12 @@ def blocked_estimate(run: ResolvedRun, blocker: str) -> dict[str, Any]:
     calls = 0
     if not (run.answer.is_extractive or run.system.answers_itself):
         calls = sum(1 for q in run.questions if q.question_id not in finished)
+    unknown = dict.fromkeys(("input_tokens", "output_tokens", "cost_usd"))
+    cached = len(run.questions) - calls
     return {
         "calls": calls,
-        "input_tokens": None,
-        "output_tokens": None,
-        "cost_usd": None,
-        "cached": len(run.questions) - calls,
+        "cached": cached,
+        **unknown,
         "search_errors": [],
         "not_estimated": blocker,
     }
