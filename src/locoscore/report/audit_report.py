@@ -241,7 +241,7 @@ def audit_blocks(document: dict[str, Any]) -> list[Block]:
             f"when {rule}. 95 % intervals: percentile bootstrap over questions (2,000 "
             "resamples, seed 0); run-level ±: sample std across repeat indices."
         ),
-        Paragraph("C" + judge_calls_line(document["calls"], document["usage"])[1:] + "."),
+        Paragraph(judge_calls_line(document["calls"], document["usage"], "Calls") + "."),
         Heading("Acceptance per probe set"),
         overview_table(sets),
         *(

@@ -176,8 +176,10 @@ def judge_blocks(a: Analysis) -> list[Block]:
         f"{j.agreement_name} across runs: {fmt(j.agreement, 3)}.",
         f"Failed runs (dropped, not scored 0): {j.runs_failed} of {j.runs_attempted}.",
     ]
-    if isinstance(j.config.get("calls"), dict):
-        items.append(judge_calls_line(j.config["calls"], j.config.get("usage") or {}) + ".")
+    calls = j.config.get("calls")
+    if isinstance(calls, dict) and "made" in calls:
+        usage = j.config.get("usage") or {}
+        items.append(judge_calls_line(calls, usage, "Judge calls (every attempt)") + ".")
     return [Heading("Judge runs and agreement"), Notes(items), *figures.j_distribution(a)]
 
 

@@ -21,14 +21,14 @@ def attempts_phrase(calls: dict[str, Any]) -> str:
     return f" ({now:,} now, {earlier.get('requests', 0):,} by {attempts} earlier attempt{plural})"
 
 
-def judge_calls_line(calls: dict[str, Any], usage: dict[str, Any]) -> str:
+def judge_calls_line(calls: dict[str, Any], usage: dict[str, Any], label: str = "calls") -> str:
     """calls: 6 made (0 now, 6 by 1 earlier attempt), 6 cached, 0 failed; tokens …; cost …"""
     made = int(calls.get("made", 0))
     judgments = int(calls.get("judgments", made))
     what = f"{made:,} made" if judgments == made else f"{made:,} requests made"
     more = "" if judgments == made else f" for {judgments:,} judgments"
     return (
-        f"calls: {what}{attempts_phrase(calls)}{more}, {calls.get('cached', 0):,} cached, "
+        f"{label}: {what}{attempts_phrase(calls)}{more}, {calls.get('cached', 0):,} cached, "
         f"{calls.get('failed', 0):,} failed; tokens {usage.get('input_tokens', 0):,} in / "
         f"{usage.get('output_tokens', 0):,} out; cost {_cost(usage.get('estimated_cost_usd'))}"
     )
