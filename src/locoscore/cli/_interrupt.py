@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import threading
 from collections.abc import Coroutine, Iterator
 from contextlib import contextmanager
 from types import FrameType
@@ -68,6 +69,9 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
 @contextmanager
 def signals_stop_cleanly() -> Iterator[None]:
     """For the duration of a command: SIGINT and SIGTERM raise `Interrupted`."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread receives signals (a command invoked from a thread)
+        return
     previous = {s: signal.getsignal(s) for s in SIGNALS}
     _state.received = None
     _state.tally = None
@@ -79,6 +83,7 @@ def signals_stop_cleanly() -> Iterator[None]:
         for s, handler in previous.items():
             signal.signal(s, handler)
         _state.tally = None
+        _state.received = None
 
 
 def run_pass(main: Coroutine[Any, Any, T], tally: Tally | None = None) -> T:

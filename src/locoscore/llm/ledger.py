@@ -10,7 +10,6 @@ killed with SIGKILL is counted up to its last committed call.
 
 from __future__ import annotations
 
-import dataclasses
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -85,12 +84,10 @@ class Ledger:
             (Spend(row[1], row[2], row[3], row[4], row[5], attempts=1) for row in rows), Spend()
         )
         self.started_at = time.time()
-        self.now = Spend()
 
     def record(self, spend: Spend) -> None:
-        """This attempt's running totals (an attempt that paid nothing leaves no row)."""
-        self.now = dataclasses.replace(spend, attempts=0)
-        if spend.requests == 0 and spend.results == 0:
+        """This attempt's running totals (an attempt that sent nothing leaves no row)."""
+        if spend.requests == 0:
             return
         self.conn.execute(
             "INSERT OR REPLACE INTO attempts VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -105,10 +102,6 @@ class Ledger:
                 spend.cost_usd,
             ),
         )
-
-    @property
-    def total(self) -> Spend:
-        return self.earlier + self.now
 
 
 def attempts_json(now: Spend, earlier: Spend, results_name: str = "results") -> dict[str, Any]:

@@ -74,7 +74,6 @@ class RunResult:
     stop_reason: str | None = None
     calls_made: int = 0  # this attempt's answer requests
     calls_cached: int = 0  # answers this attempt took from the cache or earlier records
-    answer_cost_usd: float = 0.0  # this attempt's
     # What this attempt and the earlier ones paid: answer calls, and the system's ingestion.
     answer_spend: Spend = field(default_factory=Spend)
     answer_spend_earlier: Spend = field(default_factory=Spend)
@@ -353,7 +352,6 @@ async def execute_run(
         stop_reason=harness.answerer.pool.stop_reason,
         calls_made=harness.answerer.pool.made,
         calls_cached=harness.answerer.calls_cached + resumed,
-        answer_cost_usd=harness.answerer.pool.spent_usd,
         answer_spend=harness.answerer.spent(),
         answer_spend_earlier=_earlier(harness.answer_ledger),
         ingestion_spend=harness.ingestion_spend(),
