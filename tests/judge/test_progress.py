@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from locoscore.cli._app import handle_errors
 from locoscore.cli._interrupt import run_pass
-from locoscore.llm.progress import LineProgress, RichProgress, Tally
+from locoscore.llm.progress import LineProgress, RichProgress, Tally, progress_for
 
 
 def test_progress_line_shows_every_figure() -> None:
@@ -98,3 +98,9 @@ def test_sigint_cancels_the_pass_and_the_command_exits_130_with_one_line() -> No
         "interrupted: 272 of 1,540 judgments saved; rerun the same command to resume"
     )
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+
+
+def test_a_log_file_gets_lines_even_where_rich_is_told_it_is_a_terminal() -> None:
+    forced = Console(file=io.StringIO(), force_terminal=True)  # as FORCE_COLOR=1 in CI
+    assert isinstance(progress_for(forced, True, "judging", "judgments"), LineProgress)
+    assert type(progress_for(forced, False, "judging", "judgments")) is Tally

@@ -247,6 +247,16 @@ def progress_for(console: Console, enabled: bool, description: str, unit: str) -
     counts are kept all the same, for the interrupt message)."""
     if not enabled:
         return Tally(description, unit)
-    if console.is_terminal:
+    if _is_a_terminal(console):
         return RichProgress(console, description, unit)
     return LineProgress(console, description, unit, line_interval_s())
+
+
+def _is_a_terminal(console: Console) -> bool:
+    """The stream itself, not `console.is_terminal`: CI sets FORCE_COLOR, which makes rich
+    treat a log file as a terminal (and fill it with redrawn bars)."""
+    isatty = getattr(console.file, "isatty", None)
+    try:
+        return bool(isatty is not None and isatty())
+    except ValueError:  # a closed stream
+        return False
