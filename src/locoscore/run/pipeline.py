@@ -203,31 +203,32 @@ class _Harness:
         u = self.ingest_spent
         return Spend(u.calls, self.sessions_added, u.input_tokens, u.output_tokens, u.cost_usd)
 
-    def _sessions_added(self, sessions: int, spent: Usage) -> None:
+    def _ingested(self, sessions: int, spent: Usage) -> None:
+        """`sessions` more added or passed over, `spent` more spent by the system."""
         self.ingest_spent = self.ingest_spent + spent
         self.sessions_done += sessions
         if spent.calls and self.ingest_ledger is not None:
             self.ingest_ledger.record(self.ingestion_spend())
-        if self.progress is not None:
+        if self.progress is not None and sessions:
             done, total = self.sessions_done, self.sessions_total
             self.progress.status(f"ingested {done:,}/{total:,} sessions" if done < total else "")
-            self._report()
+        self._report()
 
     async def conversation(self, conversation: Conversation, pending: list[Question]) -> None:
         added = 0
 
-        def session_added(spent: Usage) -> None:
+        def spent(sessions: int, usage: Usage) -> None:
             nonlocal added
-            added += 1
-            self.sessions_added += 1
-            self._sessions_added(1, spent)
+            added += sessions
+            self.sessions_added += sessions
+            self._ingested(sessions, usage)
 
         async with self.ingest_slots:
             measures: IngestionMeasures = await ingest_conversation(
-                self.run.system, conversation, session_added
+                self.run.system, conversation, spent
             )
         if added < measures.sessions:  # already stored, or failed: nothing more to add
-            self._sessions_added(measures.sessions - added, Usage())
+            self._ingested(measures.sessions - added, Usage())
         if not measures.skipped or conversation.conversation_id not in self.ingestion:
             self.ingestion[conversation.conversation_id] = measures.to_json()
             if not self.run.settings.dry_run:
