@@ -109,6 +109,13 @@ def test_dry_run_needs_no_key_and_names_what_it_cannot_estimate(
         "prompts hold what retrieval finds): embedding ingestion calls "
         "https://api.openai.com/v1, which needs a key in OPENAI_API_KEY"
     ) in text
+    mem0 = run_cli("--system", "mem0", "--out", str(out), "--dataset", str(locomo_path),
+                   "--conversations", "conv-30", "--dry-run")  # fmt: skip
+    assert mem0.exit_code == 0, mem0.output
+    assert (
+        "mem0's ingestion calls its LLM and embedder, which need a key in OPENAI_API_KEY"
+        in " ".join(mem0.output.split())
+    )
     assert not out.exists() and fake.requests == 0
 
 
