@@ -47,6 +47,7 @@ from locoscore.data.load import load_predictions
 from locoscore.judge.api import judge_pass
 from locoscore.judge.cache import user_cache_path
 from locoscore.judge.settings import JudgeSettings
+from locoscore.llm.endpoint import through_sentence
 from locoscore.llm.progress import RichProgress
 from locoscore.report.build import build_reports
 from locoscore.report.terminal import judge_table, verified_gold_line
@@ -143,6 +144,8 @@ def judge(
         return
     assert result.summary is not None
     _print_table(result.summary)
+    for warning in result.summary.get("warnings") or []:
+        warnings.warn(warning, stacklevel=1)
     short = result.summary["questions_under_min_runs"]
     if short:
         warnings.warn(
@@ -199,6 +202,9 @@ def _print_table(section: dict[str, Any]) -> None:
     usage = section["usage"]
     cost = usage["estimated_cost_usd"]
     mode = section.get("response_format")
+    through = through_sentence("judged", section.get("endpoint"), section["served"]["fake"])
+    if through is not None:
+        console.print(through, highlight=False)
     if mode is not None:
         console.print(f"structured output: {mode}{_FORMAT_NOTES.get(mode, '')}")
     console.print(

@@ -23,6 +23,7 @@ from locoscore.judge.runner import (
     ProgressSink,
     RunStats,
     failed_row,
+    finish_run,
     report_rows,
     row_from_reply,
 )
@@ -240,10 +241,11 @@ class BatchRunner:
             if body is None:
                 rows.append(failed_row(self.judge, spec, reason))
                 continue
+            fake = self.client is not None and self.client.wire.fake
             if self.judge.provider == "anthropic":
-                reply = reply_from_anthropic(body)
+                reply = reply_from_anthropic(body, fake=fake)
             else:
-                replies = replies_from_openai(body)
+                replies = replies_from_openai(body, fake=fake)
                 if not replies:
                     rows.append(failed_row(self.judge, spec, "batch entry without choices"))
                     continue
@@ -319,4 +321,4 @@ class BatchRunner:
         self.stats.cost_usd = cost or 0.0
         self.stats.cost_known = cost is not None
         mode = self.client.response_format if self.client is not None else None
-        return JudgeRun(self.rows, self.stats, stop_reason, response_format=mode)
+        return finish_run(JudgeRun(self.rows, self.stats, stop_reason, response_format=mode), judge)

@@ -18,6 +18,7 @@ from locoscore.judge.aggregate import MIN_RUNS_WITHOUT_WARNING, QuestionScores, 
 from locoscore.judge.plan import JudgmentRow
 from locoscore.judge.runner import JudgeRun
 from locoscore.judge.settings import ResolvedJudge
+from locoscore.llm.endpoint import served_note, without_served
 from locoscore.results_dir import load_scores, load_summary, row_key, write_results
 
 JUDGMENTS_FILE = "judgments.jsonl"
@@ -64,7 +65,7 @@ def judge_summary(
     s = judge.settings
     stats = run.stats
     section: dict[str, Any] = {
-        **judge.describe(),
+        **judge.describe(run.served),
         "include_adversarial": s.include_adversarial,
         "scale": "0-100",
         "std": "sample (n-1)",
@@ -85,6 +86,10 @@ def judge_summary(
         "output_tokens": stats.output_tokens,
         "estimated_cost_usd": round(stats.cost_usd, 4) if stats.cost_known else None,
     }
+    if not stats.cost_known:
+        section["usage"]["cost_unknown_reason"] = run.cost_unknown_reason or "no price"
+    mismatch = served_note(judge.model, run.served, judge.endpoint, "judge")
+    section["warnings"] = [mismatch] if mismatch else []
     if run.response_format is not None:
         # What the provider accepted (a compatible server may refuse json_schema): not in
         # the cache key or signature, since the verdict's meaning does not change.
@@ -108,7 +113,7 @@ def write_outputs(
     order = {r.key: i for i, r in enumerate(judged)}
     rows = sorted(run.rows, key=lambda r: (order.get(r.key, len(order)), r.run))
     questions = question_scores(judged, rows, judge.settings.runs)
-    new_rows = scores_rows(out_dir, all_records, questions, judge.signature)
+    new_rows = scores_rows(out_dir, all_records, questions, judge.signature_with(run.served))
     section = judge_summary(judge, questions, run)
     if input_info is not None:
         section["input"] = input_info
@@ -120,7 +125,7 @@ def write_outputs(
     if (
         "response_format" not in section
         and isinstance(earlier, dict)
-        and earlier.get("signature") == judge.signature
+        and without_served(str(earlier.get("signature"))) == judge.signature
         and earlier.get("response_format") is not None
     ):
         # Every verdict came from the cache: the mode is the one the pass that made them used.

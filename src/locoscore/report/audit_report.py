@@ -25,6 +25,7 @@ from locoscore.judge.audit_stats import (
     summary_line,
 )
 from locoscore.judge.settings import ResolvedJudge
+from locoscore.llm.endpoint import Served, served_note, through_sentence
 from locoscore.report.document import Block, Heading, Notes, Paragraph, Preformatted, Table
 from locoscore.report.html import render_html
 from locoscore.report.markdown import render_markdown
@@ -42,12 +43,12 @@ LIMITS = [
     "may behave differently on other kinds of wrong answers.",
     "About 6 % of LoCoMo's gold answers are themselves wrong or ambiguous, so a small "
     "false-reject rate on the gold is expected even from a good judge.",
-    "Run against the fake test provider, the numbers say nothing about a real model.",
 ]
+FAKE_LIMIT = "Run against locoscore's fake provider: the numbers say nothing about a real model."
 
 
-def _judge_section(judge: ResolvedJudge) -> dict[str, Any]:
-    return {**judge.describe(), "max_tokens": judge.settings.max_tokens}
+def _judge_section(judge: ResolvedJudge, served: Served) -> dict[str, Any]:
+    return {**judge.describe(served), "max_tokens": judge.settings.max_tokens}
 
 
 def acceptance_rule(protocol: str, threshold: float) -> dict[str, Any]:
@@ -69,7 +70,7 @@ def audit_document(
         "schema_version": SCHEMA_VERSION,
         "built_by": f"locoscore {__version__}",
         "summary_line": summary_line(stats_sets),
-        "judge": _judge_section(judge),
+        "judge": _judge_section(judge, result.run.served),
         "acceptance_rule": acceptance_rule(judge.protocol, threshold),
         "scale": "acceptance in % of answers (per question: share of its successful runs)",
         "intervals": {
@@ -95,6 +96,10 @@ def audit_document(
             "estimated_cost_usd": round(run_stats.cost_usd, 4) if run_stats.cost_known else None,
         },
     }
+    if not run_stats.cost_known:
+        document["usage"]["cost_unknown_reason"] = result.run.cost_unknown_reason or "no price"
+    mismatch = served_note(judge.model, result.run.served, judge.endpoint, "judge")
+    document["warnings"] = [mismatch] if mismatch else []
     if result.run.stop_reason:
         document["stopped"] = result.run.stop_reason
     return document
@@ -241,9 +246,13 @@ def audit_blocks(document: dict[str, Any]) -> list[Block]:
     sets = document["probe_sets"]
     judge = document["judge"]
     rule = document["acceptance_rule"]["accepted_when"].replace(">=", "≥")
+    fake = bool((judge.get("served") or {}).get("fake"))
+    through = through_sentence("Judged", judge.get("endpoint"), fake)
     blocks: list[Block] = [
         Heading("Judge audit: how lenient is this judge?", 1),
         Paragraph(document["summary_line"] + "."),
+        *([Paragraph(through + ".")] if through else []),
+        *(Paragraph(f"Warning: {w}.") for w in document.get("warnings") or []),
         Paragraph(
             f"Judge: {judge['protocol']} protocol, {judge['provider']} {judge['model']}, "
             f"temperature {judge['temperature']}, {judge['runs']} run(s) per answer, prompt "
@@ -273,7 +282,7 @@ def audit_blocks(document: dict[str, Any]) -> list[Block]:
         blocks += [Heading("Where the judge went wrong (first few)"), *examples]
     blocks += [
         Heading("What this audit measures, and what it cannot"),
-        Notes(LIMITS),
+        Notes([*LIMITS, *([FAKE_LIMIT] if fake else [])]),
         Heading("Judge signature"),
         Preformatted([judge["signature"]]),
     ]
