@@ -1,13 +1,13 @@
 """Durable judge cache = resume. SQLite in WAL mode, one commit per finished call.
 
 A key covers everything that can change a verdict: provider, endpoint (the normalised base
-URL, or the provider's default API), model, protocol, prompt version, every sampling parameter, the question's identity, text and category, the
-reference, the candidate text, and the repeat index, so ten repeats are ten entries and a
-changed prompt or model never hits a stale one. Only scored verdicts are stored: refusals,
-parse failures and transport errors are not, so a rerun asks again. Each verdict also keeps
-the model the server said it served and whether it was locoscore's fake provider: a pass
-whose live replies name another served model asks again for the verdicts cached from the
-old one (see `judge.runner`).
+URL, or the provider's default API), model, protocol, prompt version, every sampling
+parameter, the question's identity, text and category, the reference, the candidate text,
+and the repeat index, so ten repeats are ten entries and a changed prompt or model never
+hits a stale one. Only scored verdicts are stored: refusals, parse failures and transport
+errors are not, so a rerun asks again. Each verdict also keeps the model the server said it
+served and whether it was locoscore's fake provider: a pass whose live replies name another
+served model asks again for the verdicts cached from the old one (see `judge.runner`).
 
 Files written before endpoints were recorded gain the new columns on open; their verdicts
 are kept but never served (their keys named no endpoint, so which server made them is
@@ -129,6 +129,15 @@ class CachedVerdict:
     fake: bool = False
 
 
+def _verdict(row: Any) -> CachedVerdict:
+    """A row of `_COLUMNS`."""
+    key, question_key, run_index, score, explanation, method, raw, inp, out, latency = row[:10]
+    return CachedVerdict(
+        key, question_key, run_index, score, explanation, method, raw, inp, out, latency,
+        served_model=row[10], fake=bool(row[11]),
+    )  # fmt: skip
+
+
 @dataclass(frozen=True)
 class PendingBatch:
     batch_id: str
@@ -193,7 +202,7 @@ class JudgeStore:
         found: dict[str, CachedVerdict] = {}
         for rows in self._select_chunks(_COLUMNS, keys):
             for row in rows:
-                found[row[0]] = CachedVerdict(*row[:-1], fake=bool(row[-1]))
+                found[row[0]] = _verdict(row)
         if self.shared is not None:
             rest = [k for k in keys if k not in found]
             more = self.shared.get_many(rest) if rest else {}

@@ -289,9 +289,7 @@ class Runner:
         if not self.live_served or self.stop_reason is not None:
             return False
         stale = [
-            r
-            for r in self.rows
-            if r.cached and (r.served_model, r.fake) not in self.live_served
+            r for r in self.rows if r.cached and (r.served_model, r.fake) not in self.live_served
         ]
         if not stale:
             return False

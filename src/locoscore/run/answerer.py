@@ -2,8 +2,10 @@
 (`locoscore.llm`: SDK clients, `CallPool` retries, adaptive concurrency), or `extractive`
 (no model: the top retrieved item's text, a lexical floor that needs no key).
 
-Answers are cached in the run's store by everything that changes them, so a rerun after a
-crash makes no call twice.
+Answers are cached in the run's store by everything that changes them (the endpoint
+included), so a rerun after a crash makes no call twice. Each cached answer keeps the model
+the server said it served: once a live reply names another, answers cached from the old one
+are asked again.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 
 from locoscore.errors import InputError
 from locoscore.llm.cost import PriceTable, estimate_prompt_tokens
+from locoscore.llm.endpoint import Endpoint, Served, resolve_endpoint
 from locoscore.llm.limiter import AdaptiveLimiter
 from locoscore.llm.pool import CallPool, RetryPolicy
 from locoscore.llm.providers import (
@@ -62,6 +65,7 @@ class AnswerStep:
     model: str | None
     prompt: AnswerPrompt
     sampling: SamplingPlan | None
+    endpoint: Endpoint | None = None  # None: extractive, no model called
 
     @property
     def provider(self) -> str:
@@ -73,35 +77,41 @@ class AnswerStep:
 
     @property
     def signature(self) -> str:
+        return self.signature_with(None)
+
+    def signature_with(self, served: Served | None) -> str:
+        """With `served`, what the server said it served (`served:`, `fake`) after the model."""
         if self.is_extractive:
             return "answer:extractive|top-item-text"
-        assert self.sampling is not None
+        assert self.sampling is not None and self.endpoint is not None
         return (
-            f"answer:{self.provider}|model:{self.model}|prompt:{self.prompt.version_hash}"
+            f"answer:{self.provider}{self.endpoint.signature}|model:{self.model}"
+            f"{served.signature if served else ''}|prompt:{self.prompt.version_hash}"
             f"|{self.sampling.signature}|max_tokens:{self.settings.max_tokens}"
         )
 
     def cache_params(self) -> dict[str, Any]:
-        assert self.sampling is not None
+        assert self.sampling is not None and self.endpoint is not None
         return {
             "provider": self.provider,
             "model": self.model,
             # another server may serve another model under the same name
-            "base_url": (self.settings.base_url or "").rstrip("/"),
+            "endpoint": self.endpoint.url,
             "max_tokens": self.settings.max_tokens,
             **self.sampling.cache_params(),
         }
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, served: Served | None = None) -> dict[str, Any]:
         return {
             "provider": self.provider,
             "model": self.model,
-            "base_url_set": self.settings.base_url is not None,
+            "endpoint": None if self.endpoint is None else self.endpoint.to_json(),
+            "served": (served or Served()).to_json(),
             "prompt_name": self.prompt.name,
             "prompt_hash": self.prompt.version_hash,
             "sampling": None if self.sampling is None else self.sampling.signature,
             "max_tokens": self.settings.max_tokens,
-            "signature": self.signature,
+            "signature": self.signature_with(served),
         }
 
 
@@ -120,8 +130,9 @@ def resolve_answer_step(settings: AnswerSettings, prompt: AnswerPrompt) -> Answe
             f"needs a price for model {model}: add it with --prices FILE", field="--max-cost"
         )
     sampling = resolve_sampling(settings.provider, model, settings.temperature)
+    endpoint = resolve_endpoint(settings.provider, settings.base_url, field="--answer-base-url")
     api_key(settings.provider)  # a missing key stops the run before anything is spent
-    return AnswerStep(settings, model, prompt, sampling)
+    return AnswerStep(settings, model, prompt, sampling, endpoint)
 
 
 @dataclass(frozen=True)
@@ -133,6 +144,8 @@ class Answer:
     cached: bool = False
     error: str | None = None
     stopped: bool = False  # not asked: the pass stopped (cost cap, fatal error)
+    served_model: str = ""  # what the server said it served ("" when it said nothing)
+    fake: bool = False
 
 
 _WHITESPACE = re.compile(r"\s+")
@@ -170,6 +183,9 @@ class Answerer:
             on_status=on_status,
         )
         self.calls_cached = 0
+        # (served model, fake) of every live reply, and of every answer used from the cache
+        self.live_served: set[tuple[str, bool]] = set()
+        self.used: dict[str, tuple[str, bool]] = {}  # answer key -> who made it
 
     def key(self, prompt: str) -> str:
         return answer_key(self.step.cache_params(), prompt)
@@ -200,8 +216,20 @@ class Answerer:
 
     def _cost(self, replies: list[Reply]) -> float | None:
         prices, model = self.step.settings.prices, self.step.model or ""
-        costs = [prices.cost(model, r.input_tokens, r.output_tokens) for r in replies]
+        costs = [
+            prices.served_cost(model, r.model, r.input_tokens, r.output_tokens) for r in replies
+        ]
         return sum(c for c in costs if c is not None)
+
+    @property
+    def served(self) -> Served:
+        """Who made the answers this pass used, live or cached."""
+        return Served.of(self.used.values())
+
+    def cost_unknown_reason(self) -> str | None:
+        if self.step.is_extractive or self.step.model is None or not self.used:
+            return None
+        return self.step.settings.prices.unknown_reason(self.step.model, self.served)
 
     async def answer(self, prompt: str, context: PlacedContext) -> Answer:
         if self.step.is_extractive:
@@ -209,14 +237,17 @@ class Answerer:
             return Answer(top, 0.0)
         key = self.key(prompt)
         cached = self.store.get_answer(key)
-        if cached is not None:
+        if cached is not None and not self.stale(cached.served_model, cached.fake):
             self.calls_cached += 1
+            self.used[key] = (cached.served_model, cached.fake)
             return Answer(
                 cached.answer,
                 cached.latency_s,
                 cached.input_tokens,
                 cached.output_tokens,
                 cached=True,
+                served_model=cached.served_model,
+                fake=cached.fake,
             )
         client = self._client()
         outcome = await self.pool.call(
@@ -233,10 +264,27 @@ class Answerer:
             return Answer("", outcome.latency_s, error=f"{why} from the answer model")
         text = clean_answer(reply.text)
         latency = round(outcome.latency_s, 4)
+        served_model = reply.model or ""
+        self.live_served.add((served_model, reply.fake))
+        self.used[key] = (served_model, reply.fake)
         self.store.put_answer(
-            key, CachedAnswer(text, reply.input_tokens, reply.output_tokens, latency)
+            key,
+            CachedAnswer(
+                text, reply.input_tokens, reply.output_tokens, latency, served_model, reply.fake
+            ),
         )
-        return Answer(text, latency, reply.input_tokens, reply.output_tokens)
+        return Answer(
+            text,
+            latency,
+            reply.input_tokens,
+            reply.output_tokens,
+            served_model=served_model,
+            fake=reply.fake,
+        )
+
+    def stale(self, served_model: str, fake: bool) -> bool:
+        """An answer from another server than this pass's live replies say it is."""
+        return bool(self.live_served) and (served_model, fake) not in self.live_served
 
     async def aclose(self) -> None:
         if self.client is not None:

@@ -22,7 +22,7 @@ PREDICTIONS = "predictions.jsonl"
 def run_document(result: RunResult) -> dict[str, Any]:
     run = result.resolved
     return {
-        **run.describe(),
+        **run.describe(result.served),
         "ingestion": {
             "per_conversation": result.ingestion,
             "totals": ingestion_totals(result.ingestion),
@@ -30,7 +30,12 @@ def run_document(result: RunResult) -> dict[str, Any]:
         "answer_calls": {
             "made": result.calls_made,
             "cached": result.calls_cached,
-            "cost_usd": round(result.answer_cost_usd, 6),
+            "cost_usd": (None if result.answer_cost_unknown else round(result.answer_cost_usd, 6)),
+            **(
+                {"cost_unknown_reason": result.answer_cost_unknown}
+                if result.answer_cost_unknown
+                else {}
+            ),
         },
         "measures": run_measures(result.records),
         "probe": result.probe,

@@ -28,10 +28,11 @@ from locoscore.data.errata import errata_for
 from locoscore.data.locomo_conversations import locomo_conversations, locomo_questions
 from locoscore.errors import InputError, LocoscoreError
 from locoscore.llm.call_errors import one_line_error
+from locoscore.llm.endpoint import Served, served_note, without_served
 from locoscore.llm.progress import ProgressSink
 from locoscore.results_dir import check_out_dir
 from locoscore.run.answer_prompt import default_answer_prompt, load_answer_prompt
-from locoscore.run.answerer import Answerer, resolve_answer_step
+from locoscore.run.answerer import Answer, Answerer, resolve_answer_step
 from locoscore.run.document import RUN_JSON, read_run
 from locoscore.run.ingest import IngestionMeasures, ingest_conversation
 from locoscore.run.question import answer_question, failed_record, retrieve
@@ -75,6 +76,12 @@ class RunResult:
     dry_run_estimate: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
     probe: dict[str, Any] | None = None  # the quick probe's report (None: --skip-probe)
+    served: Served = field(default_factory=Served)  # who made the answers used
+    answer_cost_unknown: str | None = None  # why the answer cost is n/a (None: known)
+
+    @property
+    def signature(self) -> str:
+        return self.resolved.signature_with(self.served)
 
     @property
     def failed(self) -> int:
@@ -104,7 +111,7 @@ def _check_earlier_run(out: Path, signature: str) -> None:
             "earlier run.json cannot be read; remove it or choose another --out", file=str(path)
         )
     earlier = run.get("signature") if run is not None else stored_signature(out / STATE_FILE)
-    if earlier is not None and earlier != signature:
+    if earlier is not None and without_served(str(earlier)) != signature:
         where = path if run is not None else out / STATE_FILE
         raise InputError(
             f"holds a run with another signature ({earlier}); this run is {signature}: "
@@ -159,6 +166,7 @@ class _Harness:
         self.warnings: list[str] = []
         self.prompt_tokens: list[int] = []  # dry run: prompts that would be sent
         self.dry_search_errors: list[str] = []
+        self.cached_answers: dict[str, Answer] = {}  # question id -> answer from the cache
 
     def warn(self, message: str) -> None:
         self.warnings.append(message)
@@ -192,7 +200,7 @@ class _Harness:
             if self.run.settings.dry_run:
                 await self._dry_question(question)
                 return
-            record, _ = await answer_question(
+            record, answer = await answer_question(
                 question,
                 self.run.system,
                 self.answerer,
@@ -200,7 +208,21 @@ class _Harness:
                 top_k=self.run.settings.top_k,
                 budget=self.run.settings.context_budget,
             )
+            if answer is not None and answer.cached:
+                self.cached_answers[question.question_id] = answer
+            else:
+                self.cached_answers.pop(question.question_id, None)
             self._finish(record)
+
+    def stale_questions(self, questions: list[Question]) -> list[Question]:
+        """Questions answered from the cache by another server than the live replies name:
+        asked again (the answerer now refuses those cached answers)."""
+        return [
+            q
+            for q in questions
+            if (a := self.cached_answers.get(q.question_id)) is not None
+            and self.answerer.stale(a.served_model, a.fake)
+        ]
 
     async def _dry_question(self, question: Question) -> None:
         """What the real run would send for this question, counted, not sent."""
@@ -302,6 +324,17 @@ async def execute_run(
             for c in run.conversations
             if c.conversation_id in by_conv
         )
+        if not dry:
+            await all_or_none(harness.question(q) for q in harness.stale_questions(pending))
+            note = (
+                served_note(
+                    run.answer.model or "", harness.answerer.served, run.answer.endpoint, "answers"
+                )
+                if run.answer.endpoint is not None
+                else None
+            )
+            if note is not None:
+                harness.warn(note)
     finally:
         with contextlib.suppress(Exception):
             await harness.answerer.aclose()
@@ -318,6 +351,8 @@ async def execute_run(
         answer_cost_usd=harness.answerer.pool.spent_usd,
         warnings=harness.warnings,
         probe=probe,
+        served=harness.answerer.served,
+        answer_cost_unknown=harness.answerer.cost_unknown_reason(),
     )
     if dry:
         result.dry_run_estimate = _dry_run_estimate(run, harness)
