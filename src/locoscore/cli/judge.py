@@ -204,7 +204,7 @@ def _print_table(section: dict[str, Any]) -> None:
     mode = section.get("response_format")
     through = through_sentence("judged", section.get("endpoint"), section["served"]["fake"])
     if through is not None:
-        console.print(through, highlight=False)
+        console.print(through, highlight=False, soft_wrap=True)
     if mode is not None:
         console.print(f"structured output: {mode}{_FORMAT_NOTES.get(mode, '')}")
     console.print(

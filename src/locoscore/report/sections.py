@@ -42,6 +42,21 @@ def _count(value: Any) -> Any:
     return value.get("count") if isinstance(value, dict) else value
 
 
+def endpoint_lines(summary: dict[str, Any]) -> list[str]:
+    """Where the answers and the verdicts came from, when not the provider's own API."""
+    run_answer = (summary.get("run") or {}).get("answer") or {}
+    judge = summary.get("judge") or {}
+    lines = []
+    for verb, part in (("Answered", run_answer), ("Judged", judge)):
+        fake = bool((part.get("served") or {}).get("fake"))
+        through = through_sentence(verb, part.get("endpoint"), fake)
+        if through is not None:
+            lines.append(
+                through + ("; these numbers say nothing about a real model." if fake else ".")
+            )
+    return lines
+
+
 def overview_blocks(a: Analysis) -> list[Block]:
     s = a.results.summary
     source = (s.get("input") or {}).get("path") or a.results.path.name
@@ -54,6 +69,7 @@ def overview_blocks(a: Analysis) -> list[Block]:
             f"locoscore {s.get('locoscore_version', '?')}. Rebuilt from scores.jsonl and "
             "summary.json with no API call. F1 and BLEU-1 are shown x100; J is 0-100."
         ),
+        *[Paragraph(line) for line in endpoint_lines(s)],
         Heading("Headline"),
     ]
     rows = []
