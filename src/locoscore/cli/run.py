@@ -12,6 +12,7 @@ from rich.markup import escape
 from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_errors
 from locoscore.cli._options import ErrataOpt
 from locoscore.llm.cost import PriceTable
+from locoscore.llm.endpoint import through_sentence
 from locoscore.llm.progress import RichProgress
 from locoscore.report.build import build_reports
 from locoscore.report.terminal import lexical_table
@@ -123,6 +124,16 @@ def run(
     summary = write_run_outputs(result, out)
     build_reports(out, errata=resolved.errata)
     console.print(lexical_table(summary["lexical"]), highlight=False)
+    if result.signature != resolved.signature:  # what the server said it served, now known
+        console.print(f"[bold]run[/]: {escape(result.signature)}", highlight=False, soft_wrap=True)
+    answer = resolved.answer
+    through = through_sentence(
+        "answered",
+        None if answer.endpoint is None else answer.endpoint.to_json(),
+        result.served.fake,
+    )
+    if through is not None and not resolved.system.answers_itself:
+        console.print(escape(through), highlight=False, soft_wrap=True)
     console.print(
         f"wrote {escape(str(out))}/predictions.jsonl, run.json, scores.jsonl, summary.json, "
         "report.md, report.html, scores.csv",
