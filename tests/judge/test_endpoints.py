@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from audit_helpers import write_dataset, write_probe_file
 from judge_helpers import make_records, write_native
 from plain_openai_server import PlainOpenAIServer
 from typer.testing import CliRunner
@@ -184,3 +185,32 @@ def test_a_cache_file_from_before_endpoints_opens_and_serves_nothing(
     assert fake.generation_calls == RUNS * RECORDS
     with JudgeStore(out / CACHE_FILE) as store:
         assert store.count() == RUNS * RECORDS + 1  # the old row kept, never served
+
+
+@pytest.mark.parametrize("through_fake", [True, False])
+def test_the_audit_says_fake_only_when_it_ran_against_the_fake(
+    fake: FakeProvider, tmp_path: Path, through_fake: bool
+) -> None:
+    dataset = write_dataset(tmp_path / "locomo.json", samples=1, questions=4)
+    probe = write_probe_file(tmp_path / "vague-probe.json", dataset)
+    out = tmp_path / "audit"
+    with PlainOpenAIServer("gpt-4o-mini-2024-07-18") as plain:
+        url = fake.url if through_fake else plain.url
+        provider = [] if through_fake else ["--provider", "openai-compatible", "--model",
+                                            "gpt-4o-mini"]  # fmt: skip
+        result = runner.invoke(app, ["audit", "--out", str(out), "--base-url", url,
+                                     "--no-progress", "--dataset", str(dataset), "--probes",
+                                     str(probe), "--runs", "1", *provider])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    document = json.loads((out / "audit.json").read_text())
+    markdown = (out / "audit.md").read_text()
+    assert document["judge"]["served"]["fake"] is through_fake
+    assert ("|fake" in document["judge"]["signature"]) is through_fake
+    assert ("Run against locoscore's fake provider" in markdown) is through_fake
+    if through_fake:
+        assert f"Judged through {fake.url} (locoscore's fake provider" in markdown
+    else:
+        assert "fake" not in markdown
+        assert f"Judged through {plain.url} (not the provider's API)." in markdown
+        assert "|served:gpt-4o-mini-2024-07-18|" in document["judge"]["signature"]
+        assert document["warnings"] == []
