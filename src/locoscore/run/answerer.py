@@ -11,6 +11,7 @@ are asked again.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -186,6 +187,7 @@ class Answerer:
         # (served model, fake) of every live reply, and of every answer used from the cache
         self.live_served: set[tuple[str, bool]] = set()
         self.used: dict[str, tuple[str, bool]] = {}  # answer key -> who made it
+        self._uses: Counter[tuple[str, bool]] = Counter()  # of `used`'s values
 
     def key(self, prompt: str) -> str:
         return answer_key(self.step.cache_params(), prompt)
@@ -221,10 +223,17 @@ class Answerer:
         ]
         return sum(c for c in costs if c is not None)
 
+    def _use(self, key: str, served: tuple[str, bool]) -> None:
+        earlier = self.used.get(key)
+        if earlier is not None:
+            self._uses[earlier] -= 1
+        self.used[key] = served
+        self._uses[served] += 1
+
     @property
     def served(self) -> Served:
         """Who made the answers this pass used, live or cached."""
-        return Served.of(self.used.values())
+        return Served.of(pair for pair, n in self._uses.items() if n > 0)
 
     def cost_unknown_reason(self) -> str | None:
         if self.step.is_extractive or self.step.model is None or not self.used:
@@ -239,7 +248,7 @@ class Answerer:
         cached = self.store.get_answer(key)
         if cached is not None and not self.stale(cached.served_model, cached.fake):
             self.calls_cached += 1
-            self.used[key] = (cached.served_model, cached.fake)
+            self._use(key, (cached.served_model, cached.fake))
             return Answer(
                 cached.answer,
                 cached.latency_s,
@@ -266,7 +275,7 @@ class Answerer:
         latency = round(outcome.latency_s, 4)
         served_model = reply.model or ""
         self.live_served.add((served_model, reply.fake))
-        self.used[key] = (served_model, reply.fake)
+        self._use(key, (served_model, reply.fake))
         self.store.put_answer(
             key,
             CachedAnswer(

@@ -246,7 +246,7 @@ class _Harness:
         self.store.put_record(record["question_id"], record)
         if self.progress is not None:
             tokens = record.get("answer_tokens") or {}
-            cost = self.answerer.pool.spent_usd
+            cost = None if self.answerer.cost_unknown_reason() else self.answerer.pool.spent_usd
             self.progress.update(
                 1,
                 int(record["error"] is not None),
