@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich.markup import escape
 
 from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_errors
 from locoscore.cli._judge_options import (
@@ -204,7 +205,7 @@ def _print_table(section: dict[str, Any]) -> None:
     mode = section.get("response_format")
     through = through_sentence("judged", section.get("endpoint"), section["served"]["fake"])
     if through is not None:
-        console.print(through, highlight=False, soft_wrap=True)
+        console.print(escape(through), highlight=False, soft_wrap=True)
     if mode is not None:
         console.print(f"structured output: {mode}{_FORMAT_NOTES.get(mode, '')}")
     console.print(
