@@ -19,6 +19,17 @@ from locoscore.scoring.protocols import PROTOCOLS
 PREDICTIONS = "predictions.jsonl"
 
 
+def _answer_calls(result: RunResult) -> dict[str, Any]:
+    calls: dict[str, Any] = {
+        "made": result.calls_made,
+        "cached": result.calls_cached,
+        "cost_usd": round(result.answer_cost_usd, 6),
+    }
+    if result.answer_cost_unknown is not None:  # n/a with its reason, never $0
+        calls.update(cost_usd=None, cost_unknown_reason=result.answer_cost_unknown)
+    return calls
+
+
 def run_document(result: RunResult) -> dict[str, Any]:
     run = result.resolved
     return {
@@ -27,16 +38,7 @@ def run_document(result: RunResult) -> dict[str, Any]:
             "per_conversation": result.ingestion,
             "totals": ingestion_totals(result.ingestion),
         },
-        "answer_calls": {
-            "made": result.calls_made,
-            "cached": result.calls_cached,
-            "cost_usd": (None if result.answer_cost_unknown else round(result.answer_cost_usd, 6)),
-            **(
-                {"cost_unknown_reason": result.answer_cost_unknown}
-                if result.answer_cost_unknown
-                else {}
-            ),
-        },
+        "answer_calls": _answer_calls(result),
         "measures": run_measures(result.records),
         "probe": result.probe,
         "warnings": result.warnings,

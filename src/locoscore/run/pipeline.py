@@ -214,6 +214,14 @@ class _Harness:
                 self.cached_answers.pop(question.question_id, None)
             self._finish(record)
 
+    def warn_if_another_model_served(self) -> None:
+        step = self.run.answer
+        if step.model is None or step.endpoint is None:
+            return
+        note = served_note(step.model, self.answerer.served, step.endpoint, "answers")
+        if note is not None:
+            self.warn(note)
+
     def stale_questions(self, questions: list[Question]) -> list[Question]:
         """Questions answered from the cache by another server than the live replies name:
         asked again (the answerer now refuses those cached answers)."""
@@ -326,15 +334,7 @@ async def execute_run(
         )
         if not dry:
             await all_or_none(harness.question(q) for q in harness.stale_questions(pending))
-            note = (
-                served_note(
-                    run.answer.model or "", harness.answerer.served, run.answer.endpoint, "answers"
-                )
-                if run.answer.endpoint is not None
-                else None
-            )
-            if note is not None:
-                harness.warn(note)
+            harness.warn_if_another_model_served()
     finally:
         with contextlib.suppress(Exception):
             await harness.answerer.aclose()
