@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import warnings
 from pathlib import Path
 
@@ -11,6 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_errors
+from locoscore.cli._interrupt import run_pass
 from locoscore.cli._judge_options import (
     ApiVersionOpt,
     BaseUrlOpt,
@@ -53,9 +53,10 @@ from locoscore.judge.audit import (
 from locoscore.judge.audit_stats import placement_sentence
 from locoscore.judge.cache import user_cache_path
 from locoscore.llm.endpoint import through_sentence
-from locoscore.llm.progress import RichProgress
+from locoscore.llm.progress import progress_for
 from locoscore.report.audit_report import audit_document, write_audit
 from locoscore.report.build import build_reports
+from locoscore.report.spend import judge_calls_line
 from locoscore.results_dir import SCORES, SUMMARY
 
 
@@ -167,8 +168,8 @@ def audit(
             f"smoke test: auditing {sample.describe()} ({sample.signature}) of every probe set",
             highlight=False,
         )
-    bar = RichProgress(err_console, "auditing") if progress and not dry_run else None
-    result = asyncio.run(
+    bar = progress_for(err_console, progress and not dry_run, "auditing", "judgments")
+    result = run_pass(
         run_audit(
             sets,
             settings,
@@ -179,7 +180,8 @@ def audit(
             poll_interval_s=batch_poll,
             max_wait_s=batch_wait,
             user_cache=user_cache,
-        )
+        ),
+        bar,
     )
     if user_cache:
         console.print(
@@ -206,6 +208,7 @@ def audit(
     if document.get("placement"):
         console.print(placement_sentence(document["placement"]), highlight=False)
     console.print(f"[bold]{document['summary_line']}[/]", highlight=False)
+    console.print(judge_calls_line(document["calls"], document["usage"]), highlight=False)
     judge = document["judge"]
     through = through_sentence("judged", judge["endpoint"], judge["served"]["fake"])
     if through is not None:

@@ -10,6 +10,7 @@ from typing import Any
 
 from locoscore._io import write_json_atomic, write_jsonl_atomic
 from locoscore.data.load import load_predictions
+from locoscore.llm.ledger import Spend, attempts_json
 from locoscore.run.document import RUN_JSON
 from locoscore.run.measures import ingestion_totals, run_measures
 from locoscore.run.pipeline import RunResult
@@ -19,26 +20,31 @@ from locoscore.scoring.protocols import PROTOCOLS
 PREDICTIONS = "predictions.jsonl"
 
 
-def _answer_calls(result: RunResult) -> dict[str, Any]:
-    calls: dict[str, Any] = {
-        "made": result.calls_made,
-        "cached": result.calls_cached,
-        "cost_usd": round(result.answer_cost_usd, 6),
-    }
-    if result.answer_cost_unknown is not None:  # n/a with its reason, never $0
-        calls.update(cost_usd=None, cost_unknown_reason=result.answer_cost_unknown)
-    return calls
+def _all_attempts(now: Spend, earlier: Spend, results_name: str) -> dict[str, Any]:
+    return {**(now + earlier).to_json(results_name), **attempts_json(now, earlier, results_name)}
 
 
 def run_document(result: RunResult) -> dict[str, Any]:
     run = result.resolved
+    total = result.answer_spend + result.answer_spend_earlier
     return {
         **run.describe(result.served),
         "ingestion": {
             "per_conversation": result.ingestion,
             "totals": ingestion_totals(result.ingestion),
+            # what ingesting cost across attempts (an interrupted ingestion is redone)
+            "all_attempts": _all_attempts(
+                result.ingestion_spend, result.ingestion_spend_earlier, "sessions"
+            ),
         },
-        "answer_calls": _answer_calls(result),
+        "answer_calls": {
+            "made": total.requests,
+            "cached": result.calls_cached,
+            "cost_usd": None if total.cost_usd is None else round(total.cost_usd, 6),
+            # n/a with its reason, never $0
+            **({"cost_unknown_reason": why} if (why := result.answer_cost_unknown) else {}),
+            **attempts_json(result.answer_spend, result.answer_spend_earlier, "answers"),
+        },
         "measures": run_measures(result.records),
         "probe": result.probe,
         "warnings": result.warnings,
