@@ -116,6 +116,8 @@ def test_a_local_server_serving_another_model_is_recorded_warned_and_not_priced(
     assert run["answer_calls"]["cost_unknown_reason"] == (
         "served smollm2-135m, not gpt-4o-mini: no price applies"
     )
+    assert "; cost n/a" in result.output and "$0.0000" not in result.output
+    assert f"answered through {server.url} (not the provider's API)" in result.output
     mismatch = [w for w in run["warnings"] if "served smollm2-135m" in w]
     assert len(mismatch) == 1 and mismatch[0].startswith("answers: asked for gpt-4o-mini")
     summary = json.loads((out / "summary.json").read_text())
