@@ -255,8 +255,9 @@ class EmbeddingSystem(MemorySystem):
 
     def signature_options(self) -> dict[str, str]:
         values = signature_values(self.OPTIONS, self.options)
-        if self.options["backend"] != "api":  # api runs keep the signature they always had
-            values["backend"] = self.options["backend"]
+        if isinstance(self.encoder, LocalEmbedder):  # api runs keep the signature they had
+            values["backend"] = "local"
+            values["model"] = self.encoder.label
         return dict(sorted(values.items()))
 
     def items_in(self, conversation_id: str) -> int | None:

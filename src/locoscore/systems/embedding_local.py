@@ -8,12 +8,15 @@ sentence-transformers are imported only here, at `start`: the CLI never pays for
 Vectors are cached under a fingerprint of the loaded model (architecture, pooling,
 sequence length, tokenizer vocabulary and every weight), not its name or path: the same
 weights share vectors wherever they were loaded from, and a folder whose model changed
-never serves its predecessor's vectors.
+never serves its predecessor's vectors. The run signature, made before anything loads,
+names a folder by its name and a digest of its files (`name@sha256:…`), so the same model
+gets the same signature on every machine, wherever its folder lies.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import importlib.util
 import json
@@ -54,12 +57,24 @@ def require_extra() -> None:
         )
 
 
+def folder_digest(path: Path) -> str:
+    """sha256 over a model folder's files (relative paths and contents, in sorted order):
+    the same model copied elsewhere gets the same digest."""
+    digest = hashlib.sha256()
+    for file in sorted(f for f in path.rglob("*") if f.is_file()):
+        digest.update(f"{file.relative_to(path).as_posix()}\0".encode())
+        with file.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    return digest.hexdigest()
+
+
 def model_fingerprint(model: Any) -> str:
     """sha256 over what decides a vector: the module stack as printed (transformer, pooling,
     normalisation, max_seq_length), the tokenizer's vocabulary, and every tensor."""
     import torch
 
-    digest = hashlib.sha256(repr(model).encode())
+    digest = hashlib.sha256(f"{model!r} max_seq_length={model.max_seq_length}".encode())
     tokenizer = getattr(model, "tokenizer", None)
     if tokenizer is not None and hasattr(tokenizer, "get_vocab"):
         digest.update(json.dumps(sorted(tokenizer.get_vocab().items())).encode())
@@ -89,6 +104,14 @@ class LocalEmbedder:
             raise EmbeddingError("the local embedding model is not loaded (start() first)")
         return self._space
 
+    @functools.cached_property
+    def label(self) -> str:
+        """The model as the run signature names it: a hub name as given; a folder by its
+        name and the digest of its files, not where it happens to lie on this machine."""
+        if self.path is None:
+            return self.model
+        return f"{self.path.name}@sha256:{folder_digest(self.path)[:12]}"
+
     def describe(self) -> str:
         return f"local embedding model {self.model} ({self.device})"
 
@@ -100,6 +123,12 @@ class LocalEmbedder:
             raise InputError(
                 f"--system-option device=cuda: torch {torch.__version__} sees no CUDA device"
             )
+        try:
+            from transformers.utils import logging as transformers_logging
+
+            transformers_logging.disable_progress_bar()  # a bar per load, on stderr
+        except ImportError:
+            pass
         try:
             return SentenceTransformer(str(self.path or self.model), device=self.device)
         except Exception as exc:  # whatever the hub client or the model code raises
