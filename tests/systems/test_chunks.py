@@ -20,7 +20,6 @@ from pathlib import Path
 import pytest
 
 from locoscore.data.conversation import Query, SessionInput, TurnInput
-from locoscore.errors import InputError
 from locoscore.run.tokens import encoding
 from locoscore.systems.chunks import ChunkStream
 from locoscore.systems.registry import SystemContext, make_system

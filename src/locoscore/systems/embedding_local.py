@@ -20,6 +20,7 @@ import functools
 import hashlib
 import importlib.util
 import json
+import threading
 import warnings
 from pathlib import Path
 from typing import Any
@@ -87,16 +88,17 @@ def model_fingerprint(model: Any) -> str:
 
 class LocalEmbedder:
     def __init__(self, model: str, device: str, batch_size: int) -> None:
-        require_extra()
         self.model = model
         self.path = model_path(model)
+        require_extra()
         self.device = device
         self.batch_size = batch_size
         self.encoded = 0  # texts the model encoded (not served from the cache)
         self.truncated = 0  # of those, texts longer than the model's window
         self._model: Any = None
         self._space: VectorSpace | None = None
-        self._lock = asyncio.Lock()  # one encode at a time: it uses every core already
+        # One encode at a time (it uses every core already), whichever event loop asks.
+        self._lock = threading.Lock()
 
     @property
     def space(self) -> VectorSpace:
@@ -146,6 +148,10 @@ class LocalEmbedder:
             self._space = VectorSpace("local", f"sha256:{fingerprint}")
 
     def _encode_batch(self, texts: list[str]) -> tuple[np.ndarray, int]:
+        with self._lock:
+            return self._encode_locked(texts)
+
+    def _encode_locked(self, texts: list[str]) -> tuple[np.ndarray, int]:
         model = self._model
         window = int(model.max_seq_length)
         lengths = [len(ids) for ids in model.tokenizer(texts, truncation=False)["input_ids"]]
@@ -164,8 +170,7 @@ class LocalEmbedder:
         truncated_before = self.truncated
         for start in range(0, len(texts), self.batch_size):
             batch = texts[start : start + self.batch_size]
-            async with self._lock:
-                vectors, used = await asyncio.to_thread(self._encode_batch, batch)
+            vectors, used = await asyncio.to_thread(self._encode_batch, batch)
             store(batch, list(vectors))
             self.encoded += len(batch)
             tokens += used
