@@ -10,6 +10,8 @@ import asyncio
 import json
 import os
 import sqlite3
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 from typing import Any
@@ -190,3 +192,18 @@ def test_conv_26_offline_recall_and_a_rerun_that_encodes_nothing(
     ingestion, searches, again = model_calls(tmp_path / "two")
     assert (ingestion, searches) == (0, 0)  # every vector from the cache: no model encode
     assert [r["retrieved"] for r in again] == [r["retrieved"] for r in records]
+
+
+def test_the_cli_and_a_local_systems_signature_import_no_torch() -> None:
+    code = (
+        "import sys, pathlib\n"
+        "import locoscore.cli\n"
+        "from locoscore.systems.registry import SystemContext, make_system\n"
+        f"s = make_system('embedding', {{'backend': 'local', 'model': {MODEL!r}}},"
+        " SystemContext(pathlib.Path('unused')))\n"
+        "s.signature_options()\n"
+        "print(sorted(m for m in ('torch', 'sentence_transformers', 'transformers')"
+        " if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
