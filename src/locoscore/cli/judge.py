@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import warnings
 from pathlib import Path
 from typing import Any
@@ -10,6 +9,7 @@ from typing import Any
 import typer
 
 from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_errors
+from locoscore.cli._interrupt import run_pass
 from locoscore.cli._judge_options import (
     ApiVersionOpt,
     BaseUrlOpt,
@@ -38,17 +38,22 @@ from locoscore.cli._options import (
     DatasetOpt,
     ErrataOpt,
     FormatOpt,
+    LimitOpt,
+    LimitPerOpt,
     PredictionKeyOpt,
     PredictionsArg,
+    SeedOpt,
     StrictOpt,
 )
 from locoscore.data.errata import errata_for
 from locoscore.data.load import load_predictions
-from locoscore.judge.api import judge_pass
+from locoscore.data.sample import sample_spec
+from locoscore.judge.api import judge_pass, judge_sample
 from locoscore.judge.cache import user_cache_path
 from locoscore.judge.settings import JudgeSettings
-from locoscore.llm.progress import RichProgress
+from locoscore.llm.progress import progress_for
 from locoscore.report.build import build_reports
+from locoscore.report.spend import judge_calls_line
 from locoscore.report.terminal import judge_table, verified_gold_line
 from locoscore.run.document import read_run_answer
 
@@ -86,6 +91,9 @@ def judge(
     progress: ProgressOpt = True,
     user_cache: UserCacheOpt = False,
     errata: ErrataOpt = None,
+    limit: LimitOpt = None,
+    limit_per: LimitPerOpt = None,
+    seed: SeedOpt = None,
 ) -> None:
     """Judge every prediction N times; write judgments.jsonl, j_* fields in scores.jsonl and
     a "judge" section in summary.json. Rerunning resumes from DIR/judge_cache.sqlite."""
@@ -106,13 +114,20 @@ def judge(
         timeout=timeout,
         include_adversarial=include_adversarial,
     )
+    spec = sample_spec(limit, limit_per, seed)
     loaded = load_predictions(
         predictions, fmt, prediction_key=prediction_key, dataset=dataset, strict=strict
     )
+    sample = None if spec is None else judge_sample(loaded.records, spec, include_adversarial)
+    if sample is not None:
+        console.print(
+            f"smoke test: judging {sample.describe()} ({sample.signature}); J is a subset",
+            highlight=False,
+        )
     gold_errata = errata_for(errata, loaded.dataset)  # a bad list fails before any call
     _warn_if_self_judging(settings, predictions, out)
-    bar = RichProgress(err_console) if progress and not dry_run else None
-    result = asyncio.run(
+    bar = progress_for(err_console, progress and not dry_run, "judging", "judgments")
+    result = run_pass(
         judge_pass(
             loaded.records,
             settings,
@@ -124,7 +139,9 @@ def judge(
             max_wait_s=batch_wait,
             input_info=loaded.provenance()["input"],
             user_cache=user_cache,
-        )
+            sample=sample,
+        ),
+        bar,
     )
     if user_cache:
         console.print(
@@ -132,7 +149,7 @@ def judge(
             highlight=False,
         )
     if dry_run:
-        print_estimate(result, batch)
+        print_estimate(result, batch, sample)
         return
     assert result.run is not None
     if result.run.pending_batch is not None:
@@ -195,14 +212,7 @@ def _print_table(section: dict[str, Any]) -> None:
     if run_level["mean"] is not None:
         std = "" if run_level["std"] is None else f" ± {run_level['std']:.2f}"
         console.print(f"run-level J: {run_level['mean']:.2f}{std} over {section['runs']} runs")
-    calls = section["calls"]
-    usage = section["usage"]
-    cost = usage["estimated_cost_usd"]
     mode = section.get("response_format")
     if mode is not None:
         console.print(f"structured output: {mode}{_FORMAT_NOTES.get(mode, '')}")
-    console.print(
-        f"calls: {calls['made']} made, {calls['cached']} cached, {calls['failed']} failed; "
-        f"tokens {usage['input_tokens']:,} in / {usage['output_tokens']:,} out; "
-        f"cost {'n/a' if cost is None else f'${cost:.2f}'}"
-    )
+    console.print(judge_calls_line(section["calls"], section["usage"]), highlight=False)

@@ -13,11 +13,13 @@ from typing import Any
 
 from locoscore._io import write_jsonl_atomic
 from locoscore.data.models import PredictionRecord
+from locoscore.data.sample import QuestionSample, with_sample
 from locoscore.errors import InputError
 from locoscore.judge.aggregate import MIN_RUNS_WITHOUT_WARNING, QuestionScores, summarise
 from locoscore.judge.plan import JudgmentRow
-from locoscore.judge.runner import JudgeRun
+from locoscore.judge.runner import JudgeRun, RunStats
 from locoscore.judge.settings import ResolvedJudge
+from locoscore.llm.ledger import attempts_json
 from locoscore.results_dir import load_scores, load_summary, row_key, write_results
 
 JUDGMENTS_FILE = "judgments.jsonl"
@@ -58,13 +60,42 @@ def scores_rows(
     return out
 
 
+def calls_and_usage(stats: RunStats) -> dict[str, Any]:
+    """A pass's `calls` and `usage`, for the whole pass across its attempts: `made`
+    (requests) and `judgments` (verdicts returned; more than requests when `n` > 1) with
+    this attempt's and the earlier attempts' share; `cached` etc. are this attempt's."""
+    now, earlier = stats.now(), stats.earlier
+    total = now + earlier
+    return {
+        "calls": {
+            "made": total.requests,
+            "judgments": total.results,
+            "cached": stats.cached,
+            "failed": stats.failed,
+            "skipped": stats.skipped,
+            "short_circuited": stats.short_circuited,
+            **attempts_json(now, earlier, "judgments"),
+        },
+        "usage": {
+            "input_tokens": total.input_tokens,
+            "output_tokens": total.output_tokens,
+            "estimated_cost_usd": None if total.cost_usd is None else round(total.cost_usd, 4),
+        },
+    }
+
+
 def judge_summary(
-    judge: ResolvedJudge, questions: list[QuestionScores], run: JudgeRun
+    judge: ResolvedJudge,
+    questions: list[QuestionScores],
+    run: JudgeRun,
+    sample: QuestionSample | None = None,
 ) -> dict[str, Any]:
     s = judge.settings
-    stats = run.stats
+    described = judge.describe()
     section: dict[str, Any] = {
-        **judge.describe(),
+        **described,
+        "signature": with_sample(described["signature"], sample),
+        "sample": None if sample is None else sample.to_json(),
         "include_adversarial": s.include_adversarial,
         "scale": "0-100",
         "std": "sample (n-1)",
@@ -73,18 +104,7 @@ def judge_summary(
     floor = min(MIN_RUNS_WITHOUT_WARNING, s.runs)
     section["questions_with_failed_runs"] = sum(1 for q in questions if len(q.used) < s.runs)
     section["questions_under_min_runs"] = sum(1 for q in questions if len(q.used) < floor)
-    section["calls"] = {
-        "made": stats.made,
-        "cached": stats.cached,
-        "failed": stats.failed,
-        "skipped": stats.skipped,
-        "short_circuited": stats.short_circuited,
-    }
-    section["usage"] = {
-        "input_tokens": stats.input_tokens,
-        "output_tokens": stats.output_tokens,
-        "estimated_cost_usd": round(stats.cost_usd, 4) if stats.cost_known else None,
-    }
+    section.update(calls_and_usage(run.stats))
     if run.response_format is not None:
         # What the provider accepted (a compatible server may refuse json_schema): not in
         # the cache key or signature, since the verdict's meaning does not change.
@@ -102,14 +122,16 @@ def write_outputs(
     run: JudgeRun,
     *,
     input_info: dict[str, Any] | None = None,
+    sample: QuestionSample | None = None,
 ) -> dict[str, Any]:
     """Write the three files; return the summary's judge section. The existing files are
-    read (and a bad one reported) before anything is replaced."""
+    read (and a bad one reported) before anything is replaced. With a `sample`, only its
+    questions carry j_* fields."""
     order = {r.key: i for i, r in enumerate(judged)}
     rows = sorted(run.rows, key=lambda r: (order.get(r.key, len(order)), r.run))
     questions = question_scores(judged, rows, judge.settings.runs)
-    new_rows = scores_rows(out_dir, all_records, questions, judge.signature)
-    section = judge_summary(judge, questions, run)
+    section = judge_summary(judge, questions, run, sample)
+    new_rows = scores_rows(out_dir, all_records, questions, section["signature"])
     if input_info is not None:
         section["input"] = input_info
     try:
@@ -120,7 +142,7 @@ def write_outputs(
     if (
         "response_format" not in section
         and isinstance(earlier, dict)
-        and earlier.get("signature") == judge.signature
+        and earlier.get("signature") == section["signature"]
         and earlier.get("response_format") is not None
     ):
         # Every verdict came from the cache: the mode is the one the pass that made them used.

@@ -128,6 +128,10 @@ class EmbeddingSystem(MemorySystem):
         """The API backend's retry policy (tests scale its backoff down)."""
         return getattr(self.encoder, "policy", None)
 
+    def dry_run_blocker(self) -> str | None:
+        # The local backend needs no key: only the API's OpenAI endpoint can block.
+        return self.encoder.dry_run_blocker() if isinstance(self.encoder, ApiEmbedder) else None
+
     async def start(self) -> None:
         """The server answers and knows the model (api), or the model loads (local); the
         cache is opened only after, so a failed start writes nothing."""

@@ -25,6 +25,7 @@ from locoscore.llm.pool import CallPool, Outcome, RetryPolicy
 from locoscore.systems.base import Usage
 from locoscore.systems.vector_cache import VectorSpace
 
+OPENAI_URL = "https://api.openai.com/v1"
 # Embedding requests in flight at once (the adaptive limiter starts lower and shrinks on 429).
 MAX_CONCURRENT_REQUESTS = 16
 # The reachability check at start must answer quickly: a wrong URL fails the run at once
@@ -113,7 +114,13 @@ class ApiEmbedder:
     def base_url(self) -> str:
         """Where requests go: the option, else what the SDK resolves ($OPENAI_BASE_URL)."""
         url = self.option_base_url or os.environ.get("OPENAI_BASE_URL")
-        return (url or "https://api.openai.com/v1").rstrip("/")
+        return (url or OPENAI_URL).rstrip("/")
+
+    def dry_run_blocker(self) -> str | None:
+        name = self.api_key_env
+        if os.environ.get(name) or not self.base_url.startswith(OPENAI_URL):
+            return None  # a key, or a local server (which usually needs none)
+        return f"embedding ingestion calls {self.base_url}, which needs a key in {name}"
 
     def scrub(self, text: str) -> str:
         """`redact_secrets` knows the standard key variables; this key may live elsewhere."""
