@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
+import warnings
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from locoscore.benchmarks import Benchmark, get_benchmark
 from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_errors
+from locoscore.cli._interrupt import run_pass
 from locoscore.cli._judge_options import (
     ApiVersionOpt,
     BaseUrlOpt,
@@ -60,9 +62,11 @@ from locoscore.judge.audit import (
 from locoscore.judge.audit_stats import placement_sentence
 from locoscore.judge.cache import user_cache_path
 from locoscore.judge.settings import JudgeSettings
-from locoscore.llm.progress import RichProgress
+from locoscore.llm.endpoint import through_sentence
+from locoscore.llm.progress import progress_for
 from locoscore.report.audit_report import audit_document, write_audit
 from locoscore.report.build import build_reports
+from locoscore.report.spend import judge_calls_line
 from locoscore.results_dir import SCORES, SUMMARY
 
 
@@ -100,7 +104,7 @@ def _audit_with_benchmark_sets(
     user_cache: bool,
 ) -> None:
     data = bench.load(dataset)
-    result, document = asyncio.run(
+    result, document = run_pass(
         bench.audit(data, settings, out, dry_run=dry_run, batch=batch, user_cache=user_cache)
     )
     if dry_run or document is None:
@@ -210,8 +214,8 @@ def audit(
             f"smoke test: auditing {sample.describe()} ({sample.signature}) of every probe set",
             highlight=False,
         )
-    bar = RichProgress(err_console, "auditing") if progress and not dry_run else None
-    result = asyncio.run(
+    bar = progress_for(err_console, progress and not dry_run, "auditing", "judgments")
+    result = run_pass(
         run_audit(
             sets,
             settings,
@@ -222,7 +226,8 @@ def audit(
             poll_interval_s=batch_poll,
             max_wait_s=batch_wait,
             user_cache=user_cache,
-        )
+        ),
+        bar,
     )
     if user_cache:
         console.print(
@@ -249,6 +254,13 @@ def audit(
     if document.get("placement"):
         console.print(placement_sentence(document["placement"]), highlight=False)
     console.print(f"[bold]{document['summary_line']}[/]", highlight=False)
+    console.print(judge_calls_line(document["calls"], document["usage"]), highlight=False)
+    judge = document["judge"]
+    through = through_sentence("judged", judge["endpoint"], judge["served"]["fake"])
+    if through is not None:
+        console.print(escape(through), highlight=False, soft_wrap=True)
+    for warning in document["warnings"]:
+        warnings.warn(warning, stacklevel=1)
     console.print(f"wrote {out}/audit.md, audit.html, audit.json", highlight=False)
     if result.run.stop_reason:
         err_console.print(

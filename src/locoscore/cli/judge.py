@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-import asyncio
 import warnings
 from pathlib import Path
 from typing import Any
 
 import typer
+from rich.markup import escape
 
 from locoscore.benchmarks import Benchmark, get_benchmark
 from locoscore.benchmarks.base import parse_type_templates
 from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_errors
+from locoscore.cli._interrupt import run_pass
 from locoscore.cli._judge_options import (
     ApiVersionOpt,
     BaseUrlOpt,
@@ -52,11 +53,14 @@ from locoscore.cli._own_judge import judge_with_benchmark
 from locoscore.data.errata import errata_for
 from locoscore.data.load import load_predictions
 from locoscore.data.sample import sample_spec
+from locoscore.errors import InputError
 from locoscore.judge.api import judge_pass, judge_sample
 from locoscore.judge.cache import user_cache_path
 from locoscore.judge.settings import JudgeSettings
-from locoscore.llm.progress import RichProgress
+from locoscore.llm.endpoint import through_sentence
+from locoscore.llm.progress import progress_for
 from locoscore.report.build import build_reports
+from locoscore.report.spend import judge_calls_line
 from locoscore.report.terminal import judge_table, verified_gold_line
 from locoscore.run.document import read_run_answer
 
@@ -128,6 +132,8 @@ def judge(
     )
     spec = sample_spec(limit, limit_per, seed)
     if bench.own_judge:
+        if spec is not None:
+            raise InputError(f"not available with --benchmark {bench.name} yet", field="--limit")
         _judge_with_benchmark_rules(
             bench, predictions, dataset, settings, out, type_template, dry_run, batch, user_cache
         )
@@ -158,8 +164,8 @@ def judge(
         )
     gold_errata = errata_for(errata, loaded.dataset)  # a bad list fails before any call
     _warn_if_self_judging(settings, predictions, out)
-    bar = RichProgress(err_console) if progress and not dry_run else None
-    result = asyncio.run(
+    bar = progress_for(err_console, progress and not dry_run, "judging", "judgments")
+    result = run_pass(
         judge_pass(
             loaded.records,
             settings,
@@ -172,7 +178,8 @@ def judge(
             input_info=loaded.provenance()["input"],
             user_cache=user_cache,
             sample=sample,
-        )
+        ),
+        bar,
     )
     if user_cache:
         console.print(
@@ -191,6 +198,8 @@ def judge(
         return
     assert result.summary is not None
     _print_table(result.summary)
+    for warning in result.summary.get("warnings") or []:
+        warnings.warn(warning, stacklevel=1)
     short = result.summary["questions_under_min_runs"]
     if short:
         warnings.warn(
@@ -228,7 +237,7 @@ def _judge_with_benchmark_rules(
     user_cache: bool,
 ) -> None:
     data = bench.load(dataset)
-    result, section = asyncio.run(
+    result, section = run_pass(
         bench.judge(
             data,
             answers,
@@ -285,14 +294,10 @@ def _print_table(section: dict[str, Any]) -> None:
     if run_level["mean"] is not None:
         std = "" if run_level["std"] is None else f" ± {run_level['std']:.2f}"
         console.print(f"run-level J: {run_level['mean']:.2f}{std} over {section['runs']} runs")
-    calls = section["calls"]
-    usage = section["usage"]
-    cost = usage["estimated_cost_usd"]
     mode = section.get("response_format")
+    through = through_sentence("judged", section.get("endpoint"), section["served"]["fake"])
+    if through is not None:
+        console.print(escape(through), highlight=False, soft_wrap=True)
     if mode is not None:
         console.print(f"structured output: {mode}{_FORMAT_NOTES.get(mode, '')}")
-    console.print(
-        f"calls: {calls['made']} made, {calls['cached']} cached, {calls['failed']} failed; "
-        f"tokens {usage['input_tokens']:,} in / {usage['output_tokens']:,} out; "
-        f"cost {'n/a' if cost is None else f'${cost:.2f}'}"
-    )
+    console.print(judge_calls_line(section["calls"], section["usage"]), highlight=False)

@@ -25,7 +25,9 @@ from locoscore.judge.audit_stats import (
     set_statistics,
     summary_line,
 )
+from locoscore.judge.outputs import calls_and_usage
 from locoscore.judge.settings import ResolvedJudge
+from locoscore.llm.endpoint import Served, served_note, through_sentence
 from locoscore.report.document import (
     Banner,
     Block,
@@ -37,6 +39,7 @@ from locoscore.report.document import (
 )
 from locoscore.report.html import render_html
 from locoscore.report.markdown import render_markdown
+from locoscore.report.spend import judge_calls_line
 
 AUDIT_JSON, AUDIT_MD, AUDIT_HTML = "audit.json", "audit.md", "audit.html"
 SCHEMA_VERSION = 1
@@ -51,12 +54,14 @@ LIMITS = [
     "may behave differently on other kinds of wrong answers.",
     "About 6 % of LoCoMo's gold answers are themselves wrong or ambiguous, so a small "
     "false-reject rate on the gold is expected even from a good judge.",
-    "Run against the fake test provider, the numbers say nothing about a real model.",
 ]
+FAKE_LIMIT = "Run against locoscore's fake provider: the numbers say nothing about a real model."
 
 
-def _judge_section(judge: ResolvedJudge, sample: QuestionSample | None) -> dict[str, Any]:
-    described = judge.describe()
+def _judge_section(
+    judge: ResolvedJudge, served: Served, sample: QuestionSample | None
+) -> dict[str, Any]:
+    described = judge.describe(served)
     signature = with_sample(described["signature"], sample)
     return {**described, "signature": signature, "max_tokens": judge.settings.max_tokens}
 
@@ -79,7 +84,6 @@ def audit_document(
     judge = result.judge
     by_key = rows_by_key(result.run.rows, judge.settings.runs)
     stats_sets = [set_statistics(s, by_key, judge, threshold) for s in sets]
-    run_stats = result.run.stats
     line = summary_line(stats_sets)
     if sample is not None:
         line += f" (on {sample.describe()}, not the full set)"
@@ -88,7 +92,7 @@ def audit_document(
         "built_by": f"locoscore {__version__}",
         "summary_line": line,
         "sample": None if sample is None else sample.to_json(),
-        "judge": _judge_section(judge, sample),
+        "judge": _judge_section(judge, result.run.served, sample),
         "acceptance_rule": acceptance_rule(judge.protocol, threshold),
         "scale": "acceptance in % of answers (per question: share of its successful runs)",
         "intervals": {
@@ -101,19 +105,12 @@ def audit_document(
         "dataset": {"path": str(dataset.path), "sha256": dataset.sha256},
         "probe_sets": stats_sets,
         "placement": placement(stats_sets),
-        "calls": {
-            "made": run_stats.made,
-            "cached": run_stats.cached,
-            "failed": run_stats.failed,
-            "skipped": run_stats.skipped,
-            "short_circuited": run_stats.short_circuited,
-        },
-        "usage": {
-            "input_tokens": run_stats.input_tokens,
-            "output_tokens": run_stats.output_tokens,
-            "estimated_cost_usd": round(run_stats.cost_usd, 4) if run_stats.cost_known else None,
-        },
+        **calls_and_usage(result.run.stats),
     }
+    if document["usage"]["estimated_cost_usd"] is None:  # n/a with its reason, never $0
+        document["usage"]["cost_unknown_reason"] = result.run.cost_unknown_reason or "no price"
+    mismatch = served_note(judge.model, result.run.served, judge.endpoint, "judge")
+    document["warnings"] = [mismatch] if mismatch else []
     if result.run.stop_reason:
         document["stopped"] = result.run.stop_reason
     return document
@@ -275,6 +272,8 @@ def audit_blocks(document: dict[str, Any]) -> list[Block]:
     sets = document["probe_sets"]
     judge = document["judge"]
     rule = document["acceptance_rule"]["accepted_when"].replace(">=", "≥")
+    fake = bool((judge.get("served") or {}).get("fake"))
+    through = through_sentence("Judged", judge.get("endpoint"), fake)
     sample = document.get("sample")
     banner: list[Block] = []
     if sample:
@@ -289,6 +288,8 @@ def audit_blocks(document: dict[str, Any]) -> list[Block]:
         Heading("Judge audit: how lenient is this judge?", 1),
         *banner,
         Paragraph(document["summary_line"] + "."),
+        *([Paragraph(through + ".")] if through else []),
+        *(Paragraph(f"Warning: {w}.") for w in document.get("warnings") or []),
         Paragraph(
             f"Judge: {judge['protocol']} protocol, {judge['provider']} {judge['model']}, "
             f"temperature {judge['temperature']}, {judge['runs']} run(s) per answer, prompt "
@@ -296,6 +297,7 @@ def audit_blocks(document: dict[str, Any]) -> list[Block]:
             f"when {rule}. 95 % intervals: percentile bootstrap over questions (2,000 "
             "resamples, seed 0); run-level ±: sample std across repeat indices."
         ),
+        Paragraph(judge_calls_line(document["calls"], document["usage"], "Calls") + "."),
         Heading("Acceptance per probe set"),
         overview_table(sets, sample),
         *(
@@ -318,7 +320,7 @@ def audit_blocks(document: dict[str, Any]) -> list[Block]:
         blocks += [Heading("Where the judge went wrong (first few)"), *examples]
     blocks += [
         Heading("What this audit measures, and what it cannot"),
-        Notes(LIMITS),
+        Notes([*LIMITS, *([FAKE_LIMIT] if fake else [])]),
         Heading("Judge signature"),
         Preformatted([judge["signature"]]),
     ]
