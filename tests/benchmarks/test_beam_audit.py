@@ -3,6 +3,7 @@ pass; with the deterministic stand-in judge every figure is computed here too.""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 from pathlib import Path
@@ -46,9 +47,9 @@ def test_probe_sets(data) -> None:
 def test_audit_figures_equal_hand_computed(data, tmp_path: Path) -> None:
     with FakeProvider(FakeConfig(verdict=rule)) as fake:
         settings = JudgeSettings(base_url=fake.url, runs=1, concurrency=8, timeout_s=5.0)
-        dry = run_beam_audit(data, settings, tmp_path, protocol="beam", dry_run=True)
+        dry = asyncio.run(run_beam_audit(data, settings, tmp_path, dry_run=True))
         assert fake.generation_calls == 0
-        audit = run_beam_audit(data, settings, tmp_path, protocol="beam")
+        audit = asyncio.run(run_beam_audit(data, settings, tmp_path))
         assert fake.generation_calls == dry.calls_planned
     document = json.loads((tmp_path / "audit.json").read_text())
     assert document == audit.document

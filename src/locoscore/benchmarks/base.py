@@ -185,30 +185,17 @@ class Benchmark(ABC):
         """Judge an answers file into `out`: the pass and the summary's judge section."""
         raise NotImplementedError
 
-    # -- a benchmark scored by its own judge (BEAM's rubric items) -----------------------
-    # Non-empty: `judge` and `report` hand the folder to the benchmark; the first is the
-    # default when `--protocol` is left at `rubric`.
-    own_judge_protocols: tuple[str, ...] = ()
+    # What `judge` and `audit` print for a benchmark with its own judge or audit: lines
+    # built from the summary section (or audit document) it returned; a dry run's lines
+    # (None: the shared estimate of a single pass). A section's `error` fails the command.
+    def judge_lines(self, section: dict[str, Any], out: Path) -> list[str]:
+        return []
 
-    def judge_folder(
-        self,
-        predictions: Path,
-        data: Any,
-        settings: Any,
-        out: Path,
-        *,
-        protocol: str,
-        dry_run: bool,
-        batch: bool,
-        user_cache: bool,
-        **pass_options: Any,
-    ) -> Any:
-        raise NotImplementedError(f"{self.name} is judged by the shared judge")
+    def audit_lines(self, document: dict[str, Any], out: Path) -> list[str]:
+        return []
 
-    def audit_folder(
-        self, data: Any, settings: Any, out: Path, *, protocol: str, dry_run: bool
-    ) -> Any:
-        raise NotImplementedError(f"{self.name} is audited by the shared audit")
+    def dry_run_lines(self, result: Any) -> list[str] | None:
+        return None
 
 
 def parse_type_templates(values: Sequence[str]) -> dict[str, Path]:

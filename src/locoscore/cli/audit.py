@@ -44,7 +44,6 @@ from locoscore.cli._options import (
     LimitPerOpt,
     SeedOpt,
 )
-from locoscore.cli._own_judge import audit_with_benchmark
 from locoscore.data.dataset import load_dataset
 from locoscore.data.probes import cached_probe_paths
 from locoscore.data.sample import sample_spec
@@ -108,15 +107,14 @@ def _audit_with_benchmark_sets(
         bench.audit(data, settings, out, dry_run=dry_run, batch=batch, user_cache=user_cache)
     )
     if dry_run or document is None:
-        print_estimate(result, batch)
+        lines = bench.dry_run_lines(result)
+        if lines is None:
+            print_estimate(result, batch)
+        for line in lines or ():
+            console.print(line, highlight=False, soft_wrap=True)
         return
-    for name, block in document["sets"].items():
-        overall = block["accepted"].get("overall", {})
-        console.print(
-            f"{name}: {overall.get('rate', 0):.1f} % accepted (should be {block['expected']})",
-            highlight=False,
-        )
-    console.print(f"wrote {out}/audit.md, audit.json", highlight=False)
+    for line in bench.audit_lines(document, out):
+        console.print(line, highlight=False, soft_wrap=True)
 
 
 @app.command("audit")
@@ -192,9 +190,6 @@ def audit(
         max_tokens=max_tokens,
         timeout=timeout,
     )
-    if bench.own_judge_protocols:  # audited with the benchmark's own rubric judge (BEAM)
-        audit_with_benchmark(bench, dataset, settings, out, protocol=protocol, dry_run=dry_run)
-        return
     settings.resolve()  # a bad judge configuration fails before any file is read
     spec = sample_spec(limit, limit_per, seed)
     if bench.own_audit:

@@ -49,7 +49,6 @@ from locoscore.cli._options import (
     SeedOpt,
     StrictOpt,
 )
-from locoscore.cli._own_judge import judge_with_benchmark
 from locoscore.data.errata import errata_for
 from locoscore.data.load import load_predictions
 from locoscore.data.sample import sample_spec
@@ -136,21 +135,6 @@ def judge(
             raise InputError(f"not available with --benchmark {bench.name} yet", field="--limit")
         _judge_with_benchmark_rules(
             bench, predictions, dataset, settings, out, type_template, dry_run, batch, user_cache
-        )
-        return
-    if bench.own_judge_protocols:  # scored by the benchmark's own judge (BEAM's rubric)
-        bar = RichProgress(err_console) if progress and not dry_run else None
-        judge_with_benchmark(
-            bench,
-            predictions,
-            dataset,
-            settings,
-            out,
-            protocol=protocol,
-            dry_run=dry_run,
-            batch=batch,
-            user_cache=user_cache,
-            progress=bar,
         )
         return
     loaded = load_predictions(
@@ -250,21 +234,17 @@ def _judge_with_benchmark_rules(
         )
     )
     if dry_run or section is None:
-        print_estimate(result, batch)
+        lines = bench.dry_run_lines(result)
+        if lines is None:
+            print_estimate(result, batch)
+        for line in lines or ():
+            console.print(line, highlight=False, soft_wrap=True)
         return
-    strict, submitted = section["missing_counts_as_wrong"], section["over_submitted"]
-    for label, block in (("missing counted as wrong", strict), ("over submitted", submitted)):
-        overall, task = block["overall"], block["task_averaged"]
-        console.print(
-            f"J {label}: overall {overall['accuracy']} {overall['ci95']}, task-averaged "
-            f"{task['accuracy']}, abstention {block['abstention']['accuracy']}",
-            highlight=False,
-        )
-    console.print(
-        f"{section['submitted']} of {section['questions']} submitted, {section['missing']} "
-        f"missing; wrote {out}/judgments.jsonl, summary.json",
-        highlight=False,
-    )
+    for line in bench.judge_lines(section, out):
+        console.print(line, highlight=False, soft_wrap=True)
+    if section.get("error"):
+        err_console.print(f"[red]error:[/] {escape(section['error'])}", highlight=False)
+        raise typer.Exit(EXIT_FAILED)
 
 
 def _warn_if_self_judging(settings: JudgeSettings, predictions: Path, out: Path) -> None:

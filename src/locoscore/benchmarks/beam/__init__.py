@@ -68,7 +68,6 @@ def opaque_question_id(question_id: str) -> str:
 class Beam(Benchmark):
     types = tuple(QuestionType(i, key, ABILITY_NAMES[key]) for key, i in ABILITY_IDS.items())
     commands = frozenset({"run", "dataset", "judge", "report", "audit"})
-    own_judge_protocols = ("beam", "beam-official")
 
     def fetch(self, name: str, url: str | None, dest: Path | None) -> Path:
         return fetch_beam(name, url, dest)
@@ -149,40 +148,44 @@ class Beam(Benchmark):
 
         return write_outputs(predictions, data, out, run_section, self.name)
 
-    def judge_folder(
-        self,
-        predictions: Path,
-        data: BeamDataset,
-        settings: Any,
-        out: Path,
-        *,
-        protocol: str,
-        dry_run: bool,
-        batch: bool,
-        user_cache: bool,
-        **pass_options: Any,
-    ) -> Any:
+    own_judge = True
+    own_audit = True
+
+    async def judge(
+        self, data: BeamDataset, answers: Path, settings: Any, out: Path, **options: Any
+    ) -> tuple[Any, dict[str, Any] | None]:
         from locoscore.benchmarks.beam.folder import judge_folder
 
-        return judge_folder(
-            predictions,
-            data,
-            settings,
-            out,
-            protocol=protocol,
-            benchmark=self.name,
-            dry_run=dry_run,
-            batch=batch,
-            user_cache=user_cache,
-            **pass_options,
-        )
+        if options.pop("type_templates", None):
+            raise DatasetError("BEAM has no per-type judge rules", field="--type-template")
+        result = await judge_folder(answers, data, settings, out, benchmark=self.name, **options)
+        return result, None if result.summary is None else result.summary["judge"]
 
-    def audit_folder(
-        self, data: BeamDataset, settings: Any, out: Path, *, protocol: str, dry_run: bool
-    ) -> Any:
+    async def audit(
+        self, data: BeamDataset, settings: Any, out: Path, **options: Any
+    ) -> tuple[Any, dict[str, Any] | None]:
         from locoscore.benchmarks.beam.audit import run_beam_audit
 
-        return run_beam_audit(data, settings, out, protocol=protocol, dry_run=dry_run)
+        result = await run_beam_audit(data, settings, out, **options)
+        return result, result.document
+
+    def dry_run_lines(self, result: Any) -> list[str]:
+        from locoscore.benchmarks.beam.folder import dry_run_lines
+
+        return dry_run_lines(result)
+
+    def judge_lines(self, section: dict[str, Any], out: Path) -> list[str]:
+        from locoscore.benchmarks.beam.folder import judge_lines
+
+        return judge_lines(section, out)
+
+    def audit_lines(self, document: dict[str, Any], out: Path) -> list[str]:
+        lines = [f"audit: {document['signature']}"]
+        for name, entry in document["sets"].items():
+            mean = "n/a" if entry["mean"] is None else f"{100 * entry['mean']:.1f}"
+            lines.append(f"{name:<10} n={entry['n']:<4} mean score {mean}")
+        lines.append(f"wrote {out}/audit.json, audit.md, audit.html")
+        return lines
 
     own_report = True
 

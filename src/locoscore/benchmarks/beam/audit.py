@@ -10,16 +10,15 @@ leniency of exactly the judge and protocol that score systems.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from locoscore._io import write_json_atomic, write_text_atomic
 from locoscore.benchmarks.beam.data import ABILITIES, BeamDataset, BeamQuestion
-from locoscore.benchmarks.beam.folder import PROTOCOLS, signature
+from locoscore.benchmarks.beam.folder import scoring_protocol, signature
 from locoscore.benchmarks.beam.judge_pass import BeamJudgeResult, BeamPrediction, beam_judge_pass
-from locoscore.errors import InputError
+from locoscore.judge.api import PassResult
 from locoscore.judge.settings import JudgeSettings
 from locoscore.report.document import Block, Heading, Paragraph, Preformatted, Table
 from locoscore.report.html import render_html
@@ -64,12 +63,15 @@ def probe_predictions(data: BeamDataset) -> dict[str, list[BeamPrediction]]:
 class BeamAudit:
     protocol: str
     signature: str
-    passes: dict[str, BeamJudgeResult]
+    sets: dict[str, BeamJudgeResult]
     document: dict[str, Any] | None = None
+
+    def passes(self) -> list[PassResult]:
+        return [p for result in self.sets.values() for p in result.passes()]
 
     @property
     def calls_planned(self) -> int:
-        return sum(p.calls_planned for p in self.passes.values())
+        return sum(result.calls_planned for result in self.sets.values())
 
 
 def _set_summary(result: BeamJudgeResult, probed: set[str]) -> dict[str, Any]:
@@ -89,34 +91,21 @@ def _set_summary(result: BeamJudgeResult, probed: set[str]) -> dict[str, Any]:
     }
 
 
-def run_beam_audit(
+async def run_beam_audit(
     data: BeamDataset,
     settings: JudgeSettings,
     out: Path,
     *,
-    protocol: str,
     dry_run: bool = False,
     **pass_options: Any,
 ) -> BeamAudit:
-    if protocol not in PROTOCOLS:
-        raise InputError(
-            f"BEAM is audited with --protocol beam or beam-official, not {protocol!r}",
-            field="--protocol",
-        )
+    protocol = scoring_protocol(settings.protocol)
     official = protocol == "beam-official"
     sets = probe_predictions(data)
     audit = BeamAudit(protocol, signature(settings, official=official), {})
     for name, predictions in sets.items():
-        audit.passes[name] = asyncio.run(
-            beam_judge_pass(
-                predictions,
-                data,
-                settings,
-                out,
-                official=official,
-                dry_run=dry_run,
-                **pass_options,
-            )
+        audit.sets[name] = await beam_judge_pass(
+            predictions, data, settings, out, official=official, dry_run=dry_run, **pass_options
         )
     if dry_run:
         return audit
@@ -128,7 +117,7 @@ def run_beam_audit(
         "sets": {
             name: {
                 "meaning": PROBE_SETS[name],
-                **_set_summary(audit.passes[name], {p.question_id for p in sets[name]}),
+                **_set_summary(audit.sets[name], {p.question_id for p in sets[name]}),
             }
             for name in sets
         },

@@ -8,7 +8,6 @@ or `beam-official` (the official code's behaviour, for comparison with the paper
 
 from __future__ import annotations
 
-import asyncio
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,7 +55,7 @@ class BeamFolderResult:
     summary: dict[str, Any] | None = None
 
     def passes(self) -> list[PassResult]:
-        return [self.result.items] + ([self.result.matches] if self.result.matches else [])
+        return self.result.passes()
 
 
 def _usage(passes: list[PassResult]) -> dict[str, Any]:
@@ -75,38 +74,43 @@ def _usage(passes: list[PassResult]) -> dict[str, Any]:
     }
 
 
-def judge_folder(
+def scoring_protocol(protocol: str) -> str:
+    """`--protocol`: beam or beam-official (`rubric`, the option's default, means beam)."""
+    if protocol == "rubric":
+        return "beam"
+    if protocol not in PROTOCOLS:
+        raise InputError(
+            f"BEAM is scored with --protocol beam, beam-official, not {protocol!r}",
+            field="--protocol",
+        )
+    return protocol
+
+
+async def judge_folder(
     predictions: Path,
     data: BeamDataset,
     settings: JudgeSettings,
     out: Path,
     *,
-    protocol: str,
     benchmark: str = "beam",
     dry_run: bool = False,
     batch: bool = False,
     user_cache: bool = False,
     **pass_options: Any,
 ) -> BeamFolderResult:
-    if protocol not in PROTOCOLS:
-        raise InputError(
-            f"BEAM is scored with --protocol beam or beam-official, not {protocol!r}",
-            field="--protocol",
-        )
+    protocol = scoring_protocol(settings.protocol)
     official = protocol == "beam-official"
     loaded = read_predictions(predictions, data)  # bad input fails before any call
-    result = asyncio.run(
-        beam_judge_pass(
-            loaded,
-            data,
-            settings,
-            out,
-            official=official,
-            dry_run=dry_run,
-            batch=batch,
-            user_cache=user_cache,
-            **pass_options,
-        )
+    result = await beam_judge_pass(
+        loaded,
+        data,
+        settings,
+        out,
+        official=official,
+        dry_run=dry_run,
+        batch=batch,
+        user_cache=user_cache,
+        **pass_options,
     )
     folder = BeamFolderResult(result, signature(settings, official=official))
     if dry_run or result.summary is None:
@@ -119,6 +123,11 @@ def judge_folder(
         **result.summary,
         **_usage(folder.passes()),
     }
+    if section["unscored"]:
+        section["error"] = (
+            f"{section['unscored']} question(s) unscored after failed judge calls; rerun the "
+            "same command to retry them"
+        )
     verdicts = [row.as_json() for p in folder.passes() if p.run for row in p.run.rows]
     sections = {"benchmark": benchmark, "data": data.describe(), "judge": section}
     report = report_files({**load_summary(out), **sections})
@@ -142,3 +151,41 @@ def write_report(out: Path) -> list[Path]:
     for name, text in files.items():
         write_text_atomic(out / name, text)
     return [out / name for name in sorted(files)]
+
+
+def dry_run_lines(result: Any) -> list[str]:
+    """A judge or audit dry run: the signature, then every pass's calls, tokens and cost."""
+    passes = result.passes()
+    costs = [p.estimate.cost_usd for p in passes]
+    cost = (
+        "unknown (no price for this model)"
+        if None in costs
+        else f"${sum(c or 0 for c in costs):.2f}"
+    )
+    return [
+        f"dry run: {result.signature}",
+        f"calls to make: {sum(p.estimate.calls for p in passes):,} "
+        f"(cached: {sum(p.plan.cached for p in passes):,}, graded 0 without a call: "
+        f"{sum(p.plan.short_circuited for p in passes):,})",
+        f"estimated tokens: {sum(p.estimate.input_tokens for p in passes):,} in, "
+        f"{sum(p.estimate.output_tokens for p in passes):,} out",
+        f"estimated cost: {cost}",
+    ]
+
+
+def judge_lines(section: dict[str, Any], out: Path) -> list[str]:
+    lines = [f"judge: {section['signature']}"]
+    for ability, entry in section["per_ability"].items():
+        lines.append(f"{ability:<26} n={entry['n']:<4} {100 * entry['mean']:.1f}")
+    mean, weighted = section["mean_of_abilities"], section["question_weighted"]
+    lines.append(
+        f"mean of abilities {100 * (mean or 0):.1f}; question-weighted {100 * (weighted or 0):.1f}"
+        f" over {section['questions']} questions ({section['missing']} without an answer)"
+    )
+    calls, cost = section["calls"], section["cost_usd"]
+    lines.append(
+        f"calls: {calls['made']} made, {calls['cached']} cached, {calls['failed']} failed; "
+        f"cost {'n/a' if cost is None else f'${cost:.2f}'}"
+    )
+    lines.append(f"wrote {out}/judgments.jsonl, scores.jsonl, summary.json, report.md, report.html")
+    return lines

@@ -120,10 +120,12 @@ class BeamJudgeResult:
     summary: dict[str, Any] | None = None
     rows: list[dict[str, Any]] = field(default_factory=list)
 
+    def passes(self) -> list[PassResult]:
+        return [self.items] + ([self.matches] if self.matches else [])
+
     @property
     def calls_planned(self) -> int:
-        passes = [self.items] + ([self.matches] if self.matches else [])
-        return sum(len(p.plan.missing) for p in passes)
+        return sum(len(p.plan.missing) for p in self.passes())
 
 
 def settings_for(settings: JudgeSettings, *, official: bool) -> tuple[JudgeSettings, JudgeSettings]:
