@@ -141,6 +141,11 @@ class Beam(Benchmark):
     def default_answer_prompt_text(self) -> str:
         return BEAM_ANSWER_PROMPT
 
+    def published(self) -> tuple[Any, ...]:
+        from locoscore.benchmarks.beam.baselines import PUBLISHED
+
+        return PUBLISHED
+
     def score_run(
         self, predictions: Path, data: BeamDataset, out: Path, run_section: dict[str, Any]
     ) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from locoscore.benchmarks.beam.baselines import PUBLISHED, SIZES
 from locoscore.benchmarks.beam.data import ABILITIES
 from locoscore.report.document import Block, Heading, Notes, Paragraph, Preformatted, Table
 from locoscore.report.html import render_html
@@ -15,36 +16,6 @@ from locoscore.report.markdown import render_markdown
 ABILITY_NAMES = {
     a: a.replace("_", " ").replace("multi session", "multi-session") for a in ABILITIES
 }
-
-# Published overall scores (0-1), second-hand: "as cited" in the reference notes.
-BASELINES: tuple[tuple[str, str, str, dict[str, float]], ...] = (
-    (
-        "RAG (paper, Llama-4-Maverick)",
-        "official (0.5 → 0, question withheld)",
-        "paper",
-        {"100K": 0.323, "500K": 0.330, "1M": 0.307, "10M": 0.249},
-    ),
-    (
-        "LIGHT (paper, Llama-4-Maverick)",
-        "official (0.5 → 0, question withheld)",
-        "paper",
-        {"100K": 0.358, "500K": 0.359, "1M": 0.336, "10M": 0.266},
-    ),
-    (
-        "Hindsight",
-        "Gemini judge, 0.5 kept",
-        "self-reported",
-        {"100K": 0.734, "500K": 0.711, "1M": 0.739, "10M": 0.641},
-    ),
-    (
-        "Honcho",
-        "own harness",
-        "self-reported",
-        {"100K": 0.630, "500K": 0.649, "1M": 0.631, "10M": 0.406},
-    ),
-    ("Mem0", "own 'nugget' scoring (not official)", "self-reported", {"1M": 0.641, "10M": 0.482}),
-    ("Cognee", "own harness", "self-reported", {"100K": 0.79, "10M": 0.67}),
-)
 
 
 def _pct(value: float | None) -> str:
@@ -196,8 +167,8 @@ def blocks(summary: dict[str, Any]) -> list[Block]:
         Table(
             ["system", "scoring", "source", "100K", "500K", "1M", "10M"],
             [
-                [name, variant, source, *(_pct(v.get(s)) for s in ("100K", "500K", "1M", "10M"))]
-                for name, variant, source, v in BASELINES
+                [row.system, row.scoring, row.source, *(_pct(row.by_size.get(s)) for s in SIZES)]
+                for row in PUBLISHED
             ],
             caption="Not ranked against this run: the scoring variants differ.",
         ),
