@@ -182,7 +182,11 @@ class Benchmark(ABC):
     async def judge(
         self, data: Any, answers: Path, settings: Any, out: Path, **options: Any
     ) -> tuple[Any, dict[str, Any] | None]:
-        """Judge an answers file into `out`: the pass and the summary's judge section."""
+        """Judge an answers file into `out`: the pass and the summary's judge section.
+
+        `options["sample"]` (a `data.sample.SampleSpec`, or None) is `--limit`: the hook
+        draws it over the questions it would judge, stratified by its question types, and
+        the section carries it (`sample`, and the `sample:` part of its signature)."""
         raise NotImplementedError
 
     # What `judge` and `audit` print for a benchmark with its own judge or audit: lines

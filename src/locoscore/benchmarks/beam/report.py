@@ -9,7 +9,7 @@ from typing import Any
 
 from locoscore.benchmarks.beam.baselines import PUBLISHED, SIZES
 from locoscore.benchmarks.beam.data import ABILITIES
-from locoscore.report.document import Block, Heading, Notes, Paragraph, Preformatted, Table
+from locoscore.report.document import Banner, Block, Heading, Notes, Paragraph, Preformatted, Table
 from locoscore.report.html import render_html
 from locoscore.report.markdown import render_markdown
 
@@ -104,6 +104,14 @@ def blocks(summary: dict[str, Any]) -> list[Block]:
             f"judge calls: {calls['made']} made, {calls['cached']} cached, {calls['failed']} "
             f"failed; cost {'n/a' if cost is None else f'${cost:.2f}'}"
         )
+        if isinstance(sample := judge.get("sample"), dict):
+            out.append(
+                Banner(
+                    f"Scores come from a sample of {sample['size']:,} of "
+                    f"{sample['population']:,} questions ({sample['signature']}), not the "
+                    "full benchmark."
+                )
+            )
         out += [Notes(headline), Preformatted([judge["signature"]])]
         if judge["protocol"] == "beam-official":
             out.append(
@@ -128,6 +136,7 @@ def blocks(summary: dict[str, Any]) -> list[Block]:
                 table_rows,
                 numeric=(False, True, True, False),
                 caption="Event ordering: Kendall τ-b normalised to (τ + 1) / 2.",
+                subset=str((judge.get("sample") or {}).get("signature") or ""),
             ),
             Paragraph(
                 "Event ordering, matched-item F1 (beside τ, as the official code computes it): "
