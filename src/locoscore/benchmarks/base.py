@@ -173,6 +173,9 @@ class Benchmark(ABC):
     async def audit(
         self, data: Any, settings: Any, out: Path, **options: Any
     ) -> tuple[Any, dict[str, Any] | None]:
+        """The probe sets judged into `out`: the pass and the audit document. With
+        `options["sample"]` (`--limit`), one sample of the questions, stratified by type,
+        cuts every set; the document carries it and its signature the `sample:` part."""
         raise NotImplementedError
 
     # A benchmark with its own judge rules and aggregation judges through `judge`; the
