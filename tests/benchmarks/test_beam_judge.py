@@ -164,7 +164,7 @@ def test_limit_samples_the_answered_conversations_by_ability(data, tmp_path: Pat
     spec = SampleSpec(10)
     with FakeProvider(FakeConfig(verdict=rule)) as fake:
         result = _run(data, tmp_path, fake, official=False, sample=spec)
-        calls = fake.generation_calls
+        calls, port = fake.generation_calls, fake.port
         settings = JudgeSettings(base_url=fake.url, runs=1, timeout_s=5.0)
         answers = tmp_path / "p.jsonl"
         answers.write_text(
@@ -192,3 +192,6 @@ def test_limit_samples_the_answered_conversations_by_ability(data, tmp_path: Pat
     assert got == pytest.approx({q: expected[q] if q in {a.question_id for a in answered}
                                  else 0.0 for q in picks})  # fmt: skip
     assert "|sample:10/40@seed0:strat-ability|version:" in dry.signature
+    # the endpoint judged through is named (as in every judge signature); BEAM has no `adv:`
+    assert f"|provider:anthropic|endpoint:127.0.0.1:{port}|model:" in dry.signature
+    assert "|adv:" not in dry.signature

@@ -171,6 +171,7 @@ def test_limit_judges_a_sample_stratified_by_type(judge_fake: FakeProvider, tmp_
     assert result.exit_code == 0, result.output
     assert "sample:5/10@seed0:strat-type" in " ".join(result.output.split())
     section = json.loads((out / "summary.json").read_text())["judge"]
+    assert "|adv:" not in section["signature"]  # LongMemEval excludes no type
     assert section["signature"].endswith("|std:sample|sample:5/10@seed0:strat-type|version:0.1.0")
     sample = section["sample"]
     assert sample["question_ids"] == sorted(

@@ -198,6 +198,7 @@ def audit(
         prices=prices,
         max_tokens=max_tokens,
         timeout=timeout,
+        signs_exclusion=bool(bench.excluded_from_overall),
     )
     settings.resolve()  # a bad judge configuration fails before any file is read
     spec = sample_spec(limit, limit_per, seed)

@@ -126,6 +126,7 @@ def judge(
         prices=prices,
         max_tokens=max_tokens,
         timeout=timeout,
+        signs_exclusion=bool(bench.excluded_from_overall),
         include_adversarial=include_adversarial,
     )
     spec = sample_spec(limit, limit_per, seed)

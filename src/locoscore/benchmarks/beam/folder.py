@@ -43,7 +43,8 @@ def signature(settings: JudgeSettings, *, official: bool) -> str:
     )
     return (
         f"judge:{protocol}|{variant}|items:{item.prompt_hash}|pairs:{match.prompt_hash}"
-        f"|provider:{item.provider}|model:{item.model}|{item.sampling.signature}"
+        f"|provider:{item.provider}{item.endpoint.signature}|model:{item.model}"
+        f"|{item.sampling.signature}"
         f"|max_tokens:{item.settings.max_tokens}|runs:{item.settings.runs}"
         f"|agg:mean-of-abilities+q-weighted|version:{__version__}"
     )

@@ -35,8 +35,12 @@ def lme_settings(settings: JudgeSettings, type_templates: dict[str, Path]) -> Ju
     template = settings.template or judging.with_user_templates(
         judging.builtin_template(), type_templates
     )
-    # every type is judged: LoCoMo's adversarial exclusion (category 5) does not apply
-    return dataclasses.replace(settings, template=template, include_adversarial=True)
+    # every type is judged: the judge's category-5 exclusion (LoCoMo's adversarial one)
+    # must not drop the rule that has id 5; LongMemEval excludes no type, so the signature
+    # carries no `adv:` part
+    return dataclasses.replace(
+        settings, template=template, include_adversarial=True, signs_exclusion=False
+    )
 
 
 def recorded_summary(metas: list[QuestionMeta], answers: Answers) -> dict[str, Any] | None:
