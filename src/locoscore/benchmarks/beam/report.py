@@ -9,6 +9,7 @@ from typing import Any
 
 from locoscore.benchmarks.beam.baselines import PUBLISHED, SIZES
 from locoscore.benchmarks.beam.data import ABILITIES
+from locoscore.llm.endpoint import through_sentence
 from locoscore.report.document import Block, Heading, Notes, Paragraph, Preformatted, Table
 from locoscore.report.html import render_html
 from locoscore.report.markdown import render_markdown
@@ -104,6 +105,15 @@ def blocks(summary: dict[str, Any]) -> list[Block]:
             f"judge calls: {calls['made']} made, {calls['cached']} cached, {calls['failed']} "
             f"failed; cost {'n/a' if cost is None else f'${cost:.2f}'}"
         )
+        judged = through_sentence(
+            "judged", judge.get("endpoint"), bool((judge.get("served") or {}).get("fake"))
+        )
+        answer: dict[str, Any] = run.get("answer") or {}
+        answered = through_sentence(
+            "answered", answer.get("endpoint"), bool((answer.get("served") or {}).get("fake"))
+        )
+        headline += [line for line in (answered, judged) if line]
+        headline += list(judge.get("warnings") or [])
         out += [Notes(headline), Preformatted([judge["signature"]])]
         if judge["protocol"] == "beam-official":
             out.append(
