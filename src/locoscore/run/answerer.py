@@ -16,6 +16,7 @@ from typing import Any
 from locoscore.errors import InputError
 from locoscore.llm.cost import PriceTable, estimate_prompt_tokens
 from locoscore.llm.limiter import AdaptiveLimiter
+from locoscore.llm.local_server import ServerFacts, discover
 from locoscore.llm.pool import CallPool, RetryPolicy
 from locoscore.llm.providers import (
     PROVIDERS,
@@ -36,6 +37,9 @@ ANSWER_PROVIDERS: tuple[str, ...] = (*PROVIDERS, EXTRACTIVE)
 DEFAULT_ANSWER_MODELS = {"openai": "gpt-4o-mini", "anthropic": "claude-opus-4-6"}
 # A short answer: about 12 words asked for, with room to spare.
 EXPECTED_ANSWER_TOKENS = 20
+# Calls in flight to start with against a compatible server that does not say how many it
+# serves at once (llama.cpp says: its slots); the limiter grows it while nothing queues.
+SMALL_START = 4
 
 
 @dataclass
@@ -52,6 +56,7 @@ class AnswerSettings:
     concurrency: int = 64
     max_cost_usd: float | None = None
     prices: PriceTable = field(default_factory=PriceTable)
+    context_window: int | None = None  # --answer-context-window: wins over the server's
 
 
 @dataclass(frozen=True)
@@ -62,6 +67,34 @@ class AnswerStep:
     model: str | None
     prompt: AnswerPrompt
     sampling: SamplingPlan | None
+    server: ServerFacts | None = None  # what a compatible server said about itself
+
+    @property
+    def context_window(self) -> int | None:
+        """The model's window in tokens (prompt and answer), when known."""
+        if self.settings.context_window is not None:
+            return self.settings.context_window
+        return self.server.context_window if self.server is not None else None
+
+    @property
+    def window_source(self) -> str:
+        if self.settings.context_window is not None:
+            return "--answer-context-window"
+        source = self.server.window_source if self.server is not None else None
+        return f"the server's {source}" if source else "unknown"
+
+    def initial_concurrency(self) -> tuple[int, int, str]:
+        """(start, most, why): calls in flight the answer step starts with and may reach."""
+        most = self.settings.concurrency
+        if self.provider != "openai-compatible":
+            # The judge's 10 takes several round trips of slow start to fill a large pool.
+            return min(most, 32), most, "default"
+        slots = self.server.slots if self.server is not None else None
+        if slots:
+            # Beyond its slots a llama.cpp server only queues: more in flight adds latency.
+            start = min(most, slots)
+            return start, start, f"server slots: {slots} ({self.server and self.server.kind})"
+        return min(most, SMALL_START), most, "small start (the server names no slots)"
 
     @property
     def provider(self) -> str:
@@ -102,6 +135,9 @@ class AnswerStep:
             "sampling": None if self.sampling is None else self.sampling.signature,
             "max_tokens": self.settings.max_tokens,
             "signature": self.signature,
+            "context_window": self.context_window,
+            "context_window_source": self.window_source,
+            "server": None if self.server is None else self.server.to_json(),
         }
 
 
@@ -119,9 +155,14 @@ def resolve_answer_step(settings: AnswerSettings, prompt: AnswerPrompt) -> Answe
         raise InputError(
             f"needs a price for model {model}: add it with --prices FILE", field="--max-cost"
         )
+    if settings.context_window is not None and settings.context_window < 1:
+        raise InputError("--answer-context-window must be at least 1 token")
     sampling = resolve_sampling(settings.provider, model, settings.temperature)
-    api_key(settings.provider)  # a missing key stops the run before anything is spent
-    return AnswerStep(settings, model, prompt, sampling)
+    key = api_key(settings.provider)  # a missing key stops the run before anything is spent
+    server = None
+    if settings.provider == "openai-compatible" and settings.base_url:
+        server = discover(settings.base_url, model, key)
+    return AnswerStep(settings, model, prompt, sampling, server)
 
 
 @dataclass(frozen=True)
@@ -133,6 +174,8 @@ class Answer:
     cached: bool = False
     error: str | None = None
     stopped: bool = False  # not asked: the pass stopped (cost cap, fatal error)
+    served_s: float | None = None  # of latency_s, served (the rest queued at the server)
+    usage_counted_locally: bool = False  # the server reported no usage: tiktoken counts
 
 
 _WHITESPACE = re.compile(r"\s+")
@@ -156,9 +199,13 @@ class Answerer:
         self.store = store
         self.client: LLMClient | None = None
         settings = step.settings
-        # Answer calls start at up to 32 in flight (the judge's 10 takes several round trips
-        # of slow start to fill a large pool); 429s shrink it as for the judge.
-        self.limiter = AdaptiveLimiter(settings.concurrency, min(settings.concurrency, 32))
+        # Answer calls start at up to 32 in flight, or a compatible server's slots; 429s (and
+        # for a compatible server, queueing, timeouts, 503s) shrink it as for the judge.
+        start, most, self.concurrency_source = step.initial_concurrency()
+        self.limiter = AdaptiveLimiter(
+            most, start, backpressure=settings.provider == "openai-compatible"
+        )
+        self.initial_concurrency = start
         self.pool = CallPool(
             self.limiter,
             RetryPolicy(
@@ -220,7 +267,10 @@ class Answerer:
             )
         client = self._client()
         outcome = await self.pool.call(
-            lambda: client.complete(prompt), self.estimate_usd(prompt), self._cost
+            lambda: client.complete(prompt),
+            self.estimate_usd(prompt),
+            self._cost,
+            lambda replies: replies[0].served_s if replies else None,
         )
         if outcome.stopped is not None:
             return Answer("", None, error=f"not run: {outcome.stopped}", stopped=True)
@@ -233,10 +283,24 @@ class Answerer:
             return Answer("", outcome.latency_s, error=f"{why} from the answer model")
         text = clean_answer(reply.text)
         latency = round(outcome.latency_s, 4)
-        self.store.put_answer(
-            key, CachedAnswer(text, reply.input_tokens, reply.output_tokens, latency)
+        tokens_in, tokens_out, local = reply.input_tokens, reply.output_tokens, False
+        if not reply.usage_reported:
+            from locoscore.run.tokens import count_tokens
+
+            tokens_in, tokens_out, local = count_tokens(prompt), count_tokens(reply.text), True
+        self.store.put_answer(key, CachedAnswer(text, tokens_in, tokens_out, latency))
+        served = None if outcome.served_s is None else round(outcome.served_s, 4)
+        return Answer(
+            text, latency, tokens_in, tokens_out, served_s=served, usage_counted_locally=local
         )
-        return Answer(text, latency, reply.input_tokens, reply.output_tokens)
+
+    def concurrency(self) -> dict[str, Any]:
+        """The concurrency the answer calls ran at, for run.json."""
+        return {
+            "initial": self.initial_concurrency,
+            "source": self.concurrency_source,
+            **self.limiter.describe(),
+        }
 
     async def aclose(self) -> None:
         if self.client is not None:

@@ -31,13 +31,23 @@ def run_document(result: RunResult) -> dict[str, Any]:
             "made": result.calls_made,
             "cached": result.calls_cached,
             "cost_usd": round(result.answer_cost_usd, 6),
+            "concurrency": result.concurrency,
+            "usage": usage_source(result.records),
         },
+        "context_fit": result.context_fit,
         "measures": run_measures(result.records),
         "probe": result.probe,
         "warnings": result.warnings,
         "stop_reason": result.stop_reason,
         "finished_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
+
+
+def usage_source(records: list[dict[str, Any]]) -> str:
+    """Where the answer tokens come from: the server's usage, or counted locally (tiktoken)
+    for a server that reports none."""
+    local = any((r.get("answer_tokens") or {}).get("counted_locally") for r in records)
+    return "counted locally" if local else "reported by the provider"
 
 
 def write_run_outputs(result: RunResult, out: Path) -> dict[str, Any]:

@@ -32,9 +32,10 @@ from locoscore.llm.progress import ProgressSink
 from locoscore.results_dir import check_out_dir
 from locoscore.run.answer_prompt import default_answer_prompt, load_answer_prompt
 from locoscore.run.answerer import Answerer, resolve_answer_step
+from locoscore.run.context_fit import ContextFit, check_bare_questions
 from locoscore.run.document import RUN_JSON, read_run
 from locoscore.run.ingest import IngestionMeasures, ingest_conversation
-from locoscore.run.question import answer_question, failed_record, retrieve
+from locoscore.run.question import Retrieved, answer_question, failed_record, retrieve
 from locoscore.run.settings import ResolvedRun, RunSettings
 from locoscore.run.store import STATE_FILE, RunStore, stored_signature
 from locoscore.run.tokens import count_tokens
@@ -75,6 +76,8 @@ class RunResult:
     dry_run_estimate: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
     probe: dict[str, Any] | None = None  # the quick probe's report (None: --skip-probe)
+    concurrency: dict[str, Any] | None = None  # the answer calls' concurrency as it went
+    context_fit: dict[str, Any] | None = None  # the window check (None: window unknown)
 
     @property
     def failed(self) -> int:
@@ -134,6 +137,7 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
     )
     answer_settings = dataclasses.replace(settings.answer, concurrency=settings.concurrency)
     answer = resolve_answer_step(answer_settings, prompt)
+    check_bare_questions(answer, questions)  # before anything is created
     system = make_system(
         settings.system,
         settings.system_options,
@@ -159,6 +163,9 @@ class _Harness:
         self.warnings: list[str] = []
         self.prompt_tokens: list[int] = []  # dry run: prompts that would be sent
         self.dry_search_errors: list[str] = []
+        answers = not (run.answer.is_extractive or run.system.answers_itself)
+        self.fit = ContextFit.for_step(run.answer) if answers else None
+        self.too_long: dict[str, str] = {}  # question id -> why its prompt does not fit
 
     def warn(self, message: str) -> None:
         self.warnings.append(message)
@@ -185,9 +192,39 @@ class _Harness:
                 self._finish(failed_record(question, f"ingestion failed: {measures.error}"))
             return
         self._check_bypass(conversation)
-        await all_or_none(self.question(q) for q in pending)
+        found: dict[str, Retrieved | Exception] = {}
+        if self.fit is not None and not self.run.settings.dry_run:
+            # Every prompt counted before the first answer call: what does not fit is said
+            # once, per conversation, and recorded without a call.
+            await all_or_none(self._check_fit(q, found) for q in pending)
+        if self.fit is not None:
+            ids = [q.question_id for q in pending]
+            if (line := self.fit.describe(ids, conversation.conversation_id)) is not None:
+                self.warn(line)
+        await all_or_none(self.question(q, found.get(q.question_id)) for q in pending)
 
-    async def question(self, question: Question) -> None:
+    async def _check_fit(self, question: Question, found: dict[str, Retrieved | Exception]) -> None:
+        assert self.fit is not None
+        s = self.run.settings
+        async with self.question_slots:
+            try:
+                retrieved = await retrieve(
+                    question, self.run.system, top_k=s.top_k, budget=s.context_budget
+                )
+            except Exception as exc:  # recorded when the question is answered
+                found[question.question_id] = exc
+                return
+            found[question.question_id] = retrieved
+            prompt = self.run.answer.prompt.render(
+                question.text, retrieved.context.text, question.date_iso
+            )
+            if (why := await self.fit.overflow(question.question_id, prompt)) is not None:
+                self.too_long[question.question_id] = why
+
+    async def _overflow(self, question_id: str, prompt: str) -> str | None:
+        return self.too_long.get(question_id)
+
+    async def question(self, question: Question, retrieved: Retrieved | Exception | None) -> None:
         async with self.question_slots:
             if self.run.settings.dry_run:
                 await self._dry_question(question)
@@ -199,6 +236,8 @@ class _Harness:
                 self.run.answer.prompt,
                 top_k=self.run.settings.top_k,
                 budget=self.run.settings.context_budget,
+                retrieved=retrieved,
+                overflow=self._overflow if self.fit is not None else None,
             )
             self._finish(record)
 
@@ -217,6 +256,8 @@ class _Harness:
         prompt = self.run.answer.prompt.render(
             question.text, retrieved.context.text, question.date_iso
         )
+        if self.fit is not None and await self.fit.overflow(question.question_id, prompt):
+            return  # the real run records it as context_overflow without a call
         if self.store.get_answer(self.answerer.key(prompt)) is None:
             self.prompt_tokens.append(count_tokens(prompt))
 
@@ -248,8 +289,9 @@ def _dry_run_estimate(run: ResolvedRun, harness: _Harness) -> dict[str, Any]:
         "input_tokens": input_tokens,
         "output_tokens": output_tokens,
         "cost_usd": cost,
-        "cached": len(run.questions) - calls,
+        "cached": len(run.questions) - calls - len(harness.fit.overflows if harness.fit else ()),
         "search_errors": harness.dry_search_errors,
+        "context_fit": harness.fit.to_json(len(run.questions)) if harness.fit else None,
     }
 
 
@@ -305,6 +347,8 @@ async def execute_run(
     finally:
         with contextlib.suppress(Exception):
             await harness.answerer.aclose()
+        if harness.fit is not None:
+            harness.fit.close()
         await run.system.aclose()
         if harness.progress is not None:
             harness.progress.stop()
@@ -318,6 +362,8 @@ async def execute_run(
         answer_cost_usd=harness.answerer.pool.spent_usd,
         warnings=harness.warnings,
         probe=probe,
+        concurrency=harness.answerer.concurrency(),
+        context_fit=harness.fit.to_json(len(pending)) if harness.fit else None,
     )
     if dry:
         result.dry_run_estimate = _dry_run_estimate(run, harness)
