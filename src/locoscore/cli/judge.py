@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import warnings
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import typer
+from rich.markup import escape
 
 from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_errors
 from locoscore.cli._judge_options import (
@@ -20,12 +22,14 @@ from locoscore.cli._judge_options import (
     DryRunOpt,
     MaxCostOpt,
     MaxTokensOpt,
+    MaxUnscoredOpt,
     ModelOpt,
     PricesOpt,
     ProgressOpt,
     PromptTemplateOpt,
     ProtocolOpt,
     ProviderOpt,
+    ResponseFormatOpt,
     RunsOpt,
     SamplingOpt,
     TemperatureOpt,
@@ -44,13 +48,18 @@ from locoscore.cli._options import (
 )
 from locoscore.data.errata import errata_for
 from locoscore.data.load import load_predictions
+from locoscore.errors import InputError
 from locoscore.judge.api import judge_pass
 from locoscore.judge.cache import user_cache_path
+from locoscore.judge.plan import JudgmentRow
 from locoscore.judge.settings import JudgeSettings
 from locoscore.llm.progress import RichProgress
 from locoscore.report.build import build_reports
 from locoscore.report.terminal import judge_table, verified_gold_line
 from locoscore.run.document import read_run_answer
+
+# Above this share of judge runs without a verdict a pass exits 1 (--max-unscored).
+DEFAULT_MAX_UNSCORED = 0.10
 
 
 @app.command("judge")
@@ -86,6 +95,8 @@ def judge(
     progress: ProgressOpt = True,
     user_cache: UserCacheOpt = False,
     errata: ErrataOpt = None,
+    response_format: ResponseFormatOpt = None,
+    max_unscored: MaxUnscoredOpt = DEFAULT_MAX_UNSCORED,
 ) -> None:
     """Judge every prediction N times; write judgments.jsonl, j_* fields in scores.jsonl and
     a "judge" section in summary.json. Rerunning resumes from DIR/judge_cache.sqlite."""
@@ -105,7 +116,10 @@ def judge(
         max_tokens=max_tokens,
         timeout=timeout,
         include_adversarial=include_adversarial,
+        response_format=response_format,
     )
+    if not 0.0 <= max_unscored <= 1.0:
+        raise InputError(f"{max_unscored:g}: expected a share 0..1", field="--max-unscored")
     loaded = load_predictions(
         predictions, fmt, prediction_key=prediction_key, dataset=dataset, strict=strict
     )
@@ -166,6 +180,31 @@ def judge(
             soft_wrap=True,
         )
         raise typer.Exit(EXIT_FAILED)
+    if (problem := unscored_problem(result.run.rows, max_unscored)) is not None:
+        err_console.print(f"[red]error:[/] {escape(problem)}", highlight=False, soft_wrap=True)
+        raise typer.Exit(EXIT_FAILED)
+
+
+def unscored_problem(rows: list[JudgmentRow], max_share: float) -> str | None:
+    """Why the pass's J cannot stand: every call failed, or more than `max_share` of its
+    runs have no verdict (J would rest on the runs a small model happened to finish)."""
+    if not rows:
+        return None
+    failed = [r for r in rows if r.score is None]
+    share = len(failed) / len(rows)
+    if not failed or (share <= max_share and len(failed) < len(rows)):
+        return None
+    reasons = Counter((r.error or "unscored").split(":")[0].split(" (")[0] for r in failed)
+    why = ", ".join(f"{reason} {n}" for reason, n in reasons.most_common(3))
+    head = (
+        "every judge call failed"
+        if len(failed) == len(rows)
+        else f"{share:.0%} of judge runs are unscored, above --max-unscored {max_share:.0%}"
+    )
+    return (
+        f"{head} ({len(failed)} of {len(rows)}: {why}); J would rest on the rest. Raise "
+        "--max-tokens, force --response-format, or rerun the same command to retry them"
+    )
 
 
 def _warn_if_self_judging(settings: JudgeSettings, predictions: Path, out: Path) -> None:
@@ -201,6 +240,13 @@ def _print_table(section: dict[str, Any]) -> None:
     mode = section.get("response_format")
     if mode is not None:
         console.print(f"structured output: {mode}{_FORMAT_NOTES.get(mode, '')}")
+    concurrency = section.get("concurrency")
+    if concurrency is not None:
+        console.print(
+            f"concurrency: {concurrency['initial']} at the start ({concurrency['source']}), "
+            f"{concurrency['final']} at the end, {concurrency['peak_in_flight']} in flight at most",
+            highlight=False,
+        )
     console.print(
         f"calls: {calls['made']} made, {calls['cached']} cached, {calls['failed']} failed; "
         f"tokens {usage['input_tokens']:,} in / {usage['output_tokens']:,} out; "

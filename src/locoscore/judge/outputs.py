@@ -89,6 +89,8 @@ def judge_summary(
         # What the provider accepted (a compatible server may refuse json_schema): not in
         # the cache key or signature, since the verdict's meaning does not change.
         section["response_format"] = run.response_format
+    if run.concurrency is not None:
+        section["concurrency"] = run.concurrency
     if run.stop_reason:
         section["stopped"] = run.stop_reason
     return section

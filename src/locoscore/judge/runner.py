@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
+from typing import Any
 
 from locoscore.judge.cache import CachedVerdict, JudgeStore
 from locoscore.judge.parsing import parse_verdict
@@ -16,6 +17,7 @@ from locoscore.judge.plan import CallPlan, CallSpec, JudgmentRow, base_row, rend
 from locoscore.judge.settings import ResolvedJudge
 from locoscore.llm.cost import estimate_prompt_tokens
 from locoscore.llm.limiter import AdaptiveLimiter
+from locoscore.llm.local_server import concurrency_plan, discover
 from locoscore.llm.pool import CallPool, RetryPolicy
 from locoscore.llm.progress import ProgressSink
 from locoscore.llm.providers import LLMClient, Reply, make_client
@@ -46,6 +48,7 @@ class JudgeRun:
     pending_batch: str | None = None
     # The structured-output mode the pass's calls used (None: no call was made).
     response_format: str | None = None
+    concurrency: dict[str, Any] | None = None  # calls in flight as they went (None: no call)
 
 
 def row_from_reply(
@@ -138,7 +141,13 @@ class Runner:
         self.client = client
         self.progress = progress
         settings = judge.settings
-        self.limiter = AdaptiveLimiter(settings.concurrency, initial_concurrency)
+        self.limiter = AdaptiveLimiter(
+            settings.concurrency,
+            initial_concurrency,
+            backpressure=judge.provider == "openai-compatible",
+        )
+        self.initial_concurrency = initial_concurrency
+        self.concurrency_source = "default"
         policy = RetryPolicy(
             max_attempts=settings.max_attempts,
             base_delay_s=settings.retry_base_delay_s if base_delay_s is None else base_delay_s,
@@ -238,6 +247,8 @@ class Runner:
         owns_client = self.client is None
         if plan.missing and self.client is None:
             self.client = make_client(self.judge.provider_config())
+        if plan.missing:
+            await self._fit_concurrency()
         queue: asyncio.Queue[list[CallSpec]] = asyncio.Queue()
         for unit in _units(plan.missing, self.per_request):
             queue.put_nowait(unit)
@@ -262,7 +273,36 @@ class Runner:
                 self.progress.stop()
         self.rows.sort(key=lambda r: (r.key, r.run))
         mode = self.client.response_format if plan.missing and self.client else None
-        return JudgeRun(self.rows, self.stats, self.stop_reason, response_format=mode)
+        concurrency: dict[str, Any] | None = None
+        if plan.missing:
+            start = self.initial_concurrency
+            concurrency = {
+                "initial": start,
+                "source": self.concurrency_source,
+                **self.limiter.describe(),
+            }
+        return JudgeRun(
+            self.rows, self.stats, self.stop_reason, response_format=mode, concurrency=concurrency
+        )
+
+    async def _fit_concurrency(self) -> None:
+        """A compatible server's slots (llama.cpp), asked once: the calls in flight start
+        there, or small when it names none, and adapt to its back-pressure."""
+        s = self.judge.settings
+        if self.judge.provider != "openai-compatible" or not s.base_url:
+            self.initial_concurrency = int(self.limiter.limit)
+            return
+        from locoscore.llm.providers import api_key
+
+        facts = await asyncio.to_thread(discover, s.base_url, self.judge.model, api_key(s.provider))
+        start, most, self.concurrency_source = concurrency_plan(
+            s.provider, facts, s.concurrency, self.initial_concurrency
+        )
+        if self.initial_concurrency is not None:  # the caller's start stands (tests, benches)
+            start, self.concurrency_source = self.initial_concurrency, "given"
+        self.limiter.max_limit = most
+        self.limiter.limit = float(min(most, start or most))
+        self.initial_concurrency = int(self.limiter.limit)
 
 
 async def run_plan(

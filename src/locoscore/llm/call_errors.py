@@ -67,7 +67,7 @@ class CallError:
 
     @property
     def pressure(self) -> str | None:
-        """"backpressure" for what a server that queues answers when it is full: a timeout,
+        """ "backpressure" for what a server that queues answers when it is full: a timeout,
         a lost connection, a 503 or an overload."""
         if self.kind in ("timeout", "connection", "overloaded") or self.status == 503:
             return "backpressure"

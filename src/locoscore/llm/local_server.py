@@ -21,6 +21,9 @@ from typing import Any
 CHAT_TEMPLATE_TOKENS = 32  # role markers and the template around one user message
 TIKTOKEN_MARGIN = 0.10  # cl100k against an unknown model's tokenizer
 PROBE_TIMEOUT_S = 5.0
+# Calls in flight to start with against a compatible server that does not say how many it
+# serves at once; the limiter grows it while nothing queues.
+SMALL_START = 4
 
 
 def server_root(base_url: str) -> str:
@@ -115,6 +118,19 @@ def _llama(client: Any, root: str) -> ServerFacts | None:
     tok = _get(client, f"{root}/tokenize", {"content": "a"})
     dialect = "llama.cpp" if isinstance(tok, dict) and "tokens" in tok else None
     return ServerFacts("llama.cpp", slots, n_ctx, f"{where} n_ctx", dialect, root)
+
+
+def concurrency_plan(
+    provider: str, facts: ServerFacts | None, most: int, default_start: int | None
+) -> tuple[int | None, int, str]:
+    """(start, most, why) for the calls in flight: a compatible server's slots when it says
+    (beyond them a llama.cpp server only queues), else a small start that adapts."""
+    if provider != "openai-compatible":
+        return default_start, most, "default"
+    if facts is not None and facts.slots:
+        start = min(most, facts.slots)
+        return start, start, f"server slots: {facts.slots} ({facts.kind})"
+    return min(most, SMALL_START), most, "small start (the server names no slots)"
 
 
 class PromptCounter:

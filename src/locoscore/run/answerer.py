@@ -16,7 +16,7 @@ from typing import Any
 from locoscore.errors import InputError
 from locoscore.llm.cost import PriceTable, estimate_prompt_tokens
 from locoscore.llm.limiter import AdaptiveLimiter
-from locoscore.llm.local_server import ServerFacts, discover
+from locoscore.llm.local_server import ServerFacts, concurrency_plan, discover
 from locoscore.llm.pool import CallPool, RetryPolicy
 from locoscore.llm.providers import (
     PROVIDERS,
@@ -37,9 +37,6 @@ ANSWER_PROVIDERS: tuple[str, ...] = (*PROVIDERS, EXTRACTIVE)
 DEFAULT_ANSWER_MODELS = {"openai": "gpt-4o-mini", "anthropic": "claude-opus-4-6"}
 # A short answer: about 12 words asked for, with room to spare.
 EXPECTED_ANSWER_TOKENS = 20
-# Calls in flight to start with against a compatible server that does not say how many it
-# serves at once (llama.cpp says: its slots); the limiter grows it while nothing queues.
-SMALL_START = 4
 
 
 @dataclass
@@ -84,17 +81,11 @@ class AnswerStep:
         return f"the server's {source}" if source else "unknown"
 
     def initial_concurrency(self) -> tuple[int, int, str]:
-        """(start, most, why): calls in flight the answer step starts with and may reach."""
+        """(start, most, why): calls in flight the answer step starts with and may reach;
+        32 for the cloud providers (the judge's 10 takes round trips of slow start)."""
         most = self.settings.concurrency
-        if self.provider != "openai-compatible":
-            # The judge's 10 takes several round trips of slow start to fill a large pool.
-            return min(most, 32), most, "default"
-        slots = self.server.slots if self.server is not None else None
-        if slots:
-            # Beyond its slots a llama.cpp server only queues: more in flight adds latency.
-            start = min(most, slots)
-            return start, start, f"server slots: {slots} ({self.server and self.server.kind})"
-        return min(most, SMALL_START), most, "small start (the server names no slots)"
+        start, most, why = concurrency_plan(self.provider, self.server, most, min(most, 32))
+        return start or 1, most, why
 
     @property
     def provider(self) -> str:
