@@ -26,9 +26,10 @@ import time
 # Start here and grow while healthy, up to --concurrency.
 INITIAL_CONCURRENCY = 10
 GROWTH_PAUSE_S = 5.0
-# Queued at the server: more than half the time served (and 50 ms), or without the server's
-# timings, latency over QUEUE_FACTOR times the fastest call seen.
-QUEUE_SHARE = 0.5
+# Queued at the server: longer than it was served (and 50 ms), i.e. more than the one call
+# ahead of it that keeps a slot busy between two calls; or, without the server's timings,
+# latency over QUEUE_FACTOR times the fastest call seen.
+QUEUE_SHARE = 1.0
 QUEUE_FACTOR = 1.5
 QUEUE_MIN_S = 0.05
 

@@ -123,13 +123,14 @@ def _llama(client: Any, root: str) -> ServerFacts | None:
 def concurrency_plan(
     provider: str, facts: ServerFacts | None, most: int, default_start: int | None
 ) -> tuple[int | None, int, str]:
-    """(start, most, why) for the calls in flight: a compatible server's slots when it says
-    (beyond them a llama.cpp server only queues), else a small start that adapts."""
+    """(start, most, why) for the calls in flight: a compatible server's slots and one call
+    more (ready in its queue when a slot frees: beyond that a llama.cpp server only queues),
+    else a small start that adapts."""
     if provider != "openai-compatible":
         return default_start, most, "default"
     if facts is not None and facts.slots:
-        start = min(most, facts.slots)
-        return start, start, f"server slots: {facts.slots} ({facts.kind})"
+        start = min(most, facts.slots + 1)
+        return start, start, f"server slots: {facts.slots} ({facts.kind}) + 1 queued"
     return min(most, SMALL_START), most, "small start (the server names no slots)"
 
 
