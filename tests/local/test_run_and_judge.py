@@ -61,8 +61,9 @@ def test_a_run_on_one_slot_loses_nothing_at_the_default_concurrency(
     assert [r["error"] for r in records if r["error"]] == []
     assert server.abandoned == 0 and server.state.peak_busy == 1
     concurrency = run["answer_calls"]["concurrency"]
-    assert (concurrency["initial"], concurrency["max"]) == (1, 1)
-    assert concurrency["source"] == "server slots: 1 (llama.cpp)"
+    # the slot and one call ready in the server's queue
+    assert (concurrency["initial"], concurrency["max"]) == (2, 2)
+    assert concurrency["source"] == "server slots: 1 (llama.cpp) + 1 queued"
     assert run["answer"]["server"]["context_window"] == 8192
     # no usage in the replies: counted locally, never 0
     assert run["answer_calls"]["usage"] == "counted locally"
@@ -92,10 +93,12 @@ def test_a_binary_judge_downgrades_once_and_keeps_verdicts_cut_at_max_tokens(
     assert result.run is not None and result.summary is not None
     assert result.run.stats.failed == 0
     assert all(row.method == "json_prefix" and row.score == 100.0 for row in result.run.rows)
-    assert server.state.formats.count("json_schema") == 1  # one slot: one rejected call
-    assert set(server.state.formats[1:]) == {"json_object"}
+    # refused only by the calls already in flight (2: one slot, one queued), then never
+    first = server.state.formats.index("json_object")
+    assert 1 <= first <= 2 and set(server.state.formats[:first]) == {"json_schema"}
+    assert set(server.state.formats[first:]) == {"json_object"}
     assert result.summary["response_format"] == "json_object"
-    assert result.summary["concurrency"]["initial"] == 1
+    assert result.summary["concurrency"]["initial"] == 2
 
 
 def test_a_judge_pass_with_no_verdict_exits_1_and_says_why(
