@@ -52,6 +52,16 @@ def test_full_context_over_the_window_is_found_before_any_answer_call(
     run = json.loads((tmp_path / "run" / "run.json").read_text())
     assert run["measures"]["failed_by_kind"] == {"context_overflow": 105}
     assert run["context_fit"]["overflowing"] == 105
+    # the report says so in its headline and keeps the baselines out unless asked
+    report = (tmp_path / "run" / "report.md").read_text()
+    assert "105 of 105 answers failed (context_overflow 105)" in report
+    assert "Not compared: answers of this run failed" in report
+    assert "against published baselines" not in report
+    anyway = CliRunner().invoke(
+        app, ["report", str(tmp_path / "run"), "--compare-baselines-anyway"]
+    )
+    assert anyway.exit_code == 0, anyway.output
+    assert "against published baselines" in (tmp_path / "run" / "report.md").read_text()
 
 
 def test_an_overflow_the_server_reports_is_recorded_not_retried(

@@ -55,6 +55,8 @@ def overview_blocks(a: Analysis) -> list[Block]:
         ),
         Heading("Headline"),
     ]
+    if (failed := failed_answers_line(a)) is not None:
+        blocks.append(Paragraph(failed))
     rows = []
     for ms in a.metrics:
         d = ms.metric.decimals
@@ -90,7 +92,34 @@ def overview_blocks(a: Analysis) -> list[Block]:
     return blocks
 
 
-def comparison_blocks(a: Analysis, paper_columns: bool) -> list[Block]:
+def failed_answers_line(a: Analysis) -> str | None:
+    """The headline's warning for a run whose answers failed, with the kinds."""
+    run = a.results.summary.get("run")
+    measures = (run.get("measures") or {}) if isinstance(run, dict) else {}
+    failed = int(measures.get("failed") or 0)
+    if not failed:
+        return None
+    kinds = measures.get("failed_by_kind") or {}
+    why = ", ".join(f"{kind} {n}" for kind, n in kinds.items())
+    return (
+        f"{failed} of {measures.get('questions', '?')} answers failed"
+        f"{f' ({why})' if why else ''}: they are scored as empty answers, and the rows stay "
+        "out of the published-baseline comparisons (`locoscore report "
+        "--compare-baselines-anyway` shows them)."
+    )
+
+
+def comparison_blocks(
+    a: Analysis, paper_columns: bool, compare_anyway: bool = False
+) -> list[Block]:
+    if not compare_anyway and failed_answers_line(a) is not None:
+        return [
+            Heading("Published baselines"),
+            Paragraph(
+                "Not compared: answers of this run failed (see the headline); a published "
+                "figure beside a score that counts failures as empty answers would mislead."
+            ),
+        ]
     blocks: list[Block] = [Heading("F1 and BLEU-1 against published baselines")]
     titles = {
         F1_LOCOMO.column: "Official LoCoMo F1 vs the LoCoMo paper",
@@ -314,10 +343,12 @@ def provenance_blocks(a: Analysis) -> list[Block]:
     ]
 
 
-def full_report_blocks(a: Analysis, paper_columns: bool = False) -> list[Block]:
+def full_report_blocks(
+    a: Analysis, paper_columns: bool = False, compare_anyway: bool = False
+) -> list[Block]:
     return [
         *overview_blocks(a),
-        *comparison_blocks(a, paper_columns),
+        *comparison_blocks(a, paper_columns, compare_anyway),
         *breakdown_blocks(a),
         *judge_blocks(a),
         *run_blocks(a),
