@@ -74,9 +74,9 @@ def test_an_overflow_the_server_reports_is_recorded_not_retried(
         statuses = dict(server.state.statuses)
     assert done.exit_code == 1
     assert statuses.get(400) == 105  # once per question: no retry, no stop after 5 in a row
-    assert all(str(r["error"]).startswith("context_overflow: HTTP 400") for r in _records(
-        tmp_path / "run"
-    ))
+    assert all(
+        str(r["error"]).startswith("context_overflow: HTTP 400") for r in _records(tmp_path / "run")
+    )
 
 
 def test_a_window_smaller_than_a_bare_question_is_bad_input(

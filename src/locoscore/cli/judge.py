@@ -42,14 +42,18 @@ from locoscore.cli._options import (
     DatasetOpt,
     ErrataOpt,
     FormatOpt,
+    LimitOpt,
+    LimitPerOpt,
     PredictionKeyOpt,
     PredictionsArg,
+    SeedOpt,
     StrictOpt,
 )
 from locoscore.data.errata import errata_for
 from locoscore.data.load import load_predictions
+from locoscore.data.sample import sample_spec
 from locoscore.errors import InputError
-from locoscore.judge.api import judge_pass
+from locoscore.judge.api import judge_pass, judge_sample
 from locoscore.judge.cache import user_cache_path
 from locoscore.judge.plan import JudgmentRow
 from locoscore.judge.settings import JudgeSettings
@@ -97,6 +101,9 @@ def judge(
     errata: ErrataOpt = None,
     response_format: ResponseFormatOpt = None,
     max_unscored: MaxUnscoredOpt = DEFAULT_MAX_UNSCORED,
+    limit: LimitOpt = None,
+    limit_per: LimitPerOpt = None,
+    seed: SeedOpt = None,
 ) -> None:
     """Judge every prediction N times; write judgments.jsonl, j_* fields in scores.jsonl and
     a "judge" section in summary.json. Rerunning resumes from DIR/judge_cache.sqlite."""
@@ -120,9 +127,16 @@ def judge(
     )
     if not 0.0 <= max_unscored <= 1.0:
         raise InputError(f"{max_unscored:g}: expected a share 0..1", field="--max-unscored")
+    spec = sample_spec(limit, limit_per, seed)
     loaded = load_predictions(
         predictions, fmt, prediction_key=prediction_key, dataset=dataset, strict=strict
     )
+    sample = None if spec is None else judge_sample(loaded.records, spec, include_adversarial)
+    if sample is not None:
+        console.print(
+            f"smoke test: judging {sample.describe()} ({sample.signature}); J is a subset",
+            highlight=False,
+        )
     gold_errata = errata_for(errata, loaded.dataset)  # a bad list fails before any call
     _warn_if_self_judging(settings, predictions, out)
     bar = RichProgress(err_console) if progress and not dry_run else None
@@ -138,6 +152,7 @@ def judge(
             max_wait_s=batch_wait,
             input_info=loaded.provenance()["input"],
             user_cache=user_cache,
+            sample=sample,
         )
     )
     if user_cache:
@@ -146,7 +161,7 @@ def judge(
             highlight=False,
         )
     if dry_run:
-        print_estimate(result, batch)
+        print_estimate(result, batch, sample)
         return
     assert result.run is not None
     if result.run.pending_batch is not None:
