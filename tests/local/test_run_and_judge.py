@@ -99,6 +99,8 @@ def test_a_binary_judge_downgrades_once_and_keeps_verdicts_cut_at_max_tokens(
     assert set(server.state.formats[first:]) == {"json_object"}
     assert result.summary["response_format"] == "json_object"
     assert result.summary["concurrency"]["initial"] == 2
+    usage = result.summary["usage"]  # the stand-in reports none: counted, never 0
+    assert usage["source"] == "counted locally" and usage["input_tokens"] > 24 * 300
 
 
 def test_a_judge_pass_with_no_verdict_exits_1_and_says_why(

@@ -264,6 +264,7 @@ def _print_table(section: dict[str, Any]) -> None:
         )
     console.print(
         f"calls: {calls['made']} made, {calls['cached']} cached, {calls['failed']} failed; "
-        f"tokens {usage['input_tokens']:,} in / {usage['output_tokens']:,} out; "
+        f"tokens {usage['input_tokens']:,} in / {usage['output_tokens']:,} out"
+        f"{' (usage: ' + usage['source'] + ')' if usage.get('source') else ''}; "
         f"cost {'n/a' if cost is None else f'${cost:.2f}'}"
     )

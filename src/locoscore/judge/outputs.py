@@ -92,6 +92,8 @@ def judge_summary(
         "output_tokens": stats.output_tokens,
         "estimated_cost_usd": round(stats.cost_usd, 4) if stats.cost_known else None,
     }
+    if stats.usage_counted_locally:
+        section["usage"]["source"] = "counted locally"
     if run.response_format is not None:
         # What the provider accepted (a compatible server may refuse json_schema): not in
         # the cache key or signature, since the verdict's meaning does not change.

@@ -38,6 +38,7 @@ class RunStats:
     output_tokens: int = 0
     cost_usd: float = 0.0
     cost_known: bool = True
+    usage_counted_locally: bool = False  # the server reported no usage: tiktoken counts
 
 
 @dataclass
@@ -95,6 +96,20 @@ def row_from_reply(
             params=judge.cache_params(),
         )
     return row
+
+
+def counted_locally(prompt: str, replies: list[Reply]) -> list[Reply]:
+    """Tokens for a server that reports no usage (llama.cpp): tiktoken cl100k over the
+    prompt (charged to the first reply, as the request is billed once) and each reply."""
+    from dataclasses import replace
+
+    from locoscore.run.tokens import count_tokens
+
+    return [
+        replace(r, input_tokens=count_tokens(prompt) if i == 0 else 0,
+                output_tokens=count_tokens(r.text))
+        for i, r in enumerate(replies)
+    ]  # fmt: skip
 
 
 def failed_row(judge: ResolvedJudge, spec: CallSpec, error: str) -> JudgmentRow:
@@ -222,6 +237,9 @@ class Runner:
             )
             return
         replies: list[Reply] = outcome.value or []
+        if replies and not replies[0].usage_reported:
+            replies = counted_locally(prompt, replies)
+            self.stats.usage_counted_locally = True
         served = unit[: len(replies)]
         rows = [
             row_from_reply(self.judge, spec, reply, outcome.latency_s, self.store)
