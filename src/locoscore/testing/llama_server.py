@@ -16,7 +16,10 @@ llama-cpp-python's server) does that the fake provider does not.
   at `max_tokens` (finish_reason "length"); `timings` (llama.cpp's prompt/predicted ms)
   when `timings=True`.
 - `GET /props` (`total_slots`, `default_generation_settings.n_ctx`), `GET /slots`,
-  `GET /v1/models`, and `POST /tokenize` (`tokenize=True`) as llama.cpp serves them.
+  `GET /v1/models`, and `POST /tokenize` (`tokenize=True`) as llama.cpp serves them; with
+  `flavour="vllm"` the model list carries `max_model_len` and `/tokenize` vLLM's
+  `{"count"}` instead (no /props), with `flavour="ollama"` the model list is Ollama's and
+  `POST /api/show` reports `llama.context_length` (no /props, no /tokenize).
 
 Tokens are the stand-in's own (words and punctuation marks, plus `TEMPLATE_TOKENS` for
 the chat template), so a client counting with tiktoken must leave a margin.
@@ -78,6 +81,7 @@ class LlamaConfig:
     tokenize: bool = True
     timings: bool = True
     props: bool = True  # /props and /slots served (a non-llama.cpp server has neither)
+    flavour: str = "llama.cpp"  # or "vllm", "ollama": what the server says about itself
     answer: Callable[[str], str] = _default_answer
     verdict: Callable[[str], str | int] = _default_verdict
     explanation: str = RAMBLE
@@ -150,6 +154,10 @@ class LlamaServer:
         return f"{self.url}/v1"
 
     @property
+    def llama(self) -> bool:
+        return self.config.flavour == "llama.cpp"
+
+    @property
     def completions(self) -> int:
         return self.state.completions
 
@@ -175,7 +183,10 @@ class LlamaServer:
         ]
 
     def models(self) -> dict[str, Any]:
-        model = {"id": self.config.model, "object": "model", "owned_by": "llamacpp"}
+        owner = {"vllm": "vllm", "ollama": "library"}.get(self.config.flavour, "llamacpp")
+        model: dict[str, Any] = {"id": self.config.model, "object": "model", "owned_by": owner}
+        if self.config.flavour == "vllm":
+            model["max_model_len"] = self.config.n_ctx
         return {"object": "list", "data": [model]}
 
     def overflow_error(self, n_prompt: int) -> tuple[int, dict[str, Any]]:
@@ -290,7 +301,7 @@ class _Handler(TrackingHandler):
         owner, path = self.server.owner, self.path.split("?", 1)[0].rstrip("/")
         if path == "/v1/models":
             self._send(200, owner.models())
-        elif path in ("/props", "/slots") and owner.config.props:
+        elif path in ("/props", "/slots") and owner.config.props and owner.llama:
             self._send(200, owner.props() if path == "/props" else owner.slots())
         elif path == "/health":
             self._send(200, {"status": "ok"})
@@ -305,9 +316,19 @@ class _Handler(TrackingHandler):
         except ValueError:
             self._send(400, {"error": {"code": 400, "message": "invalid JSON"}})
             return
-        if path == "/tokenize" and owner.config.tokenize:
-            tokens = tokenize(str(body.get("content", "")))
-            self._send(200, {"tokens": list(range(len(tokens)))})
+        flavour = owner.config.flavour
+        if path == "/tokenize" and owner.config.tokenize and flavour != "ollama":
+            text = str(body.get("prompt" if flavour == "vllm" else "content", ""))
+            tokens = list(range(len(tokenize(text))))
+            self._send(
+                200,
+                {"count": len(tokens), "tokens": tokens}
+                if flavour == "vllm"
+                else {"tokens": tokens},
+            )
+        elif path == "/api/show" and flavour == "ollama":
+            info = {"general.architecture": "llama", "llama.context_length": owner.config.n_ctx}
+            self._send(200, {"model_info": info, "details": {"family": "llama"}})
         elif path == "/v1/chat/completions":
             self._chat(body)
         else:
