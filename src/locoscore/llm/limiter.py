@@ -30,7 +30,7 @@ GROWTH_PAUSE_S = 5.0
 # ahead of it that keeps a slot busy between two calls; or, without the server's timings,
 # latency over QUEUE_FACTOR times the fastest call seen.
 QUEUE_SHARE = 1.0
-QUEUE_FACTOR = 1.5
+QUEUE_FACTOR = 3.0
 QUEUE_MIN_S = 0.05
 
 
