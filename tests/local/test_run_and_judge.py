@@ -15,6 +15,7 @@ from locoscore.cli import app
 from locoscore.data.load import load_predictions
 from locoscore.judge import judge_pass
 from locoscore.judge.settings import JudgeSettings
+from locoscore.report.build import build_reports
 from locoscore.run.answerer import AnswerSettings
 from locoscore.run.outputs import write_run_outputs
 from locoscore.run.pipeline import execute_run, resolve_run
@@ -49,7 +50,9 @@ def run_dir(
     )
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("OPENAI_API_KEY", "sk-test-local-0123456789")
-        write_run_outputs(asyncio.run(execute_run(resolve_run(settings))), out)
+        resolved = resolve_run(settings)
+        write_run_outputs(asyncio.run(execute_run(resolved)), out)
+        build_reports(out)
     return out
 
 
@@ -68,6 +71,9 @@ def test_a_run_on_one_slot_loses_nothing_at_the_default_concurrency(
     # no usage in the replies: counted locally, never 0
     assert run["answer_calls"]["usage"] == "counted locally"
     assert all(r["answer_tokens"]["input"] > 100 for r in records)
+    report = (run_dir / "report.md").read_text()
+    assert "(usage: counted locally)" in report
+    assert "2 in flight at the start (server slots: 1 (llama.cpp) + 1 queued)" in report
     # the latency split by the server's timings: served ~30 ms, hardly queued
     served = sorted(r["answer_served_s"] for r in records)
     assert 0.025 <= served[len(served) // 2] <= 0.2

@@ -108,6 +108,15 @@ def _embedding_tokens(totals: dict[str, Any]) -> str:
     return f" + {tokens:,} embedding" if tokens else ""
 
 
+def _concurrency_text(concurrency: Any) -> str:
+    if not isinstance(concurrency, dict):
+        return ""
+    return (
+        f"; {concurrency.get('initial')} in flight at the start ({concurrency.get('source')}),"
+        f" {concurrency.get('peak_in_flight')} at most"
+    )
+
+
 def _cost_blocks(run: dict[str, Any]) -> list[Block]:
     totals = (run.get("ingestion") or {}).get("totals") or {}
     per_conv = totals.get("wall_s_per_conversation") or {}
@@ -125,8 +134,10 @@ def _cost_blocks(run: dict[str, Any]) -> list[Block]:
         ],
         [
             "answering (locoscore's answer step)",
-            f"{calls.get('made', 0)} calls made, {calls.get('cached', 0)} from the cache",
-            f"{tokens.get('input', 0):,} / {tokens.get('output', 0):,}",
+            f"{calls.get('made', 0)} calls made, {calls.get('cached', 0)} from the cache"
+            + _concurrency_text(calls.get("concurrency")),
+            f"{tokens.get('input', 0):,} / {tokens.get('output', 0):,}"
+            + (" (usage: counted locally)" if calls.get("usage") == "counted locally" else ""),
             str(calls.get("made", 0)),
             _cost(calls.get("cost_usd")),
         ],
