@@ -8,7 +8,7 @@ finished call is committed to the store before the next one is counted.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from locoscore.judge.cache import CachedVerdict, JudgeStore
@@ -16,8 +16,9 @@ from locoscore.judge.parsing import parse_verdict
 from locoscore.judge.plan import CallPlan, CallSpec, JudgmentRow, base_row, render_prompt
 from locoscore.judge.settings import ResolvedJudge
 from locoscore.llm.cost import estimate_prompt_tokens
+from locoscore.llm.ledger import Ledger, Spend
 from locoscore.llm.limiter import AdaptiveLimiter
-from locoscore.llm.local_server import concurrency_plan, discover
+from locoscore.llm.local_server import concurrency_plan, count_usage_locally, discover
 from locoscore.llm.pool import CallPool, RetryPolicy
 from locoscore.llm.progress import ProgressSink
 from locoscore.llm.providers import LLMClient, Reply, make_client
@@ -29,7 +30,10 @@ STOPPED_PREFIX = "not run: "
 
 @dataclass
 class RunStats:
+    """This attempt's calls (`earlier`: what earlier attempts of the same pass paid)."""
+
     made: int = 0  # HTTP requests sent (including retries)
+    judgments: int = 0  # verdicts the API returned (a request with n > 1 returns several)
     cached: int = 0
     failed: int = 0
     skipped: int = 0
@@ -39,6 +43,16 @@ class RunStats:
     cost_usd: float = 0.0
     cost_known: bool = True
     usage_counted_locally: bool = False  # the server reported no usage: tiktoken counts
+    earlier: Spend = field(default_factory=Spend)
+
+    def now(self) -> Spend:
+        cost = self.cost_usd if self.cost_known else None
+        return Spend(self.made, self.judgments, self.input_tokens, self.output_tokens, cost)
+
+
+def open_ledger(store: JudgeStore | None, job: str, judge: ResolvedJudge) -> Ledger | None:
+    """The pass's attempts, in the folder's cache file (`job`: "judge", "audit")."""
+    return None if store is None else Ledger(store.conn, f"{job}|{judge.signature}")
 
 
 @dataclass
@@ -98,20 +112,6 @@ def row_from_reply(
     return row
 
 
-def counted_locally(prompt: str, replies: list[Reply]) -> list[Reply]:
-    """Tokens for a server that reports no usage (llama.cpp): tiktoken cl100k over the
-    prompt (charged to the first reply, as the request is billed once) and each reply."""
-    from dataclasses import replace
-
-    from locoscore.run.tokens import count_tokens
-
-    return [
-        replace(r, input_tokens=count_tokens(prompt) if i == 0 else 0,
-                output_tokens=count_tokens(r.text))
-        for i, r in enumerate(replies)
-    ]  # fmt: skip
-
-
 def failed_row(judge: ResolvedJudge, spec: CallSpec, error: str) -> JudgmentRow:
     row = base_row(judge, spec.record, spec.run_index, spec.key)
     row.error = error
@@ -132,11 +132,13 @@ def _units(missing: list[CallSpec], per_request: int) -> list[list[CallSpec]]:
     return units
 
 
-def report_rows(progress: ProgressSink | None, rows: list[JudgmentRow], cost: float | None) -> None:
+def report_rows(
+    progress: ProgressSink | None, rows: list[JudgmentRow], cost: float | None, calls: int
+) -> None:
     if progress is not None:
         failed = sum(1 for r in rows if r.score is None)
         tokens = sum(r.input_tokens + r.output_tokens for r in rows)
-        progress.update(len(rows), failed, tokens, cost)
+        progress.update(len(rows), failed, tokens, cost, calls)
 
 
 class Runner:
@@ -150,9 +152,11 @@ class Runner:
         base_delay_s: float | None = None,
         max_delay_s: float = 30.0,
         initial_concurrency: int | None = None,
+        job: str = "judge",
     ) -> None:
         self.judge = judge
         self.store = store
+        self.ledger = open_ledger(store, job, judge)
         self.client = client
         self.progress = progress
         settings = judge.settings
@@ -177,6 +181,8 @@ class Runner:
         )
         self.per_request = judge.n_per_request
         self.stats = RunStats()
+        if self.ledger is not None:
+            self.stats.earlier = self.ledger.earlier
         self.rows: list[JudgmentRow] = []
 
     @property
@@ -213,7 +219,10 @@ class Runner:
                     self.stats.failed += 1
         self.rows.extend(rows)
         self.stats.made = self.pool.made
-        report_rows(self.progress, rows, self.stats.cost_usd if self.stats.cost_known else None)
+        if self.ledger is not None:
+            self.ledger.record(self.stats.now())
+        cost = self.stats.cost_usd if self.stats.cost_known else None
+        report_rows(self.progress, rows, cost, self.stats.made)
 
     # ---------------------------------------------------------------- one unit
 
@@ -238,9 +247,10 @@ class Runner:
             return
         replies: list[Reply] = outcome.value or []
         if replies and not replies[0].usage_reported:
-            replies = counted_locally(prompt, replies)
+            replies = count_usage_locally(prompt, replies)
             self.stats.usage_counted_locally = True
         served = unit[: len(replies)]
+        self.stats.judgments += len(served)
         rows = [
             row_from_reply(self.judge, spec, reply, outcome.latency_s, self.store)
             for spec, reply in zip(served, replies, strict=False)
@@ -331,8 +341,14 @@ async def run_plan(
     client: LLMClient | None = None,
     progress: ProgressSink | None = None,
     initial_concurrency: int | None = None,
+    job: str = "judge",
 ) -> JudgeRun:
     runner = Runner(
-        judge, store, client=client, progress=progress, initial_concurrency=initial_concurrency
+        judge,
+        store,
+        client=client,
+        progress=progress,
+        initial_concurrency=initial_concurrency,
+        job=job,
     )
     return await runner.run(plan)

@@ -134,6 +134,21 @@ def concurrency_plan(
     return min(most, SMALL_START), most, "small start (the server names no slots)"
 
 
+def count_usage_locally(prompt: str, replies: list[Any]) -> list[Any]:
+    """Replies (`providers.Reply`) with tokens counted here, for a server that reports no
+    usage (llama.cpp): tiktoken cl100k over the prompt (charged to the first reply: the
+    request is billed once) and over each reply's text."""
+    from dataclasses import replace
+
+    from locoscore.run.tokens import count_tokens
+
+    return [
+        replace(r, input_tokens=count_tokens(prompt) if i == 0 else 0,
+                output_tokens=count_tokens(r.text))
+        for i, r in enumerate(replies)
+    ]  # fmt: skip
+
+
 class PromptCounter:
     """Prompt tokens as the server will count them (or an estimate on the safe side)."""
 

@@ -8,16 +8,18 @@ crash makes no call twice.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from locoscore.errors import InputError
 from locoscore.llm.cost import PriceTable, estimate_prompt_tokens
+from locoscore.llm.ledger import Ledger, Spend
 from locoscore.llm.limiter import AdaptiveLimiter
-from locoscore.llm.local_server import ServerFacts, concurrency_plan, discover
-from locoscore.llm.pool import CallPool, RetryPolicy
+from locoscore.llm.local_server import ServerFacts, concurrency_plan, count_usage_locally, discover
+from locoscore.llm.pool import CallPool, Outcome, RetryPolicy
 from locoscore.llm.providers import (
     PROVIDERS,
     LLMClient,
@@ -132,7 +134,11 @@ class AnswerStep:
         }
 
 
-def resolve_answer_step(settings: AnswerSettings, prompt: AnswerPrompt) -> AnswerStep:
+def resolve_answer_step(
+    settings: AnswerSettings, prompt: AnswerPrompt, *, needs_key: bool = True
+) -> AnswerStep:
+    """The answer step as applied; a missing key is refused unless `needs_key` is False
+    (a dry run, which sends nothing)."""
     if settings.provider not in ANSWER_PROVIDERS:
         raise InputError(
             f"--answer-provider {settings.provider}: expected one of {', '.join(ANSWER_PROVIDERS)}"
@@ -149,8 +155,9 @@ def resolve_answer_step(settings: AnswerSettings, prompt: AnswerPrompt) -> Answe
     if settings.context_window is not None and settings.context_window < 1:
         raise InputError("--answer-context-window must be at least 1 token")
     sampling = resolve_sampling(settings.provider, model, settings.temperature)
-    key = api_key(settings.provider)  # a missing key stops the run before anything is spent
     server = None
+    # A missing key stops the run before anything is spent (a dry run sends nothing).
+    key = api_key(settings.provider) if needs_key else os.environ.get("OPENAI_API_KEY")
     if settings.provider == "openai-compatible" and settings.base_url:
         server = discover(settings.base_url, model, key)
     return AnswerStep(settings, model, prompt, sampling, server)
@@ -185,9 +192,11 @@ class Answerer:
         store: RunStore,
         *,
         on_status: Callable[[str], None] | None = None,
+        ledger: Ledger | None = None,
     ) -> None:
         self.step = step
         self.store = store
+        self.ledger = ledger  # this attempt's calls, beside the earlier attempts'
         self.client: LLMClient | None = None
         settings = step.settings
         # Answer calls start at up to 32 in flight, or a compatible server's slots; 429s (and
@@ -208,6 +217,19 @@ class Answerer:
             on_status=on_status,
         )
         self.calls_cached = 0
+        self.answers = 0  # replies with an answer, this attempt
+        self.input_tokens = 0
+        self.output_tokens = 0
+
+    def spent(self) -> Spend:
+        """This attempt's answer calls."""
+        return Spend(
+            self.pool.made,
+            self.answers,
+            self.input_tokens,
+            self.output_tokens,
+            self.pool.spent_usd,
+        )
 
     def key(self, prompt: str) -> str:
         return answer_key(self.step.cache_params(), prompt)
@@ -263,6 +285,19 @@ class Answerer:
             self._cost,
             lambda replies: replies[0].served_s if replies else None,
         )
+        if outcome.value and not outcome.value[0].usage_reported:
+            outcome = replace(outcome, value=count_usage_locally(prompt, outcome.value))
+        try:
+            return self._answer_from(key, outcome)
+        finally:
+            for reply in outcome.value or []:
+                self.input_tokens += reply.input_tokens
+                self.output_tokens += reply.output_tokens
+            if self.ledger is not None:
+                self.ledger.record(self.spent())
+
+    def _answer_from(self, key: str, outcome: Outcome[list[Reply]]) -> Answer:
+        """A finished call's answer (cached at once), or its error."""
         if outcome.stopped is not None:
             return Answer("", None, error=f"not run: {outcome.stopped}", stopped=True)
         if outcome.error is not None:
@@ -274,11 +309,8 @@ class Answerer:
             return Answer("", outcome.latency_s, error=f"{why} from the answer model")
         text = clean_answer(reply.text)
         latency = round(outcome.latency_s, 4)
-        tokens_in, tokens_out, local = reply.input_tokens, reply.output_tokens, False
-        if not reply.usage_reported:
-            from locoscore.run.tokens import count_tokens
-
-            tokens_in, tokens_out, local = count_tokens(prompt), count_tokens(reply.text), True
+        tokens_in, tokens_out = reply.input_tokens, reply.output_tokens
+        local = not reply.usage_reported  # counted with tiktoken (`count_usage_locally`)
         self.store.put_answer(key, CachedAnswer(text, tokens_in, tokens_out, latency))
         served = None if outcome.served_s is None else round(outcome.served_s, 4)
         return Answer(
