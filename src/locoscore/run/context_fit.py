@@ -19,6 +19,8 @@ from locoscore.data.conversation import Question
 from locoscore.errors import InputError
 from locoscore.llm.local_server import PromptCounter, ServerFacts
 from locoscore.run.answerer import AnswerStep
+from locoscore.run.question import Retrieved, retrieve
+from locoscore.systems.base import MemorySystem
 
 OVERFLOW = "context_overflow"
 
@@ -29,6 +31,7 @@ class ContextFit:
     window: int
     counter: PromptCounter
     overflows: dict[str, int] = field(default_factory=dict)  # question id -> prompt tokens
+    reasons: dict[str, str] = field(default_factory=dict)  # question id -> its error
 
     @classmethod
     def for_step(cls, step: AnswerStep) -> ContextFit | None:
@@ -48,12 +51,31 @@ class ContextFit:
         if tokens <= self.room:
             return None
         self.overflows[question_id] = tokens
-        return (
+        why = self.reasons[question_id] = (
             f"{OVERFLOW}: the prompt's {tokens:,} tokens and {self.step.settings.max_tokens} "
             f"for the answer exceed the {self.window:,}-token context window "
             f"({self.step.window_source}); counted with {self.counter.facts.tokenizer_name}; "
             f"not sent"
         )
+        return why
+
+    async def recorded(self, question_id: str, prompt: str) -> str | None:
+        """What `overflow` found for the question before the run's first answer call."""
+        return self.reasons.get(question_id)
+
+    async def retrieve_and_count(
+        self, question: Question, system: MemorySystem, *, top_k: int, budget: int | None
+    ) -> Retrieved | Exception:
+        """The question's search, done once (the answer step reuses it), and its prompt
+        counted against the window; a search error is returned for the answer step to
+        record."""
+        try:
+            retrieved = await retrieve(question, system, top_k=top_k, budget=budget)
+        except Exception as exc:
+            return exc
+        prompt = self.step.prompt.render(question.text, retrieved.context.text, question.date_iso)
+        await self.overflow(question.question_id, prompt)
+        return retrieved
 
     def describe(self, question_ids: Sequence[str], where: str) -> str | None:
         """One line for the questions of `where` that do not fit, or None when all do."""

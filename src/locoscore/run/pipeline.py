@@ -190,7 +190,6 @@ class _Harness:
         self.dry_search_errors: list[str] = []
         answers = not (run.answer.is_extractive or run.system.answers_itself)
         self.fit = ContextFit.for_step(run.answer) if answers else None
-        self.too_long: dict[str, str] = {}  # question id -> why its prompt does not fit
         self.ingest_spent = Usage()  # this attempt's ingestion, session by session
         self.sessions_total = 0
         self.sessions_done = 0  # added, or not to be added (already stored, failed)
@@ -256,37 +255,24 @@ class _Harness:
                 self._finish(failed_record(question, f"ingestion failed: {measures.error}"))
             return
         self._check_bypass(conversation)
-        found: dict[str, Retrieved | Exception] = {}
+        found: dict[str, Any] = {}  # question id -> its search (or the error it raised)
         if self.fit is not None and not self.run.settings.dry_run:
             # Every prompt counted before the first answer call: what does not fit is said
             # once, per conversation, and recorded without a call.
-            await all_or_none(self._check_fit(q, found) for q in pending)
+            await all_or_none(self._count_prompt(q, found) for q in pending)
         if self.fit is not None:
             ids = [q.question_id for q in pending]
             if (line := self.fit.describe(ids, conversation.conversation_id)) is not None:
                 self.warn(line)
         await all_or_none(self.question(q, found.get(q.question_id)) for q in pending)
 
-    async def _check_fit(self, question: Question, found: dict[str, Retrieved | Exception]) -> None:
+    async def _count_prompt(self, question: Question, found: dict[str, Any]) -> None:
         assert self.fit is not None
         s = self.run.settings
         async with self.question_slots:
-            try:
-                retrieved = await retrieve(
-                    question, self.run.system, top_k=s.top_k, budget=s.context_budget
-                )
-            except Exception as exc:  # recorded when the question is answered
-                found[question.question_id] = exc
-                return
-            found[question.question_id] = retrieved
-            prompt = self.run.answer.prompt.render(
-                question.text, retrieved.context.text, question.date_iso
+            found[question.question_id] = await self.fit.retrieve_and_count(
+                question, self.run.system, top_k=s.top_k, budget=s.context_budget
             )
-            if (why := await self.fit.overflow(question.question_id, prompt)) is not None:
-                self.too_long[question.question_id] = why
-
-    async def _overflow(self, question_id: str, prompt: str) -> str | None:
-        return self.too_long.get(question_id)
 
     async def question(self, question: Question, retrieved: Retrieved | Exception | None) -> None:
         async with self.question_slots:
@@ -301,7 +287,7 @@ class _Harness:
                 top_k=self.run.settings.top_k,
                 budget=self.run.settings.context_budget,
                 retrieved=retrieved,
-                overflow=self._overflow if self.fit is not None else None,
+                overflow=self.fit.recorded if self.fit is not None else None,
             )
             self._finish(record)
 
