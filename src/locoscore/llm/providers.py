@@ -21,6 +21,7 @@ from typing import Any
 
 from locoscore.errors import InputError
 from locoscore.llm.call_errors import API_KEY_ENV
+from locoscore.llm.endpoint import WireLog, safe_model_name
 from locoscore.llm.response_format import (
     RESPONSE_FORMATS,
     ResponseFormatDowngraded,
@@ -129,6 +130,16 @@ class Reply:
     truncated: bool = False
     served_s: float | None = None  # the server's own serving time (llama.cpp `timings`)
     usage_reported: bool = True  # False: the server sent no usage (tokens to count locally)
+    model: str | None = None  # what the server said it served (the reply's `model`)
+    fake: bool = False  # the server marked itself as locoscore's fake provider
+
+
+def http_client(sdk: Any, config: ProviderConfig, wire: WireLog) -> Any:
+    """The SDK's httpx client, with our connection limits and a hook that reads every
+    response's headers (the fake provider's mark)."""
+    return sdk.DefaultAsyncHttpxClient(
+        limits=connection_limits(config), event_hooks={"response": [wire.on_response]}
+    )
 
 
 def connection_limits(config: ProviderConfig) -> Any:
@@ -154,6 +165,11 @@ def api_key(provider: str) -> str:
     return value
 
 
+def _served_model(body: dict[str, Any]) -> str | None:
+    model = body.get("model")
+    return safe_model_name(model) if isinstance(model, str) and model.strip() else None
+
+
 def _json_object(text: str) -> dict[str, Any] | None:
     try:
         data = json.loads(text)
@@ -170,6 +186,7 @@ class AnthropicClient:
 
     def __init__(self, config: ProviderConfig) -> None:
         self.config = config
+        self.wire = WireLog()
         headers = {}
         if config.sampling.api_version and config.sampling.api_version != (
             ANTHROPIC_SDK_API_VERSION
@@ -183,7 +200,7 @@ class AnthropicClient:
             max_retries=0,
             timeout=config.timeout_s,
             default_headers=headers or None,
-            http_client=anthropic.DefaultAsyncHttpxClient(limits=connection_limits(config)),
+            http_client=http_client(anthropic, config, self.wire),
         )
 
     def request_params(self, prompt: str) -> dict[str, Any]:
@@ -208,13 +225,13 @@ class AnthropicClient:
             # SDK 2.x has no temperature argument; older API versions accept it in the body.
             extra["temperature"] = params.pop("temperature")
         message = await self.client.messages.create(**params, extra_body=extra or None)
-        return [reply_from_anthropic(message.model_dump(mode="json"))]
+        return [reply_from_anthropic(message.model_dump(mode="json"), fake=self.wire.fake)]
 
     async def aclose(self) -> None:
         await self.client.close()
 
 
-def reply_from_anthropic(body: dict[str, Any]) -> Reply:
+def reply_from_anthropic(body: dict[str, Any], *, fake: bool = False) -> Reply:
     text_parts: list[str] = []
     structured: dict[str, Any] | None = None
     for block in body.get("content") or []:
@@ -237,6 +254,8 @@ def reply_from_anthropic(body: dict[str, Any]) -> Reply:
         output_tokens=int(usage.get("output_tokens") or 0),
         refusal=stop == "refusal",
         truncated=truncated,
+        model=_served_model(body),
+        fake=fake,
     )
 
 
@@ -251,6 +270,7 @@ class OpenAIClient:
 
     def __init__(self, config: ProviderConfig, *, supports_n: bool = True) -> None:
         self.config = config
+        self.wire = WireLog()
         self.supports_n = supports_n
         self.response_format = config.response_format or RESPONSE_FORMATS[0]
         self._format_lock = threading.Lock()
@@ -261,7 +281,7 @@ class OpenAIClient:
             base_url=config.base_url,
             max_retries=0,
             timeout=config.timeout_s,
-            http_client=openai.DefaultAsyncHttpxClient(limits=connection_limits(config)),
+            http_client=http_client(openai, config, self.wire),
         )
 
     def request_params(
@@ -322,13 +342,13 @@ class OpenAIClient:
             ):
                 raise ResponseFormatDowngraded(mode, self.response_format) from None
             raise
-        return replies_from_openai(completion.model_dump(mode="json"))
+        return replies_from_openai(completion.model_dump(mode="json"), fake=self.wire.fake)
 
     async def aclose(self) -> None:
         await self.client.close()
 
 
-def replies_from_openai(body: dict[str, Any]) -> list[Reply]:
+def replies_from_openai(body: dict[str, Any], *, fake: bool = False) -> list[Reply]:
     choices = body.get("choices") or []
     usage = body.get("usage") or {}
     prompt_tokens = int(usage.get("prompt_tokens") or 0)
@@ -356,6 +376,8 @@ def replies_from_openai(body: dict[str, Any]) -> list[Reply]:
                 truncated=truncated,
                 served_s=served,
                 usage_reported=bool(body.get("usage")),
+                model=_served_model(body),
+                fake=fake,
             )
         )
     return replies
