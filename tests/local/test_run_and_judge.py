@@ -56,6 +56,7 @@ def run_dir(
     return out
 
 
+@pytest.mark.filterwarnings("ignore:answers. asked for gpt-4o-mini")
 def test_a_run_on_one_slot_loses_nothing_at_the_default_concurrency(
     server: LlamaServer, run_dir: Path
 ) -> None:
@@ -68,6 +69,7 @@ def test_a_run_on_one_slot_loses_nothing_at_the_default_concurrency(
     assert (concurrency["initial"], concurrency["max"]) == (2, 2)
     assert concurrency["source"] == "server slots: 1 (llama.cpp) + 1 queued"
     assert run["answer"]["server"]["context_window"] == 8192
+    assert run["answer"]["served"]["models"] == ["smollm2-135m"]  # not the name asked for
     # no usage in the replies: counted locally, never 0
     assert run["answer_calls"]["usage"] == "counted locally"
     assert all(r["answer_tokens"]["input"] > 100 for r in records)
