@@ -27,13 +27,22 @@ from locoscore.data.sample import with_sample
 from locoscore.errors import InputError
 from locoscore.judge.api import PassResult
 from locoscore.judge.settings import JudgeSettings
+from locoscore.llm.endpoint import Served, served_note
 from locoscore.results_dir import load_summary, write_results
 
 PROTOCOLS = ("beam", "beam-official")
 JUDGMENTS = "judgments.jsonl"
 
 
-def signature(settings: JudgeSettings, *, official: bool) -> str:
+def served_by(passes: list[PassResult]) -> Served:
+    """Who made the verdicts of every pass (their served models; the fake, if it was)."""
+    runs = [p.run.served for p in passes if p.run is not None]
+    return Served(tuple(sorted({m for s in runs for m in s.models})), any(s.fake for s in runs))
+
+
+def signature(settings: JudgeSettings, *, official: bool, served: Served | None = None) -> str:
+    """What made the numbers: the scoring variant, both prompts, the endpoint when it is not
+    the provider's API, the model asked for and (after the calls) what was served."""
     item, match = (s.resolve() for s in settings_for(settings, official=official))
     protocol = "beam-official" if official else "beam"
     variant = (
@@ -44,7 +53,7 @@ def signature(settings: JudgeSettings, *, official: bool) -> str:
     return (
         f"judge:{protocol}|{variant}|items:{item.prompt_hash}|pairs:{match.prompt_hash}"
         f"|provider:{item.provider}{item.endpoint.signature}|model:{item.model}"
-        f"|{item.sampling.signature}"
+        f"{(served or Served()).signature}|{item.sampling.signature}"
         f"|max_tokens:{item.settings.max_tokens}|runs:{item.settings.runs}"
         f"|agg:mean-of-abilities+q-weighted|version:{__version__}"
     )
@@ -118,10 +127,20 @@ async def judge_folder(
     folder = BeamFolderResult(result, signed)
     if dry_run or result.summary is None:
         return folder
+    served = served_by(folder.passes())
+    folder.signature = with_sample(
+        signature(settings, official=official, served=served), result.sample
+    )
+    item_judge = settings_for(settings, official=official)[0].resolve()
+    mismatch = served_note(item_judge.model, served, item_judge.endpoint, "judge")
     section = {
         "signature": folder.signature,
         "sample": None if result.sample is None else result.sample.to_json(),
         "protocol": protocol,
+        "model": item_judge.model,
+        "endpoint": item_judge.endpoint.to_json(),
+        "served": served.to_json(),
+        "warnings": [mismatch] if mismatch else [],
         "input": str(predictions),
         "runs": settings.runs,
         **result.summary,

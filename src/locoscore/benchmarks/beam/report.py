@@ -9,7 +9,16 @@ from typing import Any
 
 from locoscore.benchmarks.beam.baselines import PUBLISHED, SIZES
 from locoscore.benchmarks.beam.data import ABILITIES
-from locoscore.report.document import Banner, Block, Heading, Notes, Paragraph, Preformatted, Table
+from locoscore.llm.endpoint import through_sentence
+from locoscore.report.document import (
+    Banner,
+    Block,
+    Heading,
+    Notes,
+    Paragraph,
+    Preformatted,
+    Table,
+)
 from locoscore.report.html import render_html
 from locoscore.report.markdown import render_markdown
 
@@ -112,6 +121,15 @@ def blocks(summary: dict[str, Any]) -> list[Block]:
                     "full benchmark."
                 )
             )
+        judged = through_sentence(
+            "judged", judge.get("endpoint"), bool((judge.get("served") or {}).get("fake"))
+        )
+        answer: dict[str, Any] = run.get("answer") or {}
+        answered = through_sentence(
+            "answered", answer.get("endpoint"), bool((answer.get("served") or {}).get("fake"))
+        )
+        headline += [line for line in (answered, judged) if line]
+        headline += list(judge.get("warnings") or [])
         out += [Notes(headline), Preformatted([judge["signature"]])]
         if judge["protocol"] == "beam-official":
             out.append(
