@@ -124,10 +124,12 @@ def test_dry_run_counts_calls_after_cache_and_calls_nothing(
     assert _judge(fake, predictions, out, "--runs", "2").exit_code == 0
     more = write_native(tmp_path / "q.jsonl", make_records(8))
     fake.reset_counters()
-    result = _judge(fake, more, out, "--runs", "2", "--dry-run")
+    # other predictions: --replace (a dry run drops nothing; the cache still answers)
+    result = _judge(fake, more, out, "--runs", "2", "--dry-run", "--replace")
     assert result.exit_code == 0, result.output
     assert fake.requests == 0
     assert "calls to make: 6 (cached: 10" in result.output
+    assert (out / "judgments.jsonl").is_file()
     assert "estimated cost: $" in result.output
 
 

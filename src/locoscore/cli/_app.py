@@ -62,6 +62,16 @@ def handle_errors(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def report_dropped(dropped: list[str], out: object) -> None:
+    """What `--replace` removed, on one line (nothing when the folder held no other input)."""
+    if dropped:
+        err_console.print(
+            f"replaced: dropped {', '.join(dropped)} from {escape(str(out))}",
+            highlight=False,
+            soft_wrap=True,
+        )
+
+
 def main() -> None:
     try:
         app()

@@ -36,3 +36,11 @@ ErrataOpt = Annotated[
         "(default: $LOCOSCORE_ERRATA, then the copy `dataset fetch errata` saved).",
     ),
 ]
+ReplaceOpt = Annotated[
+    bool,
+    typer.Option(
+        "--replace",
+        help="DIR holds results of other predictions: drop them (scores, summary, judge "
+        "columns, reports, audit, run files) instead of refusing. The judge cache stays.",
+    ),
+]

@@ -8,7 +8,14 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_errors
+from locoscore.cli._app import (
+    EXIT_FAILED,
+    app,
+    console,
+    err_console,
+    handle_errors,
+    report_dropped,
+)
 from locoscore.cli._judge_options import (
     ApiVersionOpt,
     BaseUrlOpt,
@@ -33,10 +40,11 @@ from locoscore.cli._judge_options import (
     judge_settings,
     print_estimate,
 )
-from locoscore.cli._options import DatasetOpt, FormatOpt
+from locoscore.cli._options import DatasetOpt, FormatOpt, ReplaceOpt
 from locoscore.data.dataset import load_dataset
 from locoscore.data.probes import cached_probe_paths
 from locoscore.errors import InputError
+from locoscore.folder_input import claim_folder
 from locoscore.judge.audit import (
     DEFAULT_ACCEPT_THRESHOLD,
     ProbeSet,
@@ -121,6 +129,7 @@ def audit(
     batch_wait: BatchWaitOpt = 24 * 3600.0,
     progress: ProgressOpt = True,
     user_cache: UserCacheOpt = False,
+    replace: ReplaceOpt = False,
 ) -> None:
     """Audit the judge: the gold as the answer (should be accepted) and deliberately wrong
     answers (should be rejected), judged exactly as `locoscore judge` would; write
@@ -150,7 +159,10 @@ def audit(
     sets: list[ProbeSet] = [gold_probe_set(ds)]
     sets += [probe_file_set(path, ds) for path in (probes or cached_probe_paths())]
     if predictions is not None:
-        sets.append(predictions_set(predictions, ds, fmt))
+        own = predictions_set(predictions, ds, fmt)
+        assert own.identity is not None
+        report_dropped(claim_folder(out, own.identity, replace=replace, dry_run=dry_run), out)
+        sets.append(own)
     bar = RichProgress(err_console, "auditing") if progress and not dry_run else None
     result = asyncio.run(
         run_audit(

@@ -9,7 +9,14 @@ from typing import Any
 
 import typer
 
-from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_errors
+from locoscore.cli._app import (
+    EXIT_FAILED,
+    app,
+    console,
+    err_console,
+    handle_errors,
+    report_dropped,
+)
 from locoscore.cli._judge_options import (
     ApiVersionOpt,
     BaseUrlOpt,
@@ -40,10 +47,12 @@ from locoscore.cli._options import (
     FormatOpt,
     PredictionKeyOpt,
     PredictionsArg,
+    ReplaceOpt,
     StrictOpt,
 )
 from locoscore.data.errata import errata_for
 from locoscore.data.load import load_predictions
+from locoscore.folder_input import claim_folder
 from locoscore.judge.api import judge_pass
 from locoscore.judge.cache import user_cache_path
 from locoscore.judge.settings import JudgeSettings
@@ -86,6 +95,7 @@ def judge(
     progress: ProgressOpt = True,
     user_cache: UserCacheOpt = False,
     errata: ErrataOpt = None,
+    replace: ReplaceOpt = False,
 ) -> None:
     """Judge every prediction N times; write judgments.jsonl, j_* fields in scores.jsonl and
     a "judge" section in summary.json. Rerunning resumes from DIR/judge_cache.sqlite."""
@@ -111,6 +121,8 @@ def judge(
     )
     gold_errata = errata_for(errata, loaded.dataset)  # a bad list fails before any call
     _warn_if_self_judging(settings, predictions, out)
+    dropped = claim_folder(out, loaded.identity(), replace=replace, dry_run=dry_run)
+    report_dropped(dropped, out)
     bar = RichProgress(err_console) if progress and not dry_run else None
     result = asyncio.run(
         judge_pass(

@@ -9,8 +9,15 @@ from typing import Any
 import typer
 from rich.markup import escape
 
-from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_errors
-from locoscore.cli._options import ErrataOpt
+from locoscore.cli._app import (
+    EXIT_FAILED,
+    app,
+    console,
+    err_console,
+    handle_errors,
+    report_dropped,
+)
+from locoscore.cli._options import ErrataOpt, ReplaceOpt
 from locoscore.llm.cost import PriceTable
 from locoscore.llm.progress import RichProgress
 from locoscore.report.build import build_reports
@@ -87,6 +94,7 @@ def run(
     ),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
     errata: ErrataOpt = None,
+    replace: ReplaceOpt = False,
 ) -> None:
     """Ingest each conversation into the system, ask every question, answer with a fixed
     prompt, and write predictions.jsonl, run.json and the scores and reports. Rerunning the
@@ -112,6 +120,7 @@ def run(
         dry_run=dry_run,
         skip_probe=skip_probe,
         errata=errata,
+        replace=replace,
     )
     resolved = resolve_run(settings)
     console.print(f"[bold]run[/]: {escape(resolved.signature)}", highlight=False)
@@ -121,6 +130,7 @@ def run(
         _print_estimate(result.dry_run_estimate or {})
         return
     summary = write_run_outputs(result, out)
+    report_dropped(result.dropped, out)
     build_reports(out, errata=resolved.errata)
     console.print(lexical_table(summary["lexical"]), highlight=False)
     console.print(

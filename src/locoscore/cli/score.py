@@ -7,18 +7,20 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
-from locoscore.cli._app import app, console, handle_errors
+from locoscore.cli._app import app, console, handle_errors, report_dropped
 from locoscore.cli._options import (
     DatasetOpt,
     ErrataOpt,
     FormatOpt,
     PredictionKeyOpt,
     PredictionsArg,
+    ReplaceOpt,
     StrictOpt,
 )
 from locoscore.data.errata import errata_for
 from locoscore.data.load import load_predictions
 from locoscore.errors import InputError
+from locoscore.folder_input import claim_folder
 from locoscore.report.build import build_reports
 from locoscore.report.terminal import lexical_table, verified_gold_line
 from locoscore.results_dir import check_out_dir
@@ -51,6 +53,7 @@ def score(
         "locomo,mem0,spec", "--protocols", help="Comma-separated: locomo, mem0, spec."
     ),
     errata: ErrataOpt = None,
+    replace: ReplaceOpt = False,
 ) -> None:
     """Score predictions with exact lexical protocols; write scores.jsonl, summary.json,
     report.md."""
@@ -60,6 +63,7 @@ def score(
         predictions, fmt, prediction_key=prediction_key, dataset=dataset, strict=strict
     )
     gold_errata = errata_for(errata, loaded.dataset)  # checked before anything is written
+    report_dropped(claim_folder(out, loaded.identity(), replace=replace), out)
     summary = score_into_folder(loaded, out, names)
     # one report format everywhere: the full report (`locoscore report` rebuilds the same)
     built = build_reports(out, errata=gold_errata)

@@ -13,6 +13,7 @@ from locoscore._io import dumps_json, write_text_atomic
 from locoscore._version import __version__
 from locoscore.categories import CATEGORY_NAMES
 from locoscore.data.dataset import Dataset
+from locoscore.folder_input import AUDIT_JSON
 from locoscore.judge.api import PassResult
 from locoscore.judge.audit import ProbeSet
 from locoscore.judge.audit_stats import (
@@ -29,7 +30,7 @@ from locoscore.report.document import Block, Heading, Notes, Paragraph, Preforma
 from locoscore.report.html import render_html
 from locoscore.report.markdown import render_markdown
 
-AUDIT_JSON, AUDIT_MD, AUDIT_HTML = "audit.json", "audit.md", "audit.html"
+AUDIT_MD, AUDIT_HTML = "audit.md", "audit.html"
 SCHEMA_VERSION = 1
 CATEGORY_COLUMNS = (4, 1, 2, 3)  # the LoCoMo paper's order, adversarial never probed
 DASH = "–"

@@ -11,12 +11,11 @@ from typing import Any
 from locoscore._io import write_json_atomic, write_jsonl_atomic
 from locoscore.data.load import load_predictions
 from locoscore.run.document import RUN_JSON
+from locoscore.run.folder import PREDICTIONS, claim_for_predictions
 from locoscore.run.measures import ingestion_totals, run_measures
 from locoscore.run.pipeline import RunResult
 from locoscore.scoring.folder import score_into_folder
 from locoscore.scoring.protocols import PROTOCOLS
-
-PREDICTIONS = "predictions.jsonl"
 
 
 def run_document(result: RunResult) -> dict[str, Any]:
@@ -42,10 +41,14 @@ def run_document(result: RunResult) -> dict[str, Any]:
 
 def write_run_outputs(result: RunResult, out: Path) -> dict[str, Any]:
     """predictions.jsonl, run.json, scores.jsonl and summary.json; the summary written."""
+    result.dropped += claim_for_predictions(
+        out, result.records, replace=result.resolved.settings.replace
+    )
     document = run_document(result)
     predictions = out / PREDICTIONS
     write_jsonl_atomic(predictions, result.records)
-    write_json_atomic(out / RUN_JSON, document)
     loaded = load_predictions(predictions, "native", dataset=result.resolved.dataset)
+    document["predictions"] = loaded.identity().to_json()
+    write_json_atomic(out / RUN_JSON, document)
     run_section = {k: v for k, v in document.items() if k not in ("finished_at",)}
     return score_into_folder(loaded, out, list(PROTOCOLS), {"run": run_section})

@@ -27,16 +27,17 @@ from locoscore.data.dataset import load_dataset
 from locoscore.data.errata import errata_for
 from locoscore.data.locomo_conversations import locomo_conversations, locomo_questions
 from locoscore.errors import InputError, LocoscoreError
+from locoscore.folder_input import drop_results
 from locoscore.llm.call_errors import one_line_error
 from locoscore.llm.progress import ProgressSink
 from locoscore.results_dir import check_out_dir
 from locoscore.run.answer_prompt import default_answer_prompt, load_answer_prompt
 from locoscore.run.answerer import Answerer, resolve_answer_step
-from locoscore.run.document import RUN_JSON, read_run
+from locoscore.run.folder import check_run_folder
 from locoscore.run.ingest import IngestionMeasures, ingest_conversation
 from locoscore.run.question import answer_question, failed_record, retrieve
 from locoscore.run.settings import ResolvedRun, RunSettings
-from locoscore.run.store import STATE_FILE, RunStore, stored_signature
+from locoscore.run.store import STATE_FILE, RunStore
 from locoscore.run.tokens import count_tokens
 from locoscore.systems.probe import require_probe
 from locoscore.systems.registry import SystemContext, make_system
@@ -75,6 +76,7 @@ class RunResult:
     dry_run_estimate: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
     probe: dict[str, Any] | None = None  # the quick probe's report (None: --skip-probe)
+    dropped: list[str] = field(default_factory=list)  # what --replace removed from the folder
 
     @property
     def failed(self) -> int:
@@ -92,25 +94,6 @@ def _select_conversations(
         known = ", ".join(by_id)
         raise InputError(f"--conversations: unknown conversation {unknown[0]!r} (known: {known})")
     return [by_id[cid] for cid in dict.fromkeys(wanted)]
-
-
-def _check_earlier_run(out: Path, signature: str) -> None:
-    """The folder's run.json, or its resume state (a run that crashed wrote no run.json yet),
-    must belong to the same run: another signature would mix two runs' predictions."""
-    run = read_run(out)
-    path = out / RUN_JSON
-    if run is None and path.exists():
-        raise InputError(
-            "earlier run.json cannot be read; remove it or choose another --out", file=str(path)
-        )
-    earlier = run.get("signature") if run is not None else stored_signature(out / STATE_FILE)
-    if earlier is not None and earlier != signature:
-        where = path if run is not None else out / STATE_FILE
-        raise InputError(
-            f"holds a run with another signature ({earlier}); this run is {signature}: "
-            "choose another --out",
-            file=str(where),
-        )
 
 
 def resolve_run(settings: RunSettings) -> ResolvedRun:
@@ -141,7 +124,9 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
     )
     errata = errata_for(settings.errata, dataset)  # a bad list is refused before any work
     resolved = ResolvedRun(settings, dataset, conversations, questions, system, answer, errata)
-    _check_earlier_run(settings.out, resolved.signature)
+    resolved.drop = check_run_folder(
+        settings.out, resolved.signature, replace=settings.replace
+    )
     return resolved
 
 
@@ -284,6 +269,7 @@ async def execute_run(
             stacklevel=2,
         )
     dry = s.dry_run
+    dropped = [] if dry or run.drop is None else drop_results(s.out, keep_run=run.drop != "all")
     state = s.out / STATE_FILE
     store = RunStore(state if not dry or state.exists() else Path(":memory:"))
     if not dry:
@@ -318,6 +304,7 @@ async def execute_run(
         answer_cost_usd=harness.answerer.pool.spent_usd,
         warnings=harness.warnings,
         probe=probe,
+        dropped=dropped,
     )
     if dry:
         result.dry_run_estimate = _dry_run_estimate(run, harness)

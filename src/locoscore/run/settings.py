@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from locoscore._version import __version__
 from locoscore.data.conversation import Conversation, Question
@@ -33,6 +33,7 @@ class RunSettings:
     dry_run: bool = False
     skip_probe: bool = False
     errata: Path | None = None  # --errata (else $LOCOSCORE_ERRATA or the fetched copy)
+    replace: bool = False  # --replace: drop a folder's other run or other predictions
 
 
 @dataclass
@@ -44,6 +45,7 @@ class ResolvedRun:
     system: MemorySystem
     answer: AnswerStep
     errata: Errata | None = None  # the verified-gold view of the run's reports
+    drop: Literal["all", "results"] | None = None  # what --replace drops before the run
 
     @property
     def dataset_version(self) -> str:
