@@ -12,7 +12,12 @@ from locoscore.data.readers import FORMATS
 PredictionsArg = Annotated[Path, typer.Argument(help="Predictions file (see --format).")]
 DatasetOpt = Annotated[
     Path | None,
-    typer.Option("--dataset", help="locomo10.json to join against (default: $LOCOSCORE_DATASET)."),
+    typer.Option(
+        "--dataset",
+        help="The LoCoMo dataset, locomo10.json (default: $LOCOSCORE_DATASET, then the copy "
+        "`locoscore dataset fetch` saved, then, for a results folder, the one its summary.json "
+        "records).",
+    ),
 ]
 FormatOpt = Annotated[
     str | None,

@@ -54,11 +54,8 @@ from locoscore.judge.audit import (
     probe_file_set,
     run_audit,
 )
-from locoscore.judge.audit_stats import placement_sentence
 from locoscore.judge.cache import user_cache_path
 from locoscore.llm.progress import RichProgress
-from locoscore.report.audit_report import audit_document, write_audit
-from locoscore.report.build import build_reports
 from locoscore.results_dir import SCORES, SUMMARY
 
 
@@ -132,8 +129,18 @@ def audit(
     replace: ReplaceOpt = False,
 ) -> None:
     """Audit the judge: the gold as the answer (should be accepted) and deliberately wrong
-    answers (should be rejected), judged exactly as `locoscore judge` would; write
-    audit.md, audit.html and audit.json. Rerunning resumes from DIR/judge_cache.sqlite."""
+    answers (should be rejected), judged exactly as `locoscore judge` would. Rerunning
+    resumes from DIR/judge_cache.sqlite.
+
+    Writes into DIR: audit.json, audit.md, audit.html, judge_cache.sqlite; in a results
+    folder also report.md, report.html, scores.csv and summary.json (rebuilt with the
+    audit); with --user-cache also the user-level judge_cache.sqlite. A dry run writes
+    nothing."""
+    # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
+    from locoscore.judge.audit_stats import placement_sentence
+    from locoscore.report.audit_report import audit_document, write_audit
+    from locoscore.report.build import build_reports
+
     if not 0 < accept_threshold <= 100:
         raise InputError("must be in (0, 100]", field="--accept-threshold")
     if out.exists() and not out.is_dir():

@@ -6,16 +6,13 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from locoscore.cli._app import app, console, handle_errors
-from locoscore.cli._options import ErrataOpt
-from locoscore.compare import compare_results
+from locoscore.cli._options import DatasetOpt, ErrataOpt
 from locoscore.data.dataset import resolve_dataset_path
 from locoscore.data.errata import errata_for
-from locoscore.report.comparison import format_p, write_comparison
-from locoscore.report.load import load_results
-from locoscore.report.verified import comparison_errata
 
 
 @app.command("compare")
@@ -36,18 +33,19 @@ def compare(
         ),
     ] = False,
     errata: ErrataOpt = None,
-    dataset: Annotated[
-        Path | None,
-        typer.Option(
-            "--dataset",
-            help="locomo10.json to map --errata onto (default: $LOCOSCORE_DATASET, the cache, "
-            "then the dataset the folders recorded).",
-        ),
-    ] = None,
+    dataset: DatasetOpt = None,
 ) -> None:
     """Is B really better than A? Mean B - A per category with a paired bootstrap CI and a
     Wilcoxon signed-rank test (McNemar on majority verdicts for a binary judge).
-    --errata implies --verified-gold."""
+    --errata implies --verified-gold.
+
+    Writes into --out: compare.md, compare.html, differences.csv."""
+    # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
+    from locoscore.compare import compare_results
+    from locoscore.report.comparison import format_p, write_comparison
+    from locoscore.report.load import load_results
+    from locoscore.report.verified import comparison_errata
+
     results_a, results_b = load_results(dir_a), load_results(dir_b)
     flags = None
     if verified_gold or errata is not None:
@@ -86,6 +84,6 @@ def compare(
             highlight=False,
         )
     for warning in comparison.warnings:
-        console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+        console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False, soft_wrap=True)
     for path in write_comparison(comparison, out):
         console.print(f"wrote {path}", highlight=False)

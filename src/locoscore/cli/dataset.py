@@ -11,6 +11,7 @@ from rich.table import Table
 
 from locoscore.categories import CATEGORY_NAMES
 from locoscore.cli._app import app, console, handle_errors
+from locoscore.cli._options import DatasetOpt
 from locoscore.data.dataset import LOCOMO_SHA256, LOCOMO_URL, fetch_dataset, load_dataset
 from locoscore.data.errata import ERRATA_SHA256, ERRATA_URL, fetch_errata
 from locoscore.data.probes import PROBE_SOURCES, PROBES_BASE_URL, fetch_probes
@@ -23,11 +24,11 @@ app.add_typer(dataset_app, name="dataset")
 @dataset_app.command("info")
 @handle_errors
 def info(
-    dataset: Path | None = typer.Option(
-        None, "--dataset", help="locomo10.json (default: $LOCOSCORE_DATASET, then the cache)."
-    ),
+    dataset: DatasetOpt = None,
 ) -> None:
-    """Print the dataset's checksum and per-category question counts."""
+    """Print the dataset's checksum and per-category question counts.
+
+    Writes nothing."""
     ds = load_dataset(dataset)
     console.print(f"path     {ds.path}")
     status = "[green]matches the release[/]" if ds.checksum_ok else "[yellow]differs[/]"
@@ -81,7 +82,10 @@ def fetch(
     dest: Path | None = typer.Option(None, help="Destination (default: the user cache dir)."),
 ) -> None:
     """Download locomo10.json, the gold errata or the judge probe sets into the user cache,
-    each checked against its pinned sha256."""
+    each checked against its pinned sha256.
+
+    Writes into the user cache folder (or --dest): locomo10.json, locomo-audit-errors.json
+    (errata), or judge-probes/specific-but-wrong.json and vague-but-topical.json (probes)."""
     item = _FETCHABLE.get(what)
     if item is None:
         raise InputError(f"expected one of dataset, errata, probes, got {what!r}", field="WHAT")

@@ -57,8 +57,6 @@ from locoscore.judge.api import judge_pass
 from locoscore.judge.cache import user_cache_path
 from locoscore.judge.settings import JudgeSettings
 from locoscore.llm.progress import RichProgress
-from locoscore.report.build import build_reports
-from locoscore.report.terminal import judge_table, verified_gold_line
 from locoscore.run.document import read_run_answer
 
 
@@ -97,8 +95,15 @@ def judge(
     errata: ErrataOpt = None,
     replace: ReplaceOpt = False,
 ) -> None:
-    """Judge every prediction N times; write judgments.jsonl, j_* fields in scores.jsonl and
-    a "judge" section in summary.json. Rerunning resumes from DIR/judge_cache.sqlite."""
+    """Judge every prediction N times; rerunning resumes from DIR/judge_cache.sqlite.
+
+    Writes into DIR: judgments.jsonl, judge_cache.sqlite, the j_* fields of scores.jsonl, the
+    "judge" section of summary.json, report.md, report.html, scores.csv; with --user-cache
+    also the user-level judge_cache.sqlite. A dry run writes nothing."""
+    # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
+    from locoscore.report.build import build_reports
+    from locoscore.report.terminal import verified_gold_line
+
     settings = judge_settings(
         protocol=protocol,
         provider=provider,
@@ -202,7 +207,10 @@ _FORMAT_NOTES = {
 
 
 def _print_table(section: dict[str, Any]) -> None:
+    from locoscore.report.terminal import judge_table, print_signatures
+
     console.print(judge_table(section), highlight=False)
+    print_signatures(console, [section["signature"]])
     run_level = section["run_level"]
     if run_level["mean"] is not None:
         std = "" if run_level["std"] is None else f" ± {run_level['std']:.2f}"

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
 from locoscore.cli._app import app, console, handle_errors
-from locoscore.cli._options import ErrataOpt
+from locoscore.cli._options import DatasetOpt, ErrataOpt
 from locoscore.data.dataset import resolve_dataset_path
 from locoscore.data.errata import errata_for
-from locoscore.report.analysis import Analysis
-from locoscore.report.build import build_reports
-from locoscore.report.load import load_results
+
+if TYPE_CHECKING:
+    from locoscore.report.analysis import Analysis
 
 
 def _headline(analysis: Analysis) -> Table:
@@ -56,18 +56,19 @@ def report(
         typer.Option("--svg", help="Also write each chart as a standalone .svg into this folder."),
     ] = None,
     errata: ErrataOpt = None,
-    dataset: Annotated[
-        Path | None,
-        typer.Option(
-            "--dataset",
-            help="locomo10.json to map the errata onto (default: $LOCOSCORE_DATASET, the "
-            "cache, then the dataset recorded in summary.json).",
-        ),
-    ] = None,
+    dataset: DatasetOpt = None,
 ) -> None:
-    """Write report.md, report.html (self-contained, charts inline), scores.csv and the
-    statistics section of summary.json. With gold errata (--errata, $LOCOSCORE_ERRATA, the
-    fetched copy, or recorded earlier in summary.json), also the verified-gold view."""
+    """Rebuild the reports of a results folder, with no API call. With gold errata
+    (--errata, $LOCOSCORE_ERRATA, the fetched copy, or recorded earlier in summary.json),
+    also the verified-gold view.
+
+    Writes into DIR: report.md, report.html (self-contained, charts inline), scores.csv and
+    the "report" section of summary.json; with --svg, one .svg per chart into that
+    folder."""
+    # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
+    from locoscore.report.build import build_reports
+    from locoscore.report.load import load_results
+
     dataset_path = resolve_dataset_path(dataset) or load_results(directory).recorded_dataset_path()
     gold_errata = errata_for(errata, dataset_path)
     built = build_reports(directory, paper_columns=paper_columns, svg_dir=svg, errata=gold_errata)

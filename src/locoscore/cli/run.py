@@ -17,13 +17,10 @@ from locoscore.cli._app import (
     handle_errors,
     report_dropped,
 )
-from locoscore.cli._options import ErrataOpt, ReplaceOpt
+from locoscore.cli._options import DatasetOpt, ErrataOpt, ReplaceOpt
 from locoscore.llm.cost import PriceTable
 from locoscore.llm.progress import RichProgress
-from locoscore.report.build import build_reports
-from locoscore.report.terminal import lexical_table
 from locoscore.run.answerer import ANSWER_PROVIDERS, AnswerSettings
-from locoscore.run.outputs import write_run_outputs
 from locoscore.run.pipeline import execute_run, resolve_run
 from locoscore.run.settings import RunSettings
 from locoscore.systems.options import parse_option_pairs
@@ -45,9 +42,7 @@ def run(
         help=f"The memory system: {', '.join(system_names())}, or python:module:Class.",
     ),
     out: Path = typer.Option(..., "--out", help="Output folder (resumable)."),
-    dataset: Path | None = typer.Option(
-        None, "--dataset", help="locomo10.json (default: $LOCOSCORE_DATASET, then the cache)."
-    ),
+    dataset: DatasetOpt = None,
     system_option: list[str] = typer.Option(
         [], "--system-option", help="KEY=VALUE passed to the system (repeatable)."
     ),
@@ -97,8 +92,16 @@ def run(
     replace: ReplaceOpt = False,
 ) -> None:
     """Ingest each conversation into the system, ask every question, answer with a fixed
-    prompt, and write predictions.jsonl, run.json and the scores and reports. Rerunning the
-    same command resumes."""
+    prompt, and score the answers. Rerunning the same command resumes.
+
+    Writes into DIR: predictions.jsonl, run.json, run_state.sqlite, system_state/ (the
+    system's own files), scores.jsonl, summary.json, report.md, report.html, scores.csv. A
+    dry run writes only what ingestion itself stores (system_state/)."""
+    # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
+    from locoscore.report.build import build_reports
+    from locoscore.report.terminal import lexical_signatures, lexical_table, print_signatures
+    from locoscore.run.outputs import write_run_outputs
+
     settings = RunSettings(
         system=system,
         out=out,
@@ -123,7 +126,7 @@ def run(
         replace=replace,
     )
     resolved = resolve_run(settings)
-    console.print(f"[bold]run[/]: {escape(resolved.signature)}", highlight=False)
+    print_signatures(console, [resolved.signature])
     bar = RichProgress(err_console, description="answering", unit="questions") if progress else None
     result = asyncio.run(execute_run(resolved, progress=bar))
     if dry_run:
@@ -133,6 +136,7 @@ def run(
     report_dropped(result.dropped, out)
     build_reports(out, errata=resolved.errata)
     console.print(lexical_table(summary["lexical"]), highlight=False)
+    print_signatures(console, lexical_signatures(summary["lexical"]))
     console.print(
         f"wrote {escape(str(out))}/predictions.jsonl, run.json, scores.jsonl, summary.json, "
         "report.md, report.html, scores.csv",

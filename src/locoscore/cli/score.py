@@ -21,14 +21,12 @@ from locoscore.data.errata import errata_for
 from locoscore.data.load import load_predictions
 from locoscore.errors import InputError
 from locoscore.folder_input import claim_folder
-from locoscore.report.build import build_reports
-from locoscore.report.terminal import lexical_table, verified_gold_line
 from locoscore.results_dir import check_out_dir
-from locoscore.scoring.folder import score_into_folder
-from locoscore.scoring.protocols import PROTOCOLS
 
 
 def _parse_protocols(value: str) -> list[str]:
+    from locoscore.scoring.protocols import PROTOCOLS
+
     names = [name.strip() for name in value.split(",") if name.strip()]
     for name in names:
         if name not in PROTOCOLS:
@@ -55,8 +53,19 @@ def score(
     errata: ErrataOpt = None,
     replace: ReplaceOpt = False,
 ) -> None:
-    """Score predictions with exact lexical protocols; write scores.jsonl, summary.json,
-    report.md."""
+    """Score predictions with exact lexical protocols.
+
+    Writes into DIR: scores.jsonl, summary.json, report.md, report.html, scores.csv."""
+    # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
+    from locoscore.report.build import build_reports
+    from locoscore.report.terminal import (
+        lexical_signatures,
+        lexical_table,
+        print_signatures,
+        verified_gold_line,
+    )
+    from locoscore.scoring.folder import score_into_folder
+
     names = _parse_protocols(protocols)
     check_out_dir(out)
     loaded = load_predictions(
@@ -68,6 +77,7 @@ def score(
     # one report format everywhere: the full report (`locoscore report` rebuilds the same)
     built = build_reports(out, errata=gold_errata)
     console.print(lexical_table(summary["lexical"]), highlight=False)
+    print_signatures(console, lexical_signatures(summary["lexical"]))
     if (line := verified_gold_line(built.analysis)) is not None:
         console.print(line, highlight=False)
     console.print(

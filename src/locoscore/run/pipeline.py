@@ -124,9 +124,7 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
     )
     errata = errata_for(settings.errata, dataset)  # a bad list is refused before any work
     resolved = ResolvedRun(settings, dataset, conversations, questions, system, answer, errata)
-    resolved.drop = check_run_folder(
-        settings.out, resolved.signature, replace=settings.replace
-    )
+    resolved.drop = check_run_folder(settings.out, resolved.signature, replace=settings.replace)
     return resolved
 
 
