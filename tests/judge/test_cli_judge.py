@@ -352,3 +352,19 @@ def test_anthropic_base_url_from_the_environment_is_honoured(
     )
     assert result.exit_code == 0, result.output
     assert fake.generation_calls == 4
+
+
+def test_judge_signature_is_one_whole_line_at_40_columns(
+    fake: FakeProvider, tmp_path: Path
+) -> None:
+    predictions = write_native(tmp_path / "p.jsonl", make_records(2))
+    out = tmp_path / "out"
+    outputs = []
+    for extra in (["--dry-run"], []):
+        args = ["judge", str(predictions), "--out", str(out), "--base-url", fake.url, "--runs", "1"]
+        result = runner.invoke(app, [*args, "--no-progress", *extra], env={"COLUMNS": "40"})
+        assert result.exit_code == 0, result.output
+        outputs.append(result.output.splitlines())
+    signature = json.loads((out / "summary.json").read_text())["judge"]["signature"]
+    assert len(signature) > 40
+    assert all(signature in lines for lines in outputs)  # the dry run's and the real one's

@@ -62,7 +62,9 @@ from locoscore.results_dir import SCORES, SUMMARY
 def _print_sets(document: dict[str, object]) -> None:
     table = Table(title="judge audit: % of answers accepted")
     for name in ("probe set", "should", "n", "accepted", "95 % CI", "run ±", "recorded", "ref."):
-        table.add_column(name, justify="left" if name in ("probe set", "should") else "right")
+        table.add_column(
+            name, justify="left" if name in ("probe set", "should") else "right", overflow="fold"
+        )
     sets = document["probe_sets"]
     assert isinstance(sets, list)
     for s in sets:

@@ -58,7 +58,7 @@ def compare(
     comparison = compare_results(results_a, results_b, flags)
     table = Table(title=f"B - A on {comparison.paired} shared questions")
     for column in ("metric", "A", "B", "B - A", "95 % CI", "Wilcoxon p"):
-        table.add_column(column, justify="left" if column == "metric" else "right")
+        table.add_column(column, justify="left" if column == "metric" else "right", overflow="fold")
     for mc in comparison.metrics:
         cell, d = mc.overall, mc.metric.decimals
         table.add_row(

@@ -23,7 +23,7 @@ def _headline(analysis: Analysis) -> Table:
         caption="bootstrap over questions; clustered by conversation",
     )
     for column in ("metric", "n", "score", "bootstrap", "clustered"):
-        table.add_column(column, justify="left" if column == "metric" else "right")
+        table.add_column(column, justify="left" if column == "metric" else "right", overflow="fold")
     rows = [(ms, "") for ms in analysis.metrics]
     if analysis.verified is not None:
         rows += [(ms, " (verified gold)") for ms in analysis.verified.metrics]

@@ -22,10 +22,10 @@ def lexical_table(lexical: dict[str, Any], protocols: list[str] | None = None) -
     are printed after it, whole: `print_signatures`)."""
     chosen = {k: v for k, v in lexical.items() if protocols is None or k in protocols}
     table = Table(title="locoscore: lexical scores (x100)", caption_justify="left")
-    table.add_column("metric")
+    table.add_column("metric", overflow="fold")
     for cid in LOCOMO_COLUMN_ORDER:
-        table.add_column(_short(cid), justify="right")
-    table.add_column("overall", justify="right")
+        table.add_column(_short(cid), justify="right", overflow="fold")
+    table.add_column("overall", justify="right", overflow="fold")
     for label, _signature, cells in lexical_table_rows({"lexical": chosen}, with_counts=False):
         table.add_row(label.replace(" (", " ").rstrip(")"), *cells)
     first = next(iter(chosen.values()))["metrics"]["f1"]
@@ -56,11 +56,11 @@ def judge_table(section: dict[str, Any]) -> Table:
         caption="± is the std across questions (the run-to-run ± follows below)",
         caption_justify="left",
     )
-    table.add_column("")
+    table.add_column("", overflow="fold")
     shown = [c for c in LOCOMO_COLUMN_ORDER if str(c) in section["by_category"]]
     for cid in shown:
-        table.add_column(_short(cid), justify="right")
-    table.add_column("overall", justify="right")
+        table.add_column(_short(cid), justify="right", overflow="fold")
+    table.add_column("overall", justify="right", overflow="fold")
 
     def cell(stats: dict[str, Any]) -> str:
         if stats.get("mean") is None:
