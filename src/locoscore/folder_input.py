@@ -55,6 +55,9 @@ class InputIdentity:
     name: str
     fingerprint: str
     questions: int
+    file_sha256: str | None = (
+        None  # the file's own hash, to match parts written before fingerprints
+    )
 
     def to_json(self) -> dict[str, Any]:
         return {"fingerprint": self.fingerprint, "records": self.questions}
@@ -71,10 +74,18 @@ class RecordedPart:
 
     part: str  # where: "summary.json input", "summary.json judge.input", ...
     identity: InputIdentity
+    legacy: bool = False  # written before fingerprints: known only by the file's sha256
+
+    def matches(self, ours: InputIdentity) -> bool:
+        if self.legacy:
+            return ours.file_sha256 is not None and ours.file_sha256 == self.identity.file_sha256
+        return self.identity.fingerprint == ours.fingerprint
 
 
-def identity_of_rows(name: str, rows: list[dict[str, Any]]) -> InputIdentity:
-    return InputIdentity(name, predictions_fingerprint(rows), len(rows))
+def identity_of_rows(
+    name: str, rows: list[dict[str, Any]], *, file_sha256: str | None = None
+) -> InputIdentity:
+    return InputIdentity(name, predictions_fingerprint(rows), len(rows), file_sha256)
 
 
 def _read_json(path: Path) -> dict[str, Any] | None:
@@ -86,12 +97,17 @@ def _read_json(path: Path) -> dict[str, Any] | None:
 
 
 def _from_section(part: str, section: Any, name: str | None = None) -> RecordedPart | None:
-    if not isinstance(section, dict) or not isinstance(section.get("fingerprint"), str):
+    if not isinstance(section, dict):
         return None
     name = name or str(section.get("path") or "?")
     records = section.get("records")
     count = records if isinstance(records, int) else 0
-    return RecordedPart(part, InputIdentity(name, section["fingerprint"], count))
+    sha = section.get("sha256") if isinstance(section.get("sha256"), str) else None
+    if isinstance(section.get("fingerprint"), str):
+        return RecordedPart(part, InputIdentity(name, section["fingerprint"], count, sha))
+    if sha is None:
+        return None
+    return RecordedPart(part, InputIdentity(name, f"file {sha[:12]}", count, sha), legacy=True)
 
 
 def recorded_parts(directory: Path, rows: list[dict[str, Any]] | None = None) -> list[RecordedPart]:
@@ -147,7 +163,7 @@ def conflicting_part(
     for part in recorded_parts(directory):
         if wanted is not None and part.part not in wanted:
             continue
-        if part.identity.fingerprint != ours.fingerprint:
+        if not part.matches(ours):
             return part
     return None
 
@@ -204,7 +220,7 @@ def drop_results(directory: Path, *, keep_run: bool = False) -> list[str]:
 def check_consistent(directory: Path, rows: list[dict[str, Any]]) -> None:
     """Refuse a folder whose parts name different predictions (tampered with, or mixed by
     an older locoscore): one line naming two parts that disagree."""
-    parts = recorded_parts(directory, rows)
+    parts = [part for part in recorded_parts(directory, rows) if not part.legacy]
     summary = _read_json(directory / SUMMARY) or {}
     legacy = _legacy_mismatch(summary)
     if legacy is not None:

@@ -151,12 +151,14 @@ def test_a_run_folder_takes_the_judge_of_its_own_predictions_and_resumes(
     cmd: Commands, tmp_path: Path
 ) -> None:
     out = tmp_path / "run"
-    assert cmd.run(out).exit_code == 0
+    first = cmd.run(out)
+    assert first.exit_code == 0
     own = out / "predictions.jsonl"
     for result in (cmd.judge(own, out), cmd.audit(own, out), cmd.run(out), cmd.score(own, out)):
         assert result.exit_code == 0, result.output
     summary = json.loads((out / "summary.json").read_text())
     run = json.loads((out / "run.json").read_text())
+    assert len(run["signature"]) > 80 and run["signature"] in first.output.splitlines()
     assert summary["judge"]["input"]["fingerprint"] == run["predictions"]["fingerprint"]
     assert all((row.get("j_mean") is not None) == (row["category"] != 5) for row in _rows(out))
     assert cmd.invoke("report", str(out)).exit_code == 0
@@ -282,3 +284,22 @@ def test_report_refuses_a_folder_whose_parts_disagree(
     assert (
         "different files" if tampering == "legacy sha" else "parts of this folder disagree"
     ) in line
+
+
+def test_a_folder_written_before_fingerprints_is_known_by_its_files_sha256(
+    cmd: Commands, dataset: Path, tmp_path: Path
+) -> None:
+    a, b = _predictions(tmp_path, dataset, "A"), _predictions(tmp_path, dataset, "B")
+    out = tmp_path / "out"
+    assert cmd.judge(a, out).exit_code == 0
+
+    def legacy(summary: dict[str, Any]) -> None:
+        summary["judge"]["input"].pop("fingerprint")
+
+    _tamper(out / "summary.json", legacy)
+    (out / "scores.jsonl").write_text("")  # nothing to recompute a fingerprint from
+    result = cmd.score(b, out)
+    assert result.exit_code == 2, result.output
+    (line,) = _error_lines(result)
+    assert "summary.json judge.input" in line and str(a) in line and str(b) in line
+    assert cmd.score(a, out).exit_code == 0  # the same file: its J composes

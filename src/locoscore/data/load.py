@@ -24,7 +24,8 @@ class LoadedPredictions:
 
     def identity(self) -> InputIdentity:
         """The predictions as a results folder records them (`folder_input`)."""
-        return identity_of_rows(str(self.read.path), [r.base_row() for r in self.records])
+        rows = [r.base_row() for r in self.records]
+        return identity_of_rows(str(self.read.path), rows, file_sha256=self.read.sha256)
 
     def provenance(self) -> dict[str, Any]:
         """The `input`, `dataset` and `join` sections of summary.json; `input` carries the

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from locoscore._io import read_jsonl
+from locoscore._io import read_jsonl, sha256_file
 from locoscore.errors import InputError
 from locoscore.folder_input import (
     InputIdentity,
@@ -50,7 +50,7 @@ def _written_predictions(out: Path, signature: str) -> InputIdentity:
         rows = []
     if not rows:
         return InputIdentity(f"run {signature}", "none", 0)
-    return identity_of_rows(str(path), rows)
+    return identity_of_rows(str(path), rows, file_sha256=sha256_file(path))
 
 
 def check_run_folder(out: Path, signature: str, *, replace: bool) -> Drop | None:
@@ -75,4 +75,7 @@ def check_run_folder(out: Path, signature: str, *, replace: bool) -> Drop | None
 def claim_for_predictions(out: Path, records: list[dict[str, Any]], *, replace: bool) -> list[str]:
     """Before writing the run's predictions: the folder's judge and audit must be of them."""
     ours = identity_of_rows(str(out / PREDICTIONS), records)
+    written = _written_predictions(out, "")
+    if written.fingerprint == ours.fingerprint:  # unchanged: the file's hash names it too
+        ours = written
     return claim_folder(out, ours, replace=replace, keep_run=True, only=_NOT_REWRITTEN)
