@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from locoscore.cli._app import console
+from locoscore.data.sample import QuestionSample, with_sample
 from locoscore.errors import InputError
 from locoscore.judge.api import PassResult
 from locoscore.judge.prompts import load_template
@@ -131,8 +132,8 @@ def judge_settings(
     )
 
 
-def print_estimate(result: PassResult, batch: bool) -> None:
-    """A dry run's report: calls still to make, tokens and cost."""
+def print_estimate(result: PassResult, batch: bool, sample: QuestionSample | None = None) -> None:
+    """A dry run's report: calls still to make (of the sample, with --limit), tokens, cost."""
     estimate = result.estimate
     cost = (
         "unknown (no price for this model)"
@@ -142,7 +143,7 @@ def print_estimate(result: PassResult, batch: bool) -> None:
     from locoscore.report.terminal import print_signatures
 
     console.print("[bold]dry run[/] of", highlight=False)
-    print_signatures(console, [result.judge.signature])
+    print_signatures(console, [with_sample(result.judge.signature, sample)])
     console.print(
         f"calls to make: {estimate.calls:,} (cached: {result.plan.cached:,}, "
         f"graded 0 without a call: {result.plan.short_circuited:,})\n"

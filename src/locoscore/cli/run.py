@@ -17,7 +17,8 @@ from locoscore.cli._app import (
     handle_errors,
     report_dropped,
 )
-from locoscore.cli._options import DatasetOpt, ErrataOpt, ReplaceOpt
+from locoscore.cli._options import DatasetOpt, ErrataOpt, LimitOpt, LimitPerOpt, ReplaceOpt, SeedOpt
+from locoscore.data.sample import sample_spec
 from locoscore.llm.cost import PriceTable
 from locoscore.llm.progress import RichProgress
 from locoscore.run.answerer import ANSWER_PROVIDERS, AnswerSettings
@@ -89,6 +90,9 @@ def run(
     ),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
     errata: ErrataOpt = None,
+    limit: LimitOpt = None,
+    limit_per: LimitPerOpt = None,
+    seed: SeedOpt = None,
     replace: ReplaceOpt = False,
 ) -> None:
     """Ingest each conversation into the system, ask every question, answer with a fixed
@@ -123,10 +127,13 @@ def run(
         dry_run=dry_run,
         skip_probe=skip_probe,
         errata=errata,
+        sample=sample_spec(limit, limit_per, seed),
         replace=replace,
     )
     resolved = resolve_run(settings)
     print_signatures(console, [resolved.signature])
+    if resolved.sample is not None:
+        console.print(f"smoke test on {resolved.sample.describe()}: every number is a subset")
     bar = RichProgress(err_console, description="answering", unit="questions") if progress else None
     result = asyncio.run(execute_run(resolved, progress=bar))
     if dry_run:
