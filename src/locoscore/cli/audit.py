@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import typer
@@ -16,6 +15,7 @@ from locoscore.cli._app import (
     handle_errors,
     report_dropped,
 )
+from locoscore.cli._interrupt import run_pass
 from locoscore.cli._judge_options import (
     ApiVersionOpt,
     BaseUrlOpt,
@@ -64,7 +64,8 @@ from locoscore.judge.audit import (
     sample_sets,
 )
 from locoscore.judge.cache import user_cache_path
-from locoscore.llm.progress import RichProgress
+from locoscore.llm.progress import progress_for
+from locoscore.report.spend import judge_calls_line
 from locoscore.results_dir import SCORES, SUMMARY
 
 
@@ -192,8 +193,8 @@ def audit(
             f"smoke test: auditing {sample.describe()} ({sample.signature}) of every probe set",
             highlight=False,
         )
-    bar = RichProgress(err_console, "auditing") if progress and not dry_run else None
-    result = asyncio.run(
+    bar = progress_for(err_console, progress and not dry_run, "auditing", "judgments")
+    result = run_pass(
         run_audit(
             sets,
             settings,
@@ -204,7 +205,8 @@ def audit(
             poll_interval_s=batch_poll,
             max_wait_s=batch_wait,
             user_cache=user_cache,
-        )
+        ),
+        bar,
     )
     if user_cache:
         console.print(
@@ -231,6 +233,7 @@ def audit(
     if document.get("placement"):
         console.print(placement_sentence(document["placement"]), highlight=False)
     console.print(f"[bold]{document['summary_line']}[/]", highlight=False)
+    console.print(judge_calls_line(document["calls"], document["usage"]), highlight=False)
     console.print(f"wrote {out}/audit.md, audit.html, audit.json", highlight=False)
     if result.run.stop_reason:
         err_console.print(

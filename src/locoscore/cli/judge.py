@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import warnings
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from locoscore.cli._app import (
     handle_errors,
     report_dropped,
 )
+from locoscore.cli._interrupt import run_pass
 from locoscore.cli._judge_options import (
     ApiVersionOpt,
     BaseUrlOpt,
@@ -60,7 +60,8 @@ from locoscore.folder_input import claim_folder
 from locoscore.judge.api import judge_pass, judge_sample
 from locoscore.judge.cache import user_cache_path
 from locoscore.judge.settings import JudgeSettings
-from locoscore.llm.progress import RichProgress
+from locoscore.llm.progress import progress_for
+from locoscore.report.spend import judge_calls_line
 from locoscore.run.document import read_run_answer
 
 
@@ -142,8 +143,8 @@ def judge(
     _warn_if_self_judging(settings, predictions, out)
     dropped = claim_folder(out, loaded.identity(), replace=replace, dry_run=dry_run)
     report_dropped(dropped, out)
-    bar = RichProgress(err_console) if progress and not dry_run else None
-    result = asyncio.run(
+    bar = progress_for(err_console, progress and not dry_run, "judging", "judgments")
+    result = run_pass(
         judge_pass(
             loaded.records,
             settings,
@@ -156,7 +157,8 @@ def judge(
             input_info=loaded.provenance()["input"],
             user_cache=user_cache,
             sample=sample,
-        )
+        ),
+        bar,
     )
     if user_cache:
         console.print(
@@ -230,14 +232,7 @@ def _print_table(section: dict[str, Any]) -> None:
     if run_level["mean"] is not None:
         std = "" if run_level["std"] is None else f" ± {run_level['std']:.2f}"
         console.print(f"run-level J: {run_level['mean']:.2f}{std} over {section['runs']} runs")
-    calls = section["calls"]
-    usage = section["usage"]
-    cost = usage["estimated_cost_usd"]
     mode = section.get("response_format")
     if mode is not None:
         console.print(f"structured output: {mode}{_FORMAT_NOTES.get(mode, '')}")
-    console.print(
-        f"calls: {calls['made']} made, {calls['cached']} cached, {calls['failed']} failed; "
-        f"tokens {usage['input_tokens']:,} in / {usage['output_tokens']:,} out; "
-        f"cost {'n/a' if cost is None else f'${cost:.2f}'}"
-    )
+    console.print(judge_calls_line(section["calls"], section["usage"]), highlight=False)
