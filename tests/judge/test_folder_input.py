@@ -284,6 +284,8 @@ def test_report_refuses_a_folder_whose_parts_disagree(
     assert (
         "different files" if tampering == "legacy sha" else "parts of this folder disagree"
     ) in line
+    compared = cmd.invoke("compare", str(out), str(out), "--out", str(tmp_path / "cmp"))
+    assert compared.exit_code == 2 and _error_lines(compared) == [line]  # every reader refuses
 
 
 def test_a_folder_written_before_fingerprints_is_known_by_its_files_sha256(
