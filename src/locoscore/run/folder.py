@@ -20,6 +20,7 @@ from locoscore.folder_input import (
     conflicting_part,
     identity_of_rows,
 )
+from locoscore.llm.endpoint import without_served
 from locoscore.run.document import RUN_JSON, read_run
 from locoscore.run.store import STATE_FILE, stored_signature
 
@@ -57,7 +58,8 @@ def check_run_folder(out: Path, signature: str, *, replace: bool) -> Drop | None
     """Before any work: what `--replace` must drop, if anything; without it, a folder of
     another run or of other predictions is refused (one line, nothing written)."""
     earlier, where = _earlier_signature(out)
-    if earlier is not None and earlier != signature:
+    # run.json's signature also names what the server said it served, known only after calls
+    if earlier is not None and without_served(earlier) != signature:
         if not replace:
             raise InputError(
                 f"holds a run with another signature ({earlier}); this run is {signature}: "
