@@ -12,6 +12,7 @@ from judge_helpers import ANTHROPIC_KEY, OPENAI_KEY, make_records, write_native
 from typer.testing import CliRunner
 
 from locoscore.cli import app
+from locoscore.llm.endpoint import without_served
 from locoscore.testing.fake_provider import FakeProvider
 
 REPO = Path(__file__).resolve().parents[2]
@@ -393,4 +394,7 @@ def test_judge_signature_is_one_whole_line_at_40_columns(
         outputs.append(result.output.splitlines())
     signature = json.loads((out / "summary.json").read_text())["judge"]["signature"]
     assert len(signature) > 40
-    assert all(signature in lines for lines in outputs)  # the dry run's and the real one's
+    dry, real = outputs
+    assert signature in real
+    # before any call, the dry run cannot know what the server says it serves
+    assert without_served(signature) in dry
