@@ -134,6 +134,8 @@ def recorded_parts(directory: Path, rows: list[dict[str, Any]] | None = None) ->
     found = _from_section("run.json", run.get("predictions"), f"run {run.get('signature')}")
     if found is not None:
         parts.append(found)
+    if not (isinstance(input_section, dict) and "fingerprint" in input_section):
+        return parts  # scores.jsonl of another shape (or an older locoscore): not recomputed
     if rows is None and (directory / SCORES).is_file():
         try:
             from locoscore._io import read_jsonl

@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from locoscore.benchmarks import Benchmark, get_benchmark
 from locoscore.cli._app import (
     EXIT_FAILED,
     app,
@@ -43,6 +44,7 @@ from locoscore.cli._judge_options import (
     print_estimate,
 )
 from locoscore.cli._options import (
+    BenchmarkOpt,
     DatasetOpt,
     FormatOpt,
     LimitOpt,
@@ -66,6 +68,7 @@ from locoscore.judge.audit import (
     sample_sets,
 )
 from locoscore.judge.cache import user_cache_path
+from locoscore.judge.settings import JudgeSettings
 from locoscore.llm.endpoint import through_sentence
 from locoscore.llm.progress import progress_for
 from locoscore.report.spend import judge_calls_line
@@ -96,6 +99,30 @@ def _print_sets(document: dict[str, object]) -> None:
             "-" if reference.get("overall") is None else f"{reference['overall']:.2f}",
         )
     console.print(table)
+
+
+def _audit_with_benchmark_sets(
+    bench: Benchmark,
+    dataset: Path | None,
+    settings: JudgeSettings,
+    out: Path,
+    dry_run: bool,
+    batch: bool,
+    user_cache: bool,
+) -> None:
+    data = bench.load(dataset)
+    result, document = run_pass(
+        bench.audit(data, settings, out, dry_run=dry_run, batch=batch, user_cache=user_cache)
+    )
+    if dry_run or document is None:
+        lines = bench.dry_run_lines(result)
+        if lines is None:
+            print_estimate(result, batch)
+        for line in lines or ():
+            console.print(line, highlight=False, soft_wrap=True)
+        return
+    for line in bench.audit_lines(document, out):
+        console.print(line, highlight=False, soft_wrap=True)
 
 
 @app.command("audit")
@@ -141,6 +168,7 @@ def audit(
     batch_wait: BatchWaitOpt = 24 * 3600.0,
     progress: ProgressOpt = True,
     user_cache: UserCacheOpt = False,
+    benchmark: BenchmarkOpt = "locomo",
     limit: LimitOpt = None,
     limit_per: LimitPerOpt = None,
     seed: SeedOpt = None,
@@ -159,6 +187,8 @@ def audit(
     from locoscore.report.audit_report import audit_document, write_audit
     from locoscore.report.build import build_reports
 
+    bench = get_benchmark(benchmark)
+    bench.require("audit")
     if not 0 < accept_threshold <= 100:
         raise InputError("must be in (0, 100]", field="--accept-threshold")
     if out.exists() and not out.is_dir():
@@ -181,6 +211,11 @@ def audit(
     )
     settings.resolve()  # a bad judge configuration fails before any file is read
     spec = sample_spec(limit, limit_per, seed)
+    if bench.own_audit:
+        if spec is not None:
+            raise InputError(f"not available with --benchmark {bench.name} yet", field="--limit")
+        _audit_with_benchmark_sets(bench, dataset, settings, out, dry_run, batch, user_cache)
+        return
     ds = load_dataset(dataset)
     sets: list[ProbeSet] = [gold_probe_set(ds)]
     sets += [probe_file_set(path, ds) for path in (probes or cached_probe_paths())]

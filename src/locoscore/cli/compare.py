@@ -9,8 +9,9 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from locoscore.benchmarks import benchmark_of
 from locoscore.cli._app import app, console, handle_errors
-from locoscore.cli._options import DatasetOpt, ErrataOpt
+from locoscore.cli._options import DatasetOpt, ErrataOpt, FolderBenchmarkOpt
 from locoscore.data.dataset import resolve_dataset_path
 from locoscore.data.errata import errata_for
 
@@ -34,18 +35,33 @@ def compare(
     ] = False,
     errata: ErrataOpt = None,
     dataset: DatasetOpt = None,
+    benchmark: FolderBenchmarkOpt = None,
 ) -> None:
     """Is B really better than A? Mean B - A per category with a paired bootstrap CI and a
     Wilcoxon signed-rank test (McNemar on majority verdicts for a binary judge).
     --errata implies --verified-gold.
 
-    Writes into --out: compare.md, compare.html, differences.csv."""
+    Writes into --out: compare.md, compare.html, differences.csv (a benchmark with its own
+    report: compare.md, compare.json)."""
     # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
     from locoscore.compare import compare_results
     from locoscore.report.comparison import format_p, write_comparison
     from locoscore.report.load import load_results
     from locoscore.report.verified import comparison_errata
 
+    bench = benchmark_of([dir_a, dir_b], benchmark)
+    bench.require("compare")
+    if bench.own_report:
+        result = bench.compare(dir_a, dir_b, out)
+        for name, row in result["groups"].items():
+            console.print(
+                f"{name}: A {row['a']:.1f}, B {row['b']:.1f}, B - A {row['difference']:+.1f} "
+                f"[{row['ci95'][0]:+.1f}, {row['ci95'][1]:+.1f}], McNemar p "
+                f"{row['mcnemar_p']:.3g}",
+                highlight=False,
+            )
+        console.print(f"wrote {out}/compare.md, compare.json", highlight=False)
+        return
     results_a, results_b = load_results(dir_a), load_results(dir_b)
     flags = None
     if verified_gold or errata is not None:

@@ -9,6 +9,8 @@ from typing import Any
 import typer
 from rich.markup import escape
 
+from locoscore.benchmarks import Benchmark, get_benchmark
+from locoscore.benchmarks.base import parse_type_templates
 from locoscore.cli._app import (
     EXIT_FAILED,
     app,
@@ -43,6 +45,7 @@ from locoscore.cli._judge_options import (
     print_estimate,
 )
 from locoscore.cli._options import (
+    BenchmarkOpt,
     DatasetOpt,
     ErrataOpt,
     FormatOpt,
@@ -57,6 +60,7 @@ from locoscore.cli._options import (
 from locoscore.data.errata import errata_for
 from locoscore.data.load import load_predictions
 from locoscore.data.sample import sample_spec
+from locoscore.errors import InputError
 from locoscore.folder_input import claim_folder
 from locoscore.judge.api import judge_pass, judge_sample
 from locoscore.judge.cache import user_cache_path
@@ -103,6 +107,13 @@ def judge(
     limit: LimitOpt = None,
     limit_per: LimitPerOpt = None,
     seed: SeedOpt = None,
+    benchmark: BenchmarkOpt = "locomo",
+    type_template: list[str] = typer.Option(
+        [],
+        "--type-template",
+        help="TYPE=FILE: your template for one question type (or 'abstention'), for "
+        "benchmarks with per-type rules (longmemeval). Repeatable.",
+    ),
     replace: ReplaceOpt = False,
 ) -> None:
     """Judge every prediction N times; rerunning resumes from DIR/judge_cache.sqlite.
@@ -114,6 +125,8 @@ def judge(
     from locoscore.report.build import build_reports
     from locoscore.report.terminal import verified_gold_line
 
+    bench = get_benchmark(benchmark)
+    bench.require("judge")
     settings = judge_settings(
         protocol=protocol,
         provider=provider,
@@ -132,6 +145,13 @@ def judge(
         include_adversarial=include_adversarial,
     )
     spec = sample_spec(limit, limit_per, seed)
+    if bench.own_judge:
+        if spec is not None:
+            raise InputError(f"not available with --benchmark {bench.name} yet", field="--limit")
+        _judge_with_benchmark_rules(
+            bench, predictions, dataset, settings, out, type_template, dry_run, batch, user_cache
+        )
+        return
     loaded = load_predictions(
         predictions, fmt, prediction_key=prediction_key, dataset=dataset, strict=strict
     )
@@ -203,6 +223,44 @@ def judge(
             highlight=False,
             soft_wrap=True,
         )
+        raise typer.Exit(EXIT_FAILED)
+
+
+def _judge_with_benchmark_rules(
+    bench: Benchmark,
+    answers: Path,
+    dataset: Path | None,
+    settings: JudgeSettings,
+    out: Path,
+    type_templates: list[str],
+    dry_run: bool,
+    batch: bool,
+    user_cache: bool,
+) -> None:
+    data = bench.load(dataset)
+    result, section = run_pass(
+        bench.judge(
+            data,
+            answers,
+            settings,
+            out,
+            type_templates=parse_type_templates(type_templates),
+            dry_run=dry_run,
+            batch=batch,
+            user_cache=user_cache,
+        )
+    )
+    if dry_run or section is None:
+        lines = bench.dry_run_lines(result)
+        if lines is None:
+            print_estimate(result, batch)
+        for line in lines or ():
+            console.print(line, highlight=False, soft_wrap=True)
+        return
+    for line in bench.judge_lines(section, out):
+        console.print(line, highlight=False, soft_wrap=True)
+    if section.get("error"):
+        err_console.print(f"[red]error:[/] {escape(section['error'])}", highlight=False)
         raise typer.Exit(EXIT_FAILED)
 
 

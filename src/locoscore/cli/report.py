@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
+from locoscore.benchmarks import benchmark_of
 from locoscore.cli._app import app, console, handle_errors
-from locoscore.cli._options import DatasetOpt, ErrataOpt
+from locoscore.cli._options import DatasetOpt, ErrataOpt, FolderBenchmarkOpt
 from locoscore.data.dataset import resolve_dataset_path
 from locoscore.data.errata import errata_for
 
@@ -57,6 +58,7 @@ def report(
     ] = None,
     errata: ErrataOpt = None,
     dataset: DatasetOpt = None,
+    benchmark: FolderBenchmarkOpt = None,
 ) -> None:
     """Rebuild the reports of a results folder, with no API call. With gold errata
     (--errata, $LOCOSCORE_ERRATA, the fetched copy, or recorded earlier in summary.json),
@@ -69,6 +71,12 @@ def report(
     from locoscore.report.build import build_reports
     from locoscore.report.load import load_results
 
+    bench = benchmark_of([directory], benchmark)
+    bench.require("report")
+    if bench.own_report:
+        for path in bench.report(directory):
+            console.print(f"wrote {path}", highlight=False)
+        return
     dataset_path = resolve_dataset_path(dataset) or load_results(directory).recorded_dataset_path()
     gold_errata = errata_for(errata, dataset_path)
     built = build_reports(directory, paper_columns=paper_columns, svg_dir=svg, errata=gold_errata)

@@ -17,7 +17,15 @@ from locoscore.cli._app import (
     report_dropped,
 )
 from locoscore.cli._interrupt import run_pass
-from locoscore.cli._options import DatasetOpt, ErrataOpt, LimitOpt, LimitPerOpt, ReplaceOpt, SeedOpt
+from locoscore.cli._options import (
+    BenchmarkOpt,
+    DatasetOpt,
+    ErrataOpt,
+    LimitOpt,
+    LimitPerOpt,
+    ReplaceOpt,
+    SeedOpt,
+)
 from locoscore.data.sample import sample_spec
 from locoscore.llm.cost import PriceTable
 from locoscore.llm.endpoint import through_sentence
@@ -95,6 +103,7 @@ def run(
     limit: LimitOpt = None,
     limit_per: LimitPerOpt = None,
     seed: SeedOpt = None,
+    benchmark: BenchmarkOpt = "locomo",
     replace: ReplaceOpt = False,
 ) -> None:
     """Ingest each conversation into the system, ask every question, answer with a fixed
@@ -130,6 +139,7 @@ def run(
         skip_probe=skip_probe,
         errata=errata,
         sample=sample_spec(limit, limit_per, seed),
+        benchmark=benchmark,
         replace=replace,
     )
     resolved = resolve_run(settings)
@@ -143,9 +153,10 @@ def run(
         return
     summary = write_run_outputs(result, out)
     report_dropped(result.dropped, out)
-    build_reports(out, errata=resolved.errata)
-    console.print(lexical_table(summary["lexical"]), highlight=False)
-    print_signatures(console, lexical_signatures(summary["lexical"]))
+    if "lexical" in summary:  # a benchmark with lexical protocols: their scores and reports
+        build_reports(out, errata=resolved.errata)
+        console.print(lexical_table(summary["lexical"]), highlight=False)
+        print_signatures(console, lexical_signatures(summary["lexical"]))
     if result.signature != resolved.signature:  # what the server said it served, now known
         print_signatures(console, [result.signature])
     calls = summary["run"]["answer_calls"]
@@ -162,11 +173,8 @@ def run(
         )
         if through is not None:
             console.print(escape(through), highlight=False, soft_wrap=True)
-    console.print(
-        f"wrote {escape(str(out))}/predictions.jsonl, run.json, scores.jsonl, summary.json, "
-        "report.md, report.html, scores.csv",
-        highlight=False,
-    )
+    written = ", ".join(summary.get("_written", ()))
+    console.print(f"wrote {escape(str(out))}/{written}", highlight=False)
     if result.failed:
         err_console.print(
             f"[red]error:[/] {result.failed} question(s) failed (recorded with their error); "

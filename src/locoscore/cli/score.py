@@ -7,8 +7,10 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
+from locoscore.benchmarks import get_benchmark
 from locoscore.cli._app import app, console, handle_errors, report_dropped
 from locoscore.cli._options import (
+    BenchmarkOpt,
     DatasetOpt,
     ErrataOpt,
     FormatOpt,
@@ -51,6 +53,7 @@ def score(
         "locomo,mem0,spec", "--protocols", help="Comma-separated: locomo, mem0, spec."
     ),
     errata: ErrataOpt = None,
+    benchmark: BenchmarkOpt = "locomo",
     replace: ReplaceOpt = False,
 ) -> None:
     """Score predictions with exact lexical protocols.
@@ -66,6 +69,7 @@ def score(
     )
     from locoscore.scoring.folder import score_into_folder
 
+    get_benchmark(benchmark).require("score")
     names = _parse_protocols(protocols)
     check_out_dir(out)
     loaded = load_predictions(

@@ -8,15 +8,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from locoscore._io import write_json_atomic, write_jsonl_atomic
-from locoscore.data.load import load_predictions
+from locoscore._io import sha256_file, write_json_atomic, write_jsonl_atomic
+from locoscore.folder_input import identity_of_rows
 from locoscore.llm.ledger import Spend, attempts_json
 from locoscore.run.document import RUN_JSON
 from locoscore.run.folder import PREDICTIONS, claim_for_predictions
 from locoscore.run.measures import ingestion_totals, run_measures
 from locoscore.run.pipeline import RunResult
-from locoscore.scoring.folder import score_into_folder
-from locoscore.scoring.protocols import PROTOCOLS
 
 
 def _all_attempts(now: Spend, earlier: Spend, results_name: str) -> dict[str, Any]:
@@ -44,7 +42,9 @@ def run_document(result: RunResult) -> dict[str, Any]:
             **({"cost_unknown_reason": why} if (why := result.answer_cost_unknown) else {}),
             **attempts_json(result.answer_spend, result.answer_spend_earlier, "answers"),
         },
-        "measures": run_measures(result.records),
+        "measures": run_measures(
+            result.records, run.benchmark.type_order, lexical=run.benchmark.scores_lexically
+        ),
         "probe": result.probe,
         "warnings": result.warnings,
         "stop_reason": result.stop_reason,
@@ -60,8 +60,11 @@ def write_run_outputs(result: RunResult, out: Path) -> dict[str, Any]:
     document = run_document(result)
     predictions = out / PREDICTIONS
     write_jsonl_atomic(predictions, result.records)
-    loaded = load_predictions(predictions, "native", dataset=result.resolved.dataset)
-    document["predictions"] = loaded.identity().to_json()
+    document["predictions"] = identity_of_rows(
+        str(predictions), result.records, file_sha256=sha256_file(predictions)
+    ).to_json()
     write_json_atomic(out / RUN_JSON, document)
     run_section = {k: v for k, v in document.items() if k not in ("finished_at",)}
-    return score_into_folder(loaded, out, list(PROTOCOLS), {"run": run_section})
+    return result.resolved.benchmark.score_run(
+        predictions, result.resolved.dataset, out, run_section
+    )

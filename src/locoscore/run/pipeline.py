@@ -22,10 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from locoscore.benchmarks import get_benchmark
 from locoscore.data.conversation import Conversation, Question
-from locoscore.data.dataset import load_dataset
 from locoscore.data.errata import errata_for
-from locoscore.data.locomo_conversations import locomo_conversations, locomo_questions
 from locoscore.errors import InputError, LocoscoreError
 from locoscore.folder_input import drop_results
 from locoscore.llm.call_errors import one_line_error
@@ -33,7 +32,7 @@ from locoscore.llm.endpoint import Served, served_note
 from locoscore.llm.ledger import Ledger, Spend
 from locoscore.llm.progress import ProgressSink
 from locoscore.results_dir import check_out_dir
-from locoscore.run.answer_prompt import default_answer_prompt, load_answer_prompt
+from locoscore.run.answer_prompt import load_answer_prompt
 from locoscore.run.answerer import Answer, Answerer, resolve_answer_step
 from locoscore.run.dry_run import blocked_estimate, dry_run_estimate
 from locoscore.run.folder import check_run_folder
@@ -43,7 +42,7 @@ from locoscore.run.settings import ResolvedRun, RunSettings
 from locoscore.run.store import STATE_FILE, RunStore
 from locoscore.run.tokens import count_tokens
 from locoscore.systems.base import Usage
-from locoscore.systems.probe import require_probe
+from locoscore.systems.probe import QUICK_CHECKS, require_probe
 from locoscore.systems.registry import SystemContext, make_system
 
 STATE_DIR = "system_state"
@@ -119,10 +118,11 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
     if settings.concurrency < 1:
         raise InputError("--concurrency must be at least 1")
     check_out_dir(settings.out)
-    dataset = load_dataset(settings.dataset)
-    conversations = _select_conversations(locomo_conversations(dataset), settings.conversations)
-    questions = locomo_questions(
-        dataset, conversations, include_adversarial=settings.include_adversarial
+    benchmark = get_benchmark(settings.benchmark)
+    dataset = benchmark.load(settings.dataset)
+    conversations = _select_conversations(benchmark.conversations(dataset), settings.conversations)
+    questions = benchmark.questions(
+        dataset, conversations, include_excluded=settings.include_adversarial
     )
     sample = None
     if settings.sample is not None:
@@ -136,7 +136,7 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
     prompt = (
         load_answer_prompt(settings.answer_prompt)
         if settings.answer_prompt
-        else default_answer_prompt()
+        else benchmark.default_answer_prompt()
     )
     answer_settings = dataclasses.replace(settings.answer, concurrency=settings.concurrency)
     answer = resolve_answer_step(answer_settings, prompt, needs_key=not settings.dry_run)
@@ -145,7 +145,8 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
         settings.system_options,
         SystemContext(state_dir=settings.out / STATE_DIR, prices=settings.answer.prices),
     )
-    errata = errata_for(settings.errata, dataset)  # a bad list is refused before any work
+    # a bad list is refused before any work; only a benchmark with errata maps one
+    errata = errata_for(settings.errata, dataset) if benchmark.has_errata else None
     resolved = ResolvedRun(
         settings, dataset, conversations, questions, system, answer, errata, sample
     )
@@ -293,7 +294,7 @@ class _Harness:
             self.dry_search_errors.append(f"{question.question_id}: {one_line_error(exc)}")
             return
         prompt = self.run.answer.prompt.render(
-            question.text, retrieved.context.text, question.date_iso
+            question.text, retrieved.context.text, question.reader_date
         )
         if self.store.get_answer(self.answerer.key(prompt)) is None:
             self.prompt_tokens.append(count_tokens(prompt))
@@ -326,7 +327,8 @@ async def execute_run(
         if not s.skip_probe:
             # The quick integration probe on a synthetic pair of its own: a system that loses
             # dates or captions, leaks across conversations or ignores top-k stops here.
-            probe = (await require_probe(run.system)).to_json()
+            checks = (*QUICK_CHECKS, *run.benchmark.probe_checks)
+            probe = (await require_probe(run.system, checks)).to_json()
     except InputError:
         await run.system.aclose()
         if created:

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from locoscore._version import __version__
+from locoscore.benchmarks import Benchmark, get_benchmark
 from locoscore.data.conversation import Conversation, Question
-from locoscore.data.dataset import Dataset
 from locoscore.data.errata import Errata
 from locoscore.data.sample import QuestionSample, SampleSpec, with_sample
 from locoscore.llm.endpoint import Served
@@ -35,6 +35,7 @@ class RunSettings:
     dry_run: bool = False
     skip_probe: bool = False
     errata: Path | None = None  # --errata (else $LOCOSCORE_ERRATA or the fetched copy)
+    benchmark: str = "locomo"
     sample: SampleSpec | None = None  # --limit: a smoke test on a stratified sample
     replace: bool = False  # --replace: drop a folder's other run or other predictions
 
@@ -42,7 +43,7 @@ class RunSettings:
 @dataclass
 class ResolvedRun:
     settings: RunSettings
-    dataset: Dataset
+    dataset: Any  # the benchmark's loaded file (path, sha256)
     conversations: list[Conversation]
     questions: list[Question]
     system: MemorySystem
@@ -52,8 +53,12 @@ class ResolvedRun:
     drop: Literal["all", "results"] | None = None  # what --replace drops before the run
 
     @property
+    def benchmark(self) -> Benchmark:
+        return get_benchmark(self.settings.benchmark)
+
+    @property
     def dataset_version(self) -> str:
-        return "locomo10" if self.dataset.checksum_ok else "locomo10-modified"
+        return self.benchmark.data_version(self.dataset)
 
     @property
     def signature(self) -> str:
@@ -76,7 +81,7 @@ class ResolvedRun:
         )
         return with_sample(
             f"run:{s.system}|opts:{opts}|{budget}|{answer}"
-            f"|tok:{TOKENIZER_NAME}|data:{self.dataset_version}@{self.dataset.sha256[:12]}"
+            f"|tok:{TOKENIZER_NAME}|{self.benchmark.signature_part(self.dataset)}"
             f"|adv:{adv}|version:{__version__}",
             self.sample,
         )
@@ -95,11 +100,8 @@ class ResolvedRun:
             "context_budget": None if self.system.ignores_budget else s.context_budget,
             "answer": self.answer.to_json(served),
             "tokenizer": TOKENIZER_NAME,
-            "dataset": {
-                "path": str(self.dataset.path),
-                "sha256": self.dataset.sha256,
-                "version": self.dataset_version,
-            },
+            "benchmark": self.benchmark.name,
+            "dataset": self.benchmark.describe_data(self.dataset),
             "conversations": [c.conversation_id for c in self.conversations],
             "questions": len(self.questions),
             "include_adversarial": s.include_adversarial,
