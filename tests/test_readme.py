@@ -48,6 +48,7 @@ NEEDS = {  # README commands that need what CI has not; each carries a `# needs`
     "locoscore run --system mem0": "calls OpenAI (OPENAI_API_KEY, network)",
     "locoscore probe http://127.0.0.1:8400": "needs a memory server on port 8400",
     "HF_HUB_OFFLINE=1 locoscore run --system embedding": "needs the local extra (torch), not in CI",
+    "locoscore judge out/beam-bm25/predictions.jsonl": "calls Anthropic (ANTHROPIC_API_KEY)",
     # a marked shell loop: the whole block
     "for n in 128 256": "embeds through the api backend (OPENAI_API_KEY, network)",
 }
