@@ -4,7 +4,9 @@ F1 split by whether the evidence was retrieved, and the ingestion and answer-sid
 
 from __future__ import annotations
 
+import re
 import statistics
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -79,6 +81,20 @@ def ingestion_totals(ingestion: dict[str, dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+_KIND = re.compile(r"^(search failed|ingestion failed|not run|[a-z_]+)(?=:)")
+
+
+def failure_kinds(records: Sequence[dict[str, Any]]) -> Counter[str]:
+    """Failed questions by kind (context_overflow, timeout, search failed, ...): the reason
+    for a mass failure, for the final line and run.json."""
+    kinds: Counter[str] = Counter()
+    for r in records:
+        if r["error"] is not None:
+            match = _KIND.match(r["error"])
+            kinds[match.group(1) if match else "other"] += 1
+    return kinds
+
+
 def run_measures(
     records: Sequence[dict[str, Any]],
     types: Sequence[int] = LOCOMO_TYPES,
@@ -93,6 +109,7 @@ def run_measures(
     return {
         "questions": len(records),
         "failed": len(records) - len(ok),
+        "failed_by_kind": dict(failure_kinds(records).most_common()),
         "latency": {
             name: _latency([r[name] for r in ok])
             for name in ("search_latency_s", "answer_latency_s", "total_latency_s")
@@ -102,4 +119,5 @@ def run_measures(
         "answer_words": _by_category(ok, lambda r: float(r["answer_words"]), types),
         "f1_by_evidence": f1_by_evidence(records) if lexical else None,
         "answer_tokens": {"input": tokens_in, "output": tokens_out},
+        "answer_queued_s": _latency([r.get("answer_queued_s") for r in ok]),
     }
