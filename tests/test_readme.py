@@ -49,6 +49,12 @@ NEEDS = {  # README commands that need what CI has not; each carries a `# needs`
     "locoscore probe http://127.0.0.1:8400": "needs a memory server on port 8400",
     "HF_HUB_OFFLINE=1 locoscore run --system embedding": "needs the local extra (torch), not in CI",
     "locoscore judge out/beam-bm25/predictions.jsonl": "calls Anthropic (ANTHROPIC_API_KEY)",
+    "llama-server": "needs llama.cpp's server and a model file",
+    "vllm serve": "needs vLLM and a model download",
+    "ollama serve": "needs Ollama and a model download",
+    "python bench/local_model_smoke.py": "needs a local OpenAI-compatible LLM server",
+    "locoscore run --system bm25 --out out/local": "needs a local OpenAI-compatible LLM server",
+    "locoscore judge out/local/predictions.jsonl": "needs a local OpenAI-compatible LLM server",
     # a marked shell loop: the whole block
     "for n in 128 256": "embeds through the api backend (OPENAI_API_KEY, network)",
 }
