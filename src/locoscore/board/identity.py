@@ -114,18 +114,29 @@ def _dataset_sha(summary: dict[str, Any]) -> str | None:
     return found[:SHA_SHOWN].lower() if found else None
 
 
+def _sample_text(value: str) -> str:
+    return value if value.startswith("sample:") else f"sample:{value}"
+
+
 def _sample(summary: dict[str, Any]) -> str:
-    for record in (summary.get("sample"), _dict(summary.get("run")).get("sample")):
+    """The run's sample (`run.sample`, a top-level `sample`, or the judge's own), else the
+    `sample:` part of a signature, else FULL_SET."""
+    records = (
+        summary.get("sample"),
+        _dict(summary.get("run")).get("sample"),
+        _dict(summary.get("judge")).get("sample"),
+    )
+    for record in records:
         if isinstance(record, str) and record.strip().lower() not in _NO_SAMPLE:
-            return f"sample {record}"
+            return _sample_text(record)
         if isinstance(record, dict) and record:
             described = record.get("signature") or record.get("description")
             if isinstance(described, str) and described:
-                return f"sample {described}"
+                return _sample_text(described)
             return "sample " + json.dumps(record, sort_keys=True, separators=(",", ":"))
     part = signature_part(summary, "sample")
     if part is not None and part.strip().lower() not in _NO_SAMPLE:
-        return f"sample {part}"
+        return _sample_text(part)
     return FULL_SET
 
 
