@@ -85,12 +85,12 @@ def group_metrics(group: Group) -> list[Metric]:
 
 def _scores_table(group: Group, facts: list[dict[str, Any]]) -> Table:
     metrics = group_metrics(group)
-    headers = ["Rank", "System", "Answer model", "top-k", "Budget"]
+    headers = ["Rank", "System", "Folder", "Answer model", "top-k", "Budget"]
     headers += [metrics[0].label + " [95 % CI]", "vs leader [95 % CI], Holm p"]
-    headers += [m.label for m in metrics[1:]] + ["J run-to-run ±", "Recorded J", "Folder"]
+    headers += [m.label for m in metrics[1:]] + ["J run-to-run ±", "Recorded J"]
     rows = []
     for row, f in zip(group.rows, facts, strict=True):
-        cells = [_rank(row), f["system"], *_signature_text(f["signature"])]
+        cells = [_rank(row), f["system"], row.entry.folder, *_signature_text(f["signature"])]
         cells += [
             _cell_text(metrics[0], row.entry.metrics.get(metrics[0].column, {}).get("overall"))
         ]
@@ -98,21 +98,10 @@ def _scores_table(group: Group, facts: list[dict[str, Any]]) -> Table:
         cells += [
             _cell_text(m, row.entry.metrics.get(m.column, {}).get("overall")) for m in metrics[1:]
         ]
-        cells += [fmt(f["judge_run_std"], 2), fmt(f["recorded_j"], 2), row.entry.folder]
+        cells += [fmt(f["judge_run_std"], 2), fmt(f["recorded_j"], 2)]
         rows.append(cells)
-    numeric = (
-        True,
-        False,
-        False,
-        True,
-        False,
-        True,
-        False,
-        *(True for _ in metrics[1:]),
-        True,
-        True,
-        False,
-    )
+    numeric: tuple[bool, ...] = (True, False, False, False, True, False, True, False)
+    numeric += (*(True for _ in metrics[1:]), True, True)
     highlight = frozenset(i for i, r in enumerate(group.rows) if r.rank == 1)
     return Table(headers, rows, highlight, numeric)
 
@@ -186,7 +175,8 @@ def _cost_chart(group: Group, facts: list[dict[str, Any]]) -> Figure | None:
         else f["ingestion_cost_usd"] + f["answer_cost_usd"]
         for f in facts
     ]  # fmt: skip
-    if all(c is not None for c in costs):
+    # all-zero costs (no priced call anywhere) would stack every dot at 0: use the proxy
+    if all(c is not None for c in costs) and any(costs):
         xs, x_label = costs, "cost in USD (ingestion + answers)"
     else:
         xs = [f["context_tokens"] for f in facts]
@@ -206,7 +196,12 @@ def _cost_chart(group: Group, facts: list[dict[str, Any]]) -> Figure | None:
 
 def group_title(group: Group) -> str:
     ident = group.identity
-    scored = f"judge {ident.judge}" if ident.judge else "lexical protocols only"
+    parts = dict(part.partition(":")[::2] for part in (ident.judge or "").split("|"))
+    scored = (
+        f"judged {parts.get('judge', '?')} by {parts.get('model', '?')}"
+        if ident.judge
+        else "not judged"
+    )
     ranked = f"ranked by {group.headline.label}" if group.headline else "no metric"
     return f"{group.name}: {ident.benchmark}, {ident.sample}, {ident.view}; {scored}; {ranked}"
 
