@@ -213,21 +213,8 @@ def _overview(comparisons: list[Comparison]) -> Table:
     rows = []
     for i, c in enumerate(comparisons, start=1):
         for mc in c.metrics:
-            cell, d = mc.overall, mc.metric.decimals
-            rows.append(
-                [
-                    side_name(i),
-                    mc.metric.label,
-                    str(cell.n),
-                    fmt(cell.mean_a, d),
-                    fmt(cell.mean_b, d),
-                    f"{cell.difference:+.{d}f}",
-                    f"[{cell.ci.low:+.{d}f}, {cell.ci.high:+.{d}f}]",
-                    format_p(cell.wilcoxon.p_value),
-                    format_p(cell.p_value),
-                    "yes" if cell.significant else "no",
-                ]
-            )
+            # the pairwise row (n ... Holm p, verdict), labelled with folder and metric
+            rows.append([side_name(i), *_row(mc.metric.label, mc.overall, mc.metric.decimals)])
     return Table(
         ["Folder", "Metric", "n", "A", "folder", "folder - A", "95 % CI", "Wilcoxon p",
          "Holm p", f"significant at {ALPHA:.0%} (Holm)"],
