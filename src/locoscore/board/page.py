@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from locoscore._version import __version__
@@ -48,7 +49,8 @@ def _versus_text(group: Group, row: Row) -> str:
     if row.versus is None:
         return "leader" if row is group.rows[0] else "no shared questions"
     v, d = row.versus, group.headline.decimals if group.headline else 1
-    verdict = "indistinguishable" if v.indistinguishable else "worse"
+    verdict = "worse" if v.difference < 0 else "better"  # paired, so it can differ in sign
+    verdict = "indistinguishable" if v.indistinguishable else verdict
     interval = f"[{v.ci_low:+.{d}f}, {v.ci_high:+.{d}f}]"
     return f"{v.difference:+.{d}f} {interval}, p {format_p(v.p_holm)} ({verdict})"
 
@@ -108,7 +110,7 @@ def _scores_table(group: Group, facts: list[dict[str, Any]]) -> Table:
 
 def _costs_table(group: Group, facts: list[dict[str, Any]]) -> Table:
     headers = [
-        "Rank", "System", "Evidence recall %", "Context tokens", "Search p50 / p95",
+        "Rank", "System", "Folder", "Evidence recall %", "Context tokens", "Search p50 / p95",
         "Total p50 / p95", "Answer words", "Ingestion cost", "Answer cost", "Questions",
         "Failed",
     ]  # fmt: skip
@@ -119,6 +121,7 @@ def _costs_table(group: Group, facts: list[dict[str, Any]]) -> Table:
             [
                 _rank(row),
                 f["system"],
+                row.entry.folder,
                 fmt(None if recall is None else recall * 100, 1),
                 fmt(f["context_tokens"], 0),
                 _seconds(f["search_latency_s"]),
@@ -130,8 +133,13 @@ def _costs_table(group: Group, facts: list[dict[str, Any]]) -> Table:
                 DASH if f["failed"] is None else str(f["failed"]),
             ]
         )
-    numeric = (True, False, *(True for _ in headers[2:]))
+    numeric = (True, False, False, *(True for _ in headers[3:]))
     return Table(headers, rows, numeric=numeric)
+
+
+def _label(row: Row, facts: dict[str, Any]) -> str:
+    """A chart's name for a row: rank, system and the folder's last part (systems repeat)."""
+    return f"{_rank(row)} {facts['system']} ({Path(row.entry.folder).name})"
 
 
 def _category_name(key: str) -> str:
@@ -153,7 +161,7 @@ def _category_chart(group: Group, facts: list[dict[str, Any]]) -> Figure | None:
         ci = [c.get("ci95_bootstrap") or {} for c in cells]
         series.append(
             charts.BarSeries(
-                f"{_rank(row)} {f['system']}",
+                _label(row, f),
                 [c.get("mean") for c in cells],
                 [i.get("low") for i in ci],
                 [i.get("high") for i in ci],
@@ -180,9 +188,11 @@ def _cost_chart(group: Group, facts: list[dict[str, Any]]) -> Figure | None:
         xs, x_label = costs, "cost in USD (ingestion + answers)"
     else:
         xs = [f["context_tokens"] for f in facts]
-        x_label = "context tokens per question (dollar cost not recorded for every row)"
+        known = all(c is not None for c in costs)
+        why = "no row made a priced call" if known else "a row's dollar cost is not recorded"
+        x_label = f"context tokens per question ({why})"
     points = [
-        charts.Point(f"{_rank(r)} {f['system']}", float(x), mean)
+        charts.Point(_label(r, f), float(x), mean)
         for r, f, x in zip(group.rows, facts, xs, strict=True)
         if x is not None and (mean := r.entry.mean(metric)) is not None
     ]
