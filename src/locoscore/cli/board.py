@@ -16,7 +16,9 @@ def board(
     dirs: Annotated[
         list[Path],
         typer.Argument(
-            help="Results folders, or folders searched for results folders.", show_default=False
+            help="Results folders, or folders searched for results folders.",
+            show_default=False,
+            metavar="DIR",
         ),
     ],
     out: Annotated[

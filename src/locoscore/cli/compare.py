@@ -29,6 +29,7 @@ def compare(
             help="Results folders: the first is the baseline (A), every other is compared "
             "with it (B, C, ...).",
             show_default=False,
+            metavar="DIR",
         ),
     ],
     out: Annotated[
