@@ -191,6 +191,14 @@ def _signature_warnings(a: Results, b: Results, names: tuple[str, str]) -> list[
         sig_a, sig_b = lex_a[name].get("signature"), lex_b[name].get("signature")
         if sig_a != sig_b:
             out.append(f"{name} signatures differ: {na} {sig_a} / {nb} {sig_b}")
+    for side, results in zip(names, (a, b), strict=True):
+        for what, section in (("questions", results.summary.get("run")), ("J", results.judge)):
+            sample = section.get("sample") if isinstance(section, dict) else None
+            if isinstance(sample, dict):
+                out.append(
+                    f"{side}'s {what} are a sample ({sample.get('signature')}): the comparison "
+                    "covers the questions both sides have, not the full benchmark"
+                )
     ja, jb = a.judge, b.judge
     if ja and jb and ja.get("signature") != jb.get("signature"):
         out.append(

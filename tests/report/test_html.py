@@ -76,7 +76,7 @@ def test_html_renders_in_headless_chromium_with_charts_and_inert_payloads(tmp_pa
     dom = result.stdout
     assert "<body" in dom, result.stderr[-2000:]
     title = re.search(r"<title>(.*?)</title>", dom, re.S)
-    assert title is not None and title.group(1).startswith("LoCoMo report")
+    assert title is not None and title.group(1) == "predictions.jsonl on LoCoMo"
     assert "pwned" not in title.group(1)
     body = re.search(r"<body[^>]*>", dom)
     assert body is not None and "pwned" not in body.group(0)  # no handler touched <body>

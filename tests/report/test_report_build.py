@@ -137,9 +137,12 @@ def test_latency_table_reports_this_runs_percentiles_next_to_mem0s(tmp_path: Pat
     analysis = analyse(load_results(write_folder(tmp_path / "r", base_rows())))
     lines = _table_lines(format_latency_comparison_table(analysis), "System")
     ours = _cells(lines[2])
-    # search latency 0.10 .. 0.29 in steps of 0.01: p50 = 0.195; tokens mean = 1095
-    assert ours[1] == "0.195" and ours[5] == "1095"
-    assert any(line.startswith("| Mem0 | 0.148 | 0.200 | 0.708 | 1.440 | 1764") for line in lines)
+    # search latency 0.10 .. 0.29 in steps of 0.01: p50 = 0.195 s; tokens mean = 1095
+    assert ours[1] == "195 ms" and ours[5] == "1095"
+    # under a second in ms, else seconds
+    assert any(
+        line.startswith("| Mem0 | 148 ms | 200 ms | 708 ms | 1.44 s | 1764") for line in lines
+    )
 
 
 def test_judge_statistics_in_summary_json_match_the_hand_counts(tmp_path: Path) -> None:
@@ -157,7 +160,7 @@ def test_report_lists_bottom_and_top_questions_and_every_signature(tmp_path: Pat
     folder = write_folder(tmp_path / "r", base_rows())
     build_reports(folder)
     text = (folder / "report.md").read_text()
-    assert "### Bottom 5" in text and "### Top 5" in text
+    assert "### Lowest scores" in text and "### Highest scores" in text
     for proto in ("locomo", "mem0", "spec"):
         assert f"{proto}: proto:{proto}|version:0.1.0" in text
     assert "sha256 " + "0" * 64 in text and "sha256 " + "1" * 64 in text
@@ -319,22 +322,55 @@ def test_binary_j_from_another_judge_model_says_the_judges_differ(tmp_path: Path
     assert "| Mem0 |" in other  # still the same protocol, so still compared
 
 
-def test_error_analysis_breaks_ties_in_dataset_order(tmp_path: Path) -> None:
-    rows = [r for r in base_rows(1)]
-    extra = [dict(rows[0], qa_index=i, question=f"Extra {i}?") for i in (10, 11, 0)]
-    for row in rows + extra:
-        row["f1_locomo"] = 1.0
-    analysis = analyse(load_results(write_folder(tmp_path / "r", rows[1:] + extra)))
-    order = [r["qa_index"] for r in analysis.ranked]
-    assert order == list(range(12))  # a string sort would put 10 and 11 after 1
+def _example_ids(text: str, title: str) -> list[str]:
+    section = text.split(f"### {title}")[1].split("\n### ")[0].split("\n## ")[0]
+    return [_cells(line)[0] for line in section.splitlines() if line.startswith("| conv-")]
 
 
-def test_bottom_five_are_the_lowest_scores_with_ties_in_dataset_order(tmp_path: Path) -> None:
+def test_lowest_scores_come_one_per_category_not_in_dataset_order(tmp_path: Path) -> None:
+    rows = base_rows(1)
+    for row in rows:
+        row["f1_locomo"] = 0.0  # every question ties: dataset order would pick 4, 4, 4, 1, 1
+    forward = write_folder(tmp_path / "a", rows)
+    backward = write_folder(tmp_path / "b", rows[::-1])
+    build_reports(forward)
+    build_reports(backward)
+    text = (forward / "report.md").read_text()
+    ids = _example_ids(text, "Lowest scores")
+    categories = sorted(int(r["category"]) for r in rows if f"conv-1#{r['qa_index']}" in ids)
+    assert categories == [1, 2, 3, 4, 5]
+    assert ids == _example_ids((backward / "report.md").read_text(), "Lowest scores")
+
+
+def test_the_largest_f1_j_disagreements_spread_across_categories(tmp_path: Path) -> None:
     rows = base_rows()
     folder = write_folder(tmp_path / "r", rows, add_judge(rows, "binary"))
     build_reports(folder)
+    ids = _example_ids((folder / "report.md").read_text(), "Where official F1 and J disagree")
+    # |100 F1 - J| by hand: k0 and k15 100 (single-hop, temporal), k11 and k13 75 (single-hop,
+    # multi-hop), k16 75 (temporal, second of its category), k7 and k17 50 (open-domain).
+    # One per category first: k0, k13, k15, one open-domain; then single-hop's next, k11.
+    assert set(ids[:4]) == {"conv-1#0", "conv-2#5", "conv-2#3", "conv-2#1"}
+    assert ids[4] in ("conv-1#7", "conv-2#7") and "conv-2#6" not in ids
+
+
+def test_lowest_scores_with_the_evidence_retrieved_read_a_run_folders_predictions(
+    tmp_path: Path,
+) -> None:
+    rows = base_rows(1)
+    folder = write_folder(tmp_path / "r", rows)
+    summary = json.loads((folder / "summary.json").read_text())
+    summary["run"] = {"system": {"name": "bm25"}, "answer": {"model": "m"}, "top_k": 10}
+    (folder / "summary.json").write_text(json.dumps(summary))
+    recall = {0: 1.0, 1: 0.5, 5: 1.0}  # k1 and k5 have F1 25 and 0
+    lines = [
+        json.dumps({"sample_id": "conv-1", "qa_index": i, "evidence_recall": recall.get(i)})
+        for i in range(10)
+    ]
+    (folder / "predictions.jsonl").write_text("\n".join(lines) + "\n")
+    build_reports(folder)
     text = (folder / "report.md").read_text()
-    bottom = text.split("### Bottom 5")[1].split("### Top 5")[0]
-    ids = [_cells(line)[0] for line in bottom.splitlines() if line.startswith("| conv-")]
-    # J = 0 on k = 1, 5, 13, 17 (pattern 1); then the first 66.7 in dataset order (k = 2)
-    assert ids == ["conv-1#1", "conv-1#5", "conv-2#3", "conv-2#7", "conv-1#2"]
+    ids = _example_ids(text, "Lowest scores although the evidence")
+    # F1 0 with all evidence: conv-1#0 and conv-1#5 (tie, by hash); then F1 25 with half
+    assert set(ids[:2]) == {"conv-1#0", "conv-1#5"} and ids[2:] == ["conv-1#1"]
+    assert "| Evidence retrieved |" in text and "| 50 % |" in text

@@ -89,14 +89,14 @@ def test_the_report_shows_the_view_and_marks_flagged_questions(tmp_path: Path) -
     assert "| overall (excl. adversarial) | 16 | 3 | 1 | 81.2 |" in md
     assert "| overall (incl. adversarial) | 20 | 3 | 1 | 85.0 |" in md
     lines = md.splitlines()
-    # J ranks conv-1#0 (J 100) among the top and conv-1#1 (J 0) among the bottom questions
+    # conv-1#0 (F1 0, J 100) disagrees most; conv-1#1 (J 0) is among the lowest questions
     assert any(
         line.startswith("| conv-1#0 |") and line.endswith("| HALLUCINATION |") for line in lines
     )
     assert any(
         line.startswith("| conv-1#1 |") and line.endswith("| WRONG_CITATION |") for line in lines
     )
-    assert any(line.startswith("| conv-1#4 |") and line.endswith("|  |") for line in lines)
+    assert any(line.startswith("| conv-2#7 |") and line.endswith("|  |") for line in lines)
     html = (folder / "report.html").read_text()
     assert "Verified-gold view (gold errata)" in html and "HALLUCINATION" in html
 

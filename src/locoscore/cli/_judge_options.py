@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from locoscore.cli._app import console
+from locoscore.data.sample import QuestionSample, with_sample
 from locoscore.errors import InputError
 from locoscore.judge.api import PassResult
 from locoscore.judge.prompts import load_template
@@ -131,15 +132,16 @@ def judge_settings(
     )
 
 
-def print_estimate(result: PassResult, batch: bool) -> None:
-    """A dry run's report: calls still to make, tokens and cost."""
+def print_estimate(result: PassResult, batch: bool, sample: QuestionSample | None = None) -> None:
+    """A dry run's report: calls still to make (of the sample, with --limit), tokens, cost."""
     estimate = result.estimate
     cost = (
         "unknown (no price for this model)"
         if estimate.cost_usd is None
         else (f"${estimate.cost_usd:.2f}" + (" (batch price)" if batch else ""))
     )
-    console.print(f"[bold]dry run[/]: {result.judge.signature}", highlight=False)
+    signature = with_sample(result.judge.signature, sample)
+    console.print(f"[bold]dry run[/]: {signature}", highlight=False)
     console.print(
         f"calls to make: {estimate.calls:,} (cached: {result.plan.cached:,}, "
         f"graded 0 without a call: {result.plan.short_circuited:,})\n"

@@ -36,3 +36,22 @@ ErrataOpt = Annotated[
         "(default: $LOCOSCORE_ERRATA, then the copy `dataset fetch errata` saved).",
     ),
 ]
+LimitOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--limit",
+        help="Smoke test: only N questions, a deterministic sample stratified by category "
+        "(proportional; see --limit-per). Every number it gives is marked as a subset.",
+    ),
+]
+LimitPerOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--limit-per",
+        help="total (default): N questions in all, split across categories in proportion; "
+        "category: N from every category.",
+    ),
+]
+SeedOpt = Annotated[
+    int | None, typer.Option("--seed", help="Which sample --limit draws (default 0).")
+]

@@ -33,9 +33,10 @@ from locoscore.cli._judge_options import (
     judge_settings,
     print_estimate,
 )
-from locoscore.cli._options import DatasetOpt, FormatOpt
+from locoscore.cli._options import DatasetOpt, FormatOpt, LimitOpt, LimitPerOpt, SeedOpt
 from locoscore.data.dataset import load_dataset
 from locoscore.data.probes import cached_probe_paths
+from locoscore.data.sample import sample_spec
 from locoscore.errors import InputError
 from locoscore.judge.audit import (
     DEFAULT_ACCEPT_THRESHOLD,
@@ -45,6 +46,7 @@ from locoscore.judge.audit import (
     predictions_set,
     probe_file_set,
     run_audit,
+    sample_sets,
 )
 from locoscore.judge.audit_stats import placement_sentence
 from locoscore.judge.cache import user_cache_path
@@ -121,6 +123,9 @@ def audit(
     batch_wait: BatchWaitOpt = 24 * 3600.0,
     progress: ProgressOpt = True,
     user_cache: UserCacheOpt = False,
+    limit: LimitOpt = None,
+    limit_per: LimitPerOpt = None,
+    seed: SeedOpt = None,
 ) -> None:
     """Audit the judge: the gold as the answer (should be accepted) and deliberately wrong
     answers (should be rejected), judged exactly as `locoscore judge` would; write
@@ -146,11 +151,19 @@ def audit(
         timeout=timeout,
     )
     settings.resolve()  # a bad judge configuration fails before any file is read
+    spec = sample_spec(limit, limit_per, seed)
     ds = load_dataset(dataset)
     sets: list[ProbeSet] = [gold_probe_set(ds)]
     sets += [probe_file_set(path, ds) for path in (probes or cached_probe_paths())]
     if predictions is not None:
         sets.append(predictions_set(predictions, ds, fmt))
+    sample = None
+    if spec is not None:
+        sets, sample = sample_sets(sets, spec)
+        console.print(
+            f"smoke test: auditing {sample.describe()} ({sample.signature}) of every probe set",
+            highlight=False,
+        )
     bar = RichProgress(err_console, "auditing") if progress and not dry_run else None
     result = asyncio.run(
         run_audit(
@@ -171,7 +184,7 @@ def audit(
             highlight=False,
         )
     if dry_run:
-        print_estimate(result, batch)
+        print_estimate(result, batch, sample)
         per_set = ", ".join(f"{name} {n:,}" for name, n in calls_per_set(sets, result).items())
         console.print(f"calls per probe set: {per_set}", highlight=False)
         return
@@ -182,7 +195,7 @@ def audit(
             "collect it (nothing is resubmitted)."
         )
         return
-    document = audit_document(sets, result, ds, accept_threshold)
+    document = audit_document(sets, result, ds, accept_threshold, sample)
     write_audit(out, document)
     if (out / SCORES).is_file() and (out / SUMMARY).is_file():
         build_reports(out)  # a results folder: its report shows the audit next to J

@@ -38,13 +38,17 @@ from locoscore.cli._options import (
     DatasetOpt,
     ErrataOpt,
     FormatOpt,
+    LimitOpt,
+    LimitPerOpt,
     PredictionKeyOpt,
     PredictionsArg,
+    SeedOpt,
     StrictOpt,
 )
 from locoscore.data.errata import errata_for
 from locoscore.data.load import load_predictions
-from locoscore.judge.api import judge_pass
+from locoscore.data.sample import sample_spec
+from locoscore.judge.api import judge_pass, judge_sample
 from locoscore.judge.cache import user_cache_path
 from locoscore.judge.settings import JudgeSettings
 from locoscore.llm.progress import RichProgress
@@ -86,6 +90,9 @@ def judge(
     progress: ProgressOpt = True,
     user_cache: UserCacheOpt = False,
     errata: ErrataOpt = None,
+    limit: LimitOpt = None,
+    limit_per: LimitPerOpt = None,
+    seed: SeedOpt = None,
 ) -> None:
     """Judge every prediction N times; write judgments.jsonl, j_* fields in scores.jsonl and
     a "judge" section in summary.json. Rerunning resumes from DIR/judge_cache.sqlite."""
@@ -106,9 +113,16 @@ def judge(
         timeout=timeout,
         include_adversarial=include_adversarial,
     )
+    spec = sample_spec(limit, limit_per, seed)
     loaded = load_predictions(
         predictions, fmt, prediction_key=prediction_key, dataset=dataset, strict=strict
     )
+    sample = None if spec is None else judge_sample(loaded.records, spec, include_adversarial)
+    if sample is not None:
+        console.print(
+            f"smoke test: judging {sample.describe()} ({sample.signature}); J is a subset",
+            highlight=False,
+        )
     gold_errata = errata_for(errata, loaded.dataset)  # a bad list fails before any call
     _warn_if_self_judging(settings, predictions, out)
     bar = RichProgress(err_console) if progress and not dry_run else None
@@ -124,6 +138,7 @@ def judge(
             max_wait_s=batch_wait,
             input_info=loaded.provenance()["input"],
             user_cache=user_cache,
+            sample=sample,
         )
     )
     if user_cache:
@@ -132,7 +147,7 @@ def judge(
             highlight=False,
         )
     if dry_run:
-        print_estimate(result, batch)
+        print_estimate(result, batch, sample)
         return
     assert result.run is not None
     if result.run.pending_batch is not None:

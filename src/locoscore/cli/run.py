@@ -10,7 +10,8 @@ import typer
 from rich.markup import escape
 
 from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_errors
-from locoscore.cli._options import ErrataOpt
+from locoscore.cli._options import ErrataOpt, LimitOpt, LimitPerOpt, SeedOpt
+from locoscore.data.sample import sample_spec
 from locoscore.llm.cost import PriceTable
 from locoscore.llm.progress import RichProgress
 from locoscore.report.build import build_reports
@@ -87,6 +88,9 @@ def run(
     ),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="Show a progress bar."),
     errata: ErrataOpt = None,
+    limit: LimitOpt = None,
+    limit_per: LimitPerOpt = None,
+    seed: SeedOpt = None,
 ) -> None:
     """Ingest each conversation into the system, ask every question, answer with a fixed
     prompt, and write predictions.jsonl, run.json and the scores and reports. Rerunning the
@@ -112,9 +116,12 @@ def run(
         dry_run=dry_run,
         skip_probe=skip_probe,
         errata=errata,
+        sample=sample_spec(limit, limit_per, seed),
     )
     resolved = resolve_run(settings)
     console.print(f"[bold]run[/]: {escape(resolved.signature)}", highlight=False)
+    if resolved.sample is not None:
+        console.print(f"smoke test on {resolved.sample.describe()}: every number is a subset")
     bar = RichProgress(err_console, description="answering", unit="questions") if progress else None
     result = asyncio.run(execute_run(resolved, progress=bar))
     if dry_run:

@@ -14,6 +14,7 @@ from typing import Any
 
 from locoscore.categories import parse_category
 from locoscore.data.models import PredictionRecord
+from locoscore.data.sample import QuestionSample, SampleSpec
 from locoscore.judge.aggregate import JudgeAggregation, aggregate_runs
 from locoscore.judge.batch import BatchRunner
 from locoscore.judge.cache import JudgeStore, user_cache_path
@@ -98,6 +99,15 @@ async def run_pass(
     return result
 
 
+def judge_sample(
+    records: list[PredictionRecord], spec: SampleSpec, include_adversarial: bool
+) -> QuestionSample:
+    """`--limit`: a sample of the questions the judge would judge (category 5 only with
+    `include_adversarial`), stratified by category."""
+    judged = judged_records(records, include_adversarial)
+    return spec.draw(judged, item_id=lambda r: r.key, stratum=lambda r: r.category)
+
+
 async def judge_pass(
     records: list[PredictionRecord],
     settings: JudgeSettings,
@@ -112,15 +122,20 @@ async def judge_pass(
     initial_concurrency: int | None = None,
     input_info: dict[str, Any] | None = None,
     user_cache: bool = False,
+    sample: QuestionSample | None = None,
 ) -> PassResult:
     """Judge every record (cache first) and write judgments, scores and summary to out_dir.
 
     A dry run only plans and estimates. A batch still pending after `max_wait_s` leaves
     the outputs untouched (`result.run.pending_batch` names it); rerun to collect it.
     With `user_cache`, the user-level cache (`cache.user_cache_path()`) backs the folder's.
+    With `sample` (see `judge_sample`), only its questions are judged; the summary says so.
     """
+    judged = judged_records(records, settings.include_adversarial)
+    if sample is not None:
+        judged = sample.keep(judged, lambda r: r.key)
     result = await run_pass(
-        records,
+        judged,
         settings,
         out_dir / CACHE_FILE,
         batch=batch,
@@ -133,9 +148,14 @@ async def judge_pass(
         user_cache=user_cache,
     )
     if result.run is not None and result.run.pending_batch is None:
-        judged = judged_records(records, settings.include_adversarial)
         result.summary = write_outputs(
-            out_dir, result.judge, records, judged, result.run, input_info=input_info
+            out_dir,
+            result.judge,
+            records,
+            judged,
+            result.run,
+            input_info=input_info,
+            sample=sample,
         )
     return result
 

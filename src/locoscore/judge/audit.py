@@ -24,6 +24,7 @@ from locoscore.data.models import PredictionRecord
 from locoscore.data.probes import PINNED_SHA256, REFERENCE_JUDGE_MODEL, ProbeSource
 from locoscore.data.readers import read_predictions
 from locoscore.data.readers.memos import resolve_question_ids
+from locoscore.data.sample import QuestionSample, SampleSpec
 from locoscore.errors import InputError
 from locoscore.judge.api import PassResult, run_pass
 from locoscore.judge.outputs import CACHE_FILE
@@ -46,8 +47,13 @@ class ProbeRecord(PredictionRecord):
     probe_set: str = ""
 
     @property
+    def question_key(self) -> str:
+        """The question's own key, the same in every set."""
+        return super().key
+
+    @property
     def key(self) -> str:
-        base = super().key
+        base = self.question_key
         return f"{base}@{self.probe_set}" if self.probe_set else base
 
 
@@ -166,6 +172,23 @@ def predictions_set(path: Path, dataset: Dataset, fmt: str | None = None) -> Pro
         source,
         recorded_judge_summary(probes, metadata),
     )
+
+
+def sample_sets(sets: list[ProbeSet], spec: SampleSpec) -> tuple[list[ProbeSet], QuestionSample]:
+    """`--limit`: one sample of the gold set's questions (the dataset's non-adversarial ones,
+    stratified by category), and every set cut to those questions, so all sets probe the
+    same questions."""
+    gold = next(s for s in sets if s.kind == "gold")
+    sample = spec.draw(gold.records, item_id=lambda r: r.question_key, stratum=lambda r: r.category)
+    cut = []
+    for s in sets:
+        records = sample.keep(s.records, lambda r: r.question_key)
+        # the file's own verdicts, on the same questions as the judge's
+        recorded = s.recorded and recorded_judge_summary(
+            records, {"judge_model": s.recorded.get("judge_model")}
+        )
+        cut.append(dataclasses.replace(s, records=records, recorded=recorded or None))
+    return cut, sample
 
 
 def check_names(sets: list[ProbeSet]) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 
 from locoscore._io import write_jsonl_atomic
 from locoscore.data.models import PredictionRecord
+from locoscore.data.sample import QuestionSample, with_sample
 from locoscore.errors import InputError
 from locoscore.judge.aggregate import MIN_RUNS_WITHOUT_WARNING, QuestionScores, summarise
 from locoscore.judge.plan import JudgmentRow
@@ -59,12 +60,18 @@ def scores_rows(
 
 
 def judge_summary(
-    judge: ResolvedJudge, questions: list[QuestionScores], run: JudgeRun
+    judge: ResolvedJudge,
+    questions: list[QuestionScores],
+    run: JudgeRun,
+    sample: QuestionSample | None = None,
 ) -> dict[str, Any]:
     s = judge.settings
     stats = run.stats
+    described = judge.describe()
     section: dict[str, Any] = {
-        **judge.describe(),
+        **described,
+        "signature": with_sample(described["signature"], sample),
+        "sample": None if sample is None else sample.to_json(),
         "include_adversarial": s.include_adversarial,
         "scale": "0-100",
         "std": "sample (n-1)",
@@ -102,14 +109,16 @@ def write_outputs(
     run: JudgeRun,
     *,
     input_info: dict[str, Any] | None = None,
+    sample: QuestionSample | None = None,
 ) -> dict[str, Any]:
     """Write the three files; return the summary's judge section. The existing files are
-    read (and a bad one reported) before anything is replaced."""
+    read (and a bad one reported) before anything is replaced. With a `sample`, only its
+    questions carry j_* fields."""
     order = {r.key: i for i, r in enumerate(judged)}
     rows = sorted(run.rows, key=lambda r: (order.get(r.key, len(order)), r.run))
     questions = question_scores(judged, rows, judge.settings.runs)
-    new_rows = scores_rows(out_dir, all_records, questions, judge.signature)
-    section = judge_summary(judge, questions, run)
+    section = judge_summary(judge, questions, run, sample)
+    new_rows = scores_rows(out_dir, all_records, questions, section["signature"])
     if input_info is not None:
         section["input"] = input_info
     try:
@@ -120,7 +129,7 @@ def write_outputs(
     if (
         "response_format" not in section
         and isinstance(earlier, dict)
-        and earlier.get("signature") == judge.signature
+        and earlier.get("signature") == section["signature"]
         and earlier.get("response_format") is not None
     ):
         # Every verdict came from the cache: the mode is the one the pass that made them used.

@@ -6,6 +6,9 @@ mean sits next to the interval computed from the same questions.
 
 from __future__ import annotations
 
+import hashlib
+import json
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -20,6 +23,8 @@ from locoscore.results_dir import row_key
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
 LATENCY_FIELDS = ("search_latency_s", "total_latency_s", "context_tokens")
+EXAMPLE_COUNT = 5
+PREDICTIONS_FILE = "predictions.jsonl"  # a run folder's: it holds each question's evidence recall
 
 
 @dataclass(frozen=True)
@@ -79,9 +84,29 @@ class Analysis:
     ranked: list[dict[str, Any]] = field(default_factory=list)  # rows by primary, best first
     answer_lengths: AnswerLengths | None = None
     verified: VerifiedGoldView | None = None  # only when summary.json records errata
+    examples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # see `examples`
 
     def metric(self, column: str) -> MetricStats | None:
         return next((m for m in self.metrics if m.metric.column == column), None)
+
+    @property
+    def rows_sample(self) -> dict[str, Any] | None:
+        """The sample the folder's questions are (`run --limit`), else None."""
+        run = self.results.summary.get("run")
+        sample = run.get("sample") if isinstance(run, dict) else None
+        return sample if isinstance(sample, dict) else None
+
+    @property
+    def judge_sample(self) -> dict[str, Any] | None:
+        """The sample the judge judged (`judge --limit`), else None."""
+        sample = (self.results.judge or {}).get("sample")
+        return sample if isinstance(sample, dict) else None
+
+    def sample_for(self, metric: Metric) -> dict[str, Any] | None:
+        """The sample behind a metric's numbers: J's own, else the folder's questions'."""
+        if metric.is_judge and self.judge_sample is not None:
+            return self.judge_sample
+        return self.rows_sample
 
 
 def _cell(rows: list[dict[str, Any]], metric: Metric) -> CellStats | None:
@@ -181,6 +206,86 @@ def verified_gold_view(results: Results) -> VerifiedGoldView | None:
     )
 
 
+def _stable(row: dict[str, Any]) -> str:
+    """A tie-break that is deterministic but not the dataset's order (which would fill an
+    example table with one conversation's first questions)."""
+    return hashlib.sha256(row_key(row).encode()).hexdigest()
+
+
+def spread(
+    rows: list[dict[str, Any]], key: Callable[[dict[str, Any]], Any], count: int = EXAMPLE_COUNT
+) -> list[dict[str, Any]]:
+    """The first `count` rows by `key`, taken in turn from each category (the LoCoMo
+    paper's order) so that no single category fills the table; shown in `key` order."""
+    queues = [
+        sorted((r for r in rows if r["category"] == cid), key=lambda r: (key(r), _stable(r)))
+        for cid in LOCOMO_COLUMN_ORDER
+    ]
+    picked: list[dict[str, Any]] = []
+    while len(picked) < count and any(queues):
+        for queue in queues:
+            if queue and len(picked) < count:
+                picked.append(queue.pop(0))
+    return sorted(picked, key=lambda r: (key(r), _stable(r)))
+
+
+def evidence_recall_by_key(results: Results) -> dict[str, float]:
+    """Each question's evidence recall, from a run folder's predictions.jsonl (else empty)."""
+    path = results.path / PREDICTIONS_FILE
+    if not isinstance(results.summary.get("run"), dict) or not path.is_file():
+        return {}
+    out: dict[str, float] = {}
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError:
+                return {}  # a damaged file only costs the evidence examples
+            recall = record.get("evidence_recall") if isinstance(record, dict) else None
+            if isinstance(recall, int | float) and not isinstance(recall, bool):
+                out[row_key(record)] = float(recall)
+    return out
+
+
+def examples(
+    results: Results, primary: Metric | None, metrics: list[MetricStats]
+) -> dict[str, list[dict[str, Any]]]:
+    """Informative questions for the error analysis, each list spread across categories:
+    `lowest` / `highest` by the primary metric (ties: more evidence retrieved first);
+    `disagreements`: largest |official F1 x100 - J| (both measured); `missed_with_evidence`:
+    the lowest scores among questions whose evidence was retrieved (run folders)."""
+    if primary is None:
+        return {}
+    column = primary.column
+    recall = evidence_recall_by_key(results)
+    scored = [
+        {**r, "evidence_recall": recall.get(row_key(r))}
+        for r in results.rows
+        if r.get(column) is not None
+    ]
+
+    def score(r: dict[str, Any]) -> float:
+        return float(r[column])
+
+    def retrieved(r: dict[str, Any]) -> float:
+        return float(r["evidence_recall"] or 0.0)
+
+    out = {
+        "lowest": spread(scored, lambda r: (score(r), -retrieved(r))),
+        "highest": spread(scored, lambda r: (-score(r), -retrieved(r))),
+    }
+    columns = {m.metric.column for m in metrics}
+    if {"f1_locomo", "j_mean"} <= columns:
+        both = [r for r in scored if r.get("f1_locomo") is not None and r.get("j_mean") is not None]
+        out["disagreements"] = spread(
+            both, lambda r: -abs(100.0 * float(r["f1_locomo"]) - float(r["j_mean"]))
+        )
+    with_evidence = [r for r in scored if retrieved(r) > 0]
+    if with_evidence:
+        out["missed_with_evidence"] = spread(with_evidence, lambda r: (score(r), -retrieved(r)))
+    return out
+
+
 def analyse(results: Results) -> Analysis:
     metrics = all_metric_stats(results)
     latency = {
@@ -204,4 +309,5 @@ def analyse(results: Results) -> Analysis:
         ranked,
         answer_lengths(results.rows),
         verified_gold_view(results),
+        examples(results, primary, metrics),
     )

@@ -13,6 +13,7 @@ from locoscore._io import dumps_json, write_text_atomic
 from locoscore._version import __version__
 from locoscore.categories import CATEGORY_NAMES
 from locoscore.data.dataset import Dataset
+from locoscore.data.sample import QuestionSample, with_sample
 from locoscore.judge.api import PassResult
 from locoscore.judge.audit import ProbeSet
 from locoscore.judge.audit_stats import (
@@ -25,7 +26,15 @@ from locoscore.judge.audit_stats import (
     summary_line,
 )
 from locoscore.judge.settings import ResolvedJudge
-from locoscore.report.document import Block, Heading, Notes, Paragraph, Preformatted, Table
+from locoscore.report.document import (
+    Banner,
+    Block,
+    Heading,
+    Notes,
+    Paragraph,
+    Preformatted,
+    Table,
+)
 from locoscore.report.html import render_html
 from locoscore.report.markdown import render_markdown
 
@@ -46,8 +55,10 @@ LIMITS = [
 ]
 
 
-def _judge_section(judge: ResolvedJudge) -> dict[str, Any]:
-    return {**judge.describe(), "max_tokens": judge.settings.max_tokens}
+def _judge_section(judge: ResolvedJudge, sample: QuestionSample | None) -> dict[str, Any]:
+    described = judge.describe()
+    signature = with_sample(described["signature"], sample)
+    return {**described, "signature": signature, "max_tokens": judge.settings.max_tokens}
 
 
 def acceptance_rule(protocol: str, threshold: float) -> dict[str, Any]:
@@ -57,19 +68,27 @@ def acceptance_rule(protocol: str, threshold: float) -> dict[str, Any]:
 
 
 def audit_document(
-    sets: Sequence[ProbeSet], result: PassResult, dataset: Dataset, threshold: float
+    sets: Sequence[ProbeSet],
+    result: PassResult,
+    dataset: Dataset,
+    threshold: float,
+    sample: QuestionSample | None = None,
 ) -> dict[str, Any]:
-    """The content of audit.json."""
+    """The content of audit.json; with a `sample` (--limit), its rates are a subset's."""
     assert result.run is not None
     judge = result.judge
     by_key = rows_by_key(result.run.rows, judge.settings.runs)
     stats_sets = [set_statistics(s, by_key, judge, threshold) for s in sets]
     run_stats = result.run.stats
+    line = summary_line(stats_sets)
+    if sample is not None:
+        line += f" (on {sample.describe()}, not the full set)"
     document: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "built_by": f"locoscore {__version__}",
-        "summary_line": summary_line(stats_sets),
-        "judge": _judge_section(judge),
+        "summary_line": line,
+        "sample": None if sample is None else sample.to_json(),
+        "judge": _judge_section(judge, sample),
         "acceptance_rule": acceptance_rule(judge.protocol, threshold),
         "scale": "acceptance in % of answers (per question: share of its successful runs)",
         "intervals": {
@@ -133,7 +152,7 @@ def _should(section: dict[str, Any]) -> str:
     return {"accept": "accept", "reject": "reject"}.get(section["expect"], "(your system)")
 
 
-def overview_table(sets: Sequence[dict[str, Any]]) -> Table:
+def overview_table(sets: Sequence[dict[str, Any]], sample: dict[str, Any] | None = None) -> Table:
     rows = []
     for s in sets:
         cell = s["acceptance"]["overall"]
@@ -162,22 +181,31 @@ def overview_table(sets: Sequence[dict[str, Any]]) -> Table:
         "Run-level ± (judge noise)",
         "Error rate %",
         "Recorded in the file %",
-        "Published reference %",
+        "Published reference %" + ("" if sample is None else " (full set)"),
     ]
+    caption = (
+        "Published reference: gpt-4o-mini with the generous binary prompt, for the "
+        "pinned probe files only. Recorded: the verdicts stored in the probe file by the "
+        "harness that made it (mean ± std over its runs)."
+    )
+    if sample is not None:
+        caption += (
+            f" Every rate of this audit (recorded ones included) is on the sample of "
+            f"{sample['size']:,} questions; the published reference is over the whole probe set."
+        )
     return Table(
         headers,
         rows,
         numeric=(False, False, True, True, False, True, False, True, True),
-        caption="Published reference: gpt-4o-mini with the generous binary prompt, for the "
-        "pinned probe files only. Recorded: the verdicts stored in the probe file by the "
-        "harness that made it (mean ± std over its runs).",
+        caption=caption,
+        subset="" if sample is None else str(sample["signature"]),
     )
 
 
-def category_table(sets: Sequence[dict[str, Any]]) -> Table:
+def category_table(sets: Sequence[dict[str, Any]], sample: dict[str, Any] | None = None) -> Table:
     rows = []
     for s in sets:
-        cells = []
+        cells: list[str] = []
         for cid in CATEGORY_COLUMNS:
             cell = s["acceptance"]["by_category"].get(str(cid))
             cells.append(DASH if cell is None else f"{_pct(cell['rate'])} {_ci(cell)}")
@@ -185,9 +213,15 @@ def category_table(sets: Sequence[dict[str, Any]]) -> Table:
         rows.append([s["name"], *cells, f"{_pct(overall['rate'])} {_ci(overall)}"])
         if s.get("reference"):
             refs = [_reference(s, str(cid)) for cid in CATEGORY_COLUMNS]
-            rows.append([f"{s['name']} (published reference)", *refs, _reference(s)])
+            label = "published reference" + ("" if sample is None else ", full set")
+            rows.append([f"{s['name']} ({label})", *refs, _reference(s)])
     headers = ["Probe set", *(CATEGORY_NAMES[c] for c in CATEGORY_COLUMNS), "overall"]
-    return Table(headers, rows, numeric=(False, *(True for _ in range(5))))
+    return Table(
+        headers,
+        rows,
+        numeric=(False, *(True for _ in range(5))),
+        subset="" if sample is None else str(sample["signature"]),
+    )
 
 
 def distribution_table(sets: Sequence[dict[str, Any]]) -> Table:
@@ -241,8 +275,19 @@ def audit_blocks(document: dict[str, Any]) -> list[Block]:
     sets = document["probe_sets"]
     judge = document["judge"]
     rule = document["acceptance_rule"]["accepted_when"].replace(">=", "≥")
+    sample = document.get("sample")
+    banner: list[Block] = []
+    if sample:
+        banner.append(
+            Banner(
+                f"Subset: every rate below comes from a sample of {sample['size']:,} of "
+                f"{sample['population']:,} questions ({sample['signature']}), the same "
+                "questions in every probe set: a smoke test of the judge, not its audit."
+            )
+        )
     blocks: list[Block] = [
         Heading("Judge audit: how lenient is this judge?", 1),
+        *banner,
         Paragraph(document["summary_line"] + "."),
         Paragraph(
             f"Judge: {judge['protocol']} protocol, {judge['provider']} {judge['model']}, "
@@ -252,14 +297,14 @@ def audit_blocks(document: dict[str, Any]) -> list[Block]:
             "resamples, seed 0); run-level ±: sample std across repeat indices."
         ),
         Heading("Acceptance per probe set"),
-        overview_table(sets),
+        overview_table(sets, sample),
         *(
             [Paragraph(placement_sentence(document["placement"]))]
             if document.get("placement")
             else []
         ),
         Heading("Per category (accepted % [95 % CI])"),
-        category_table(sets),
+        category_table(sets, sample),
     ]
     if any(s.get("scores") for s in sets):
         blocks += [

@@ -7,6 +7,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from locoscore.data.sample import without_sample
 from locoscore.report.analysis import Analysis
 from locoscore.report.document import Block, Heading, Paragraph, Table
 
@@ -47,6 +48,11 @@ def _same_judge(a: Analysis, audit: dict[str, Any]) -> str:
     ours = a.judge.config.get("signature")
     if ours == audited:
         return "The audited judge is the one that produced this folder's J (same signature)."
+    if without_sample(ours) == without_sample(audited):
+        return (
+            "The audited judge is the one that produced this folder's J (same signature but "
+            f"for the questions sampled: audit {audited}; J {ours})."
+        )
     return (
         "The audit used another judge configuration than this folder's J, so its rates "
         f"describe that judge: audit {audited}; J {ours}."
@@ -63,7 +69,9 @@ def audit_summary(a: Analysis) -> dict[str, Any] | None:
         "file": AUDIT_FILE,
         "summary_line": audit.get("summary_line"),
         "signature": audit["judge"]["signature"],
-        "same_judge_as_j": ours == audit["judge"]["signature"],
+        # the judge's configuration: a sample (of the audit or of J) is not another judge
+        "same_judge_as_j": ours is not None
+        and without_sample(ours) == without_sample(audit["judge"]["signature"]),
     }
 
 
@@ -94,11 +102,15 @@ def audit_blocks(a: Analysis) -> list[Block]:
                 "–" if reference is None else f"{reference:.2f}",
             ]
         )
+    sample = audit.get("sample") if isinstance(audit.get("sample"), dict) else None
     table = Table(
         ["Probe set", "Should", "n", "Accepted % [95 % CI]", "Published reference %"],
         rows,
         numeric=(False, False, True, True, True),
-        caption="From audit.json in this folder (`locoscore audit`); details in audit.md.",
+        caption="From audit.json in this folder (`locoscore audit`); details in audit.md."
+        + ("" if sample is None else " The published reference is over the whole probe set."),
+        subset="" if sample is None else str(sample.get("signature")),
+        own_numbers=False,  # the audit's probe sets, not this folder's questions
     )
     return [
         Heading("How lenient is the judge? (judge audit)", 3),

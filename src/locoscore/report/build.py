@@ -19,6 +19,7 @@ from locoscore.report.analysis import Analysis, CellStats, MetricStats, Verified
 from locoscore.report.audit_view import audit_summary
 from locoscore.report.csv import scores_csv
 from locoscore.report.document import Figure
+from locoscore.report.headline import report_title
 from locoscore.report.html import render_html
 from locoscore.report.load import SCORES_FILE, SUMMARY_FILE, load_results
 from locoscore.report.markdown import render_markdown
@@ -98,6 +99,12 @@ def statistics_section(a: Analysis) -> dict[str, Any]:
         "metrics": _metrics(a.metrics),
         "latency": {name: asdict(lat) for name, lat in a.latency.items()},
     }
+    if a.rows_sample is not None or a.judge_sample is not None:
+        # which numbers are a subset: the folder's questions (run --limit) or only J
+        section["sample"] = {
+            "questions": (a.rows_sample or {}).get("signature"),
+            "j": (a.judge_sample or a.rows_sample or {}).get("signature"),
+        }
     if (audit := audit_summary(a)) is not None:
         section["audit"] = audit
     if a.answer_lengths is not None:
@@ -154,7 +161,7 @@ def build_reports(
         results = replace(results, summary={**results.summary, "errata": errata.summary_section()})
     analysis = an.analyse(results)
     blocks = full_report_blocks(analysis, paper_columns)
-    title = f"LoCoMo report: {results.summary.get('input', {}).get('path') or directory.name}"
+    title = report_title(analysis)
     summary = dict(results.summary)
     summary["report"] = statistics_section(analysis)
     outputs: dict[Path, str] = {

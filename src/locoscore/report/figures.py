@@ -2,24 +2,29 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from locoscore import baselines
 from locoscore.categories import CATEGORY_NAMES
 from locoscore.report import charts
 from locoscore.report.analysis import Analysis, MetricStats
 from locoscore.report.document import Block, Figure
 from locoscore.report.metrics import J, judge_baseline_protocol
-from locoscore.report.tables import category_ids
+from locoscore.report.tables import category_ids, sample_label
 
 
-def comparison_figure(ms: MetricStats, judge_protocol: str | None = None) -> list[Block]:
-    """This run's per-category bars with 95 % CI whiskers beside same-protocol baselines."""
+def comparison_figure(
+    ms: MetricStats, judge_protocol: str | None = None, sample: dict[str, Any] | None = None
+) -> list[Block]:
+    """This run's per-category bars with 95 % CI whiskers beside same-protocol baselines;
+    with `sample`, its bars are named as a subset."""
     metric = ms.metric
     ids = category_ids(ms.overall_includes_adversarial)
     groups = [CATEGORY_NAMES[c] for c in ids] + ["overall"]
     cells = [ms.by_category.get(c) for c in ids] + [ms.overall]
     series = [
         charts.BarSeries(
-            "This run (95 % CI)",
+            ("This run" if sample is None else sample_label(sample)) + " (95 % CI)",
             [c.mean if c else None for c in cells],
             [c.bootstrap.low if c else None for c in cells],
             [c.bootstrap.high if c else None for c in cells],
@@ -36,6 +41,8 @@ def comparison_figure(ms: MetricStats, judge_protocol: str | None = None) -> lis
     svg = charts.grouped_bar_chart(title, groups, series, metric.label, y_max=100)
     name = f"categories-{metric.column}"
     caption = "Whiskers: 95 % bootstrap CI over questions."
+    if sample is not None:
+        caption += f" This run: {sample.get('signature')}; the published bars: full benchmark."
     if protocol is None and metric.is_judge:
         caption += " No published J on this judge's scale."
     return [Figure(name, title, svg, caption)]

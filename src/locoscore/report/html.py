@@ -14,13 +14,16 @@ from collections.abc import Sequence
 from html import escape
 
 from locoscore.report.document import (
+    Banner,
     Block,
+    Contents,
     Figure,
     Heading,
     Notes,
     Paragraph,
     Preformatted,
     Table,
+    anchor,
 )
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
@@ -41,6 +44,10 @@ svg.chart { max-width: 100%; height: auto; border: 1px solid #eee; }
 th[data-sort] { cursor: pointer; } th[aria-sort=ascending]::after { content: " \\25B2"; }
 th[aria-sort=descending]::after { content: " \\25BC"; }
 input.filter { font: inherit; padding: 4px 8px; width: 22rem; margin: 0.4rem 0; }
+p.banner { background: #fff4e5; border-left: 4px solid #e8590c; padding: 0.6rem 0.8rem;
+           font-weight: 600; }
+caption.subset { color: #b3440b; }
+nav.toc ul { columns: 2; padding-left: 1.2rem; } nav.toc li { margin: 0.1rem 0; }
 """.strip()
 
 
@@ -55,15 +62,25 @@ def _table(table: Table) -> str:
             for c, num in zip(row, numeric, strict=False)
         )
         body.append(f"<tr{cls}>{cells}</tr>")
-    caption = f"<caption>{escape(table.caption)}</caption>" if table.caption else ""
+    text = table.full_caption
+    cls = ' class="subset"' if table.subset else ""
+    caption = f"<caption{cls}>{escape(text)}</caption>" if text else ""
     return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
 def render_block(block: Block) -> str:
     if isinstance(block, Heading):
-        return f"<h{block.level}>{escape(block.text)}</h{block.level}>"
+        level = block.level
+        return f'<h{level} id="{escape(anchor(block.text))}">{escape(block.text)}</h{level}>'
     if isinstance(block, Paragraph):
         return f"<p>{escape(block.text)}</p>"
+    if isinstance(block, Banner):
+        return f'<p class="banner">{escape(block.text)}</p>'
+    if isinstance(block, Contents):
+        items = "".join(
+            f'<li><a href="#{escape(anchor(h))}">{escape(h)}</a></li>' for h in block.headings
+        )
+        return f'<nav class="toc"><ul>{items}</ul></nav>'
     if isinstance(block, Table):
         return _table(block)
     if isinstance(block, Notes):

@@ -7,13 +7,16 @@ import re
 from collections.abc import Sequence
 
 from locoscore.report.document import (
+    Banner,
     Block,
+    Contents,
     Figure,
     Heading,
     Notes,
     Paragraph,
     Preformatted,
     Table,
+    anchor,
 )
 
 _WHITESPACE = re.compile(r"\s+")
@@ -40,7 +43,8 @@ def render_table(table: Table) -> str:
             cells = [f"**{c}**" if c else c for c in cells]
         lines.append("| " + " | ".join(cells) + " |")
     out = "\n".join(lines)
-    return f"{out}\n\n{inline(table.caption)}" if table.caption else out
+    caption = table.full_caption
+    return f"{out}\n\n{inline(caption)}" if caption else out
 
 
 def render_block(block: Block) -> str | None:
@@ -48,6 +52,10 @@ def render_block(block: Block) -> str | None:
         return "#" * block.level + " " + inline(block.text)
     if isinstance(block, Paragraph):
         return inline(block.text)
+    if isinstance(block, Banner):
+        return f"> **{inline(block.text)}**"
+    if isinstance(block, Contents):
+        return "\n".join(f"- [{inline(h)}](#{anchor(h)})" for h in block.headings)
     if isinstance(block, Table):
         return render_table(block)
     if isinstance(block, Notes):

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from locoscore import baselines
-from locoscore.categories import ADVERSARIAL, CATEGORY_NAMES
+from locoscore.categories import CATEGORY_NAMES
 from locoscore.report import figures
-from locoscore.report.analysis import Analysis, question_order
+from locoscore.report.analysis import Analysis
 from locoscore.report.audit_view import audit_blocks
 from locoscore.report.document import Block, Heading, Notes, Paragraph, Preformatted, Table
+from locoscore.report.headline import CONTENTS, contents, opening_blocks
 from locoscore.report.markdown import render_markdown
 from locoscore.report.metrics import BLEU1_MEM0, F1_LOCOMO, F1_MEM0, J
 from locoscore.report.recorded_judge import recorded_judge_blocks
@@ -17,17 +19,16 @@ from locoscore.report.run_section import run_blocks
 from locoscore.report.tables import (
     DASH,
     breakdown_table,
-    ci_text,
     comparable_j_stats,
     f1_comparison_blocks,
     fmt,
     judge_comparison_blocks,
     latency_comparison_table,
     paper_columns_table,
+    seconds,
 )
 from locoscore.report.verified_sections import verified_gold_blocks
 
-EXAMPLE_COUNT = 5
 TEXT_LIMIT = 160
 
 
@@ -39,55 +40,6 @@ def _clip(text: Any) -> str:
 def _count(value: Any) -> Any:
     """A join count, written either as a number or as {"count": n, "examples": [...]}."""
     return value.get("count") if isinstance(value, dict) else value
-
-
-def overview_blocks(a: Analysis) -> list[Block]:
-    s = a.results.summary
-    source = (s.get("input") or {}).get("path") or a.results.path.name
-    conversations = len({str(r["sample_id"]) for r in a.results.rows})
-    blocks: list[Block] = [
-        Heading(f"LoCoMo report: {source}", 1),
-        Paragraph(
-            f"{len(a.results.rows)} questions from {conversations} "
-            f"conversation{'s' if conversations != 1 else ''}, scored by "
-            f"locoscore {s.get('locoscore_version', '?')}. Rebuilt from scores.jsonl and "
-            "summary.json with no API call. F1 and BLEU-1 are shown x100; J is 0-100."
-        ),
-        Heading("Headline"),
-    ]
-    rows = []
-    for ms in a.metrics:
-        d = ms.metric.decimals
-        scope = "incl. adversarial" if ms.overall_includes_adversarial else "excl. adversarial"
-        if ms.overall_includes_adversarial and ADVERSARIAL not in ms.by_category:
-            scope += " (none in this run)"
-        rows.append(
-            [
-                ms.metric.label,
-                scope,
-                str(ms.overall.n),
-                fmt(ms.overall.mean, d),
-                ci_text(ms.overall, d),
-                ci_text(ms.overall, d, clustered=True),
-            ]
-        )
-    blocks.append(
-        Table(
-            [
-                "Metric",
-                "Questions",
-                "n",
-                "Score",
-                "95 % CI (questions, bootstrap)",
-                "95 % CI (conversations, clustered)",
-            ],
-            rows,
-            numeric=(False, False, True, True, False, False),
-            caption="Bootstrap: 2,000 resamples of whole questions, seed 0. Clustered: CR1 "
-            "standard error over conversations with a t interval (wide with 10 conversations).",
-        )
-    )
-    return blocks
 
 
 def comparison_blocks(a: Analysis, paper_columns: bool) -> list[Block]:
@@ -103,7 +55,7 @@ def comparison_blocks(a: Analysis, paper_columns: bool) -> list[Block]:
             continue
         blocks.append(Heading(titles[metric.column], 3))
         blocks += f1_comparison_blocks(a, metric)
-        blocks += figures.comparison_figure(ms)
+        blocks += figures.comparison_figure(ms, sample=a.sample_for(metric))
         if paper_columns and metric.baseline_protocol != baselines.PROTOCOL_LOCOMO_F1:
             assert metric.baseline_protocol is not None
             blocks.append(paper_columns_table(metric.baseline_protocol))
@@ -123,7 +75,8 @@ def comparison_blocks(a: Analysis, paper_columns: bool) -> list[Block]:
     blocks += recorded_judge_blocks(a)
     blocks += audit_blocks(a)
     if (ms := comparable_j_stats(a) or a.metric(J.column)) is not None:
-        blocks += figures.comparison_figure(ms, a.judge.protocol if a.judge else None)
+        protocol = a.judge.protocol if a.judge else None
+        blocks += figures.comparison_figure(ms, protocol, a.sample_for(J))
     if paper_columns:
         blocks.append(paper_columns_table(baselines.PROTOCOL_MEM0_J))
     blocks.append(
@@ -182,24 +135,15 @@ def latency_blocks(a: Analysis) -> list[Block]:
     if not a.latency:
         return []
     names = {
-        "search_latency_s": "search latency (s)",
-        "total_latency_s": "total latency (s)",
+        "search_latency_s": "search latency",
+        "total_latency_s": "total latency",
         "context_tokens": "context tokens",
     }
     rows = []
     for key, lat in a.latency.items():
-        d = 0 if key == "context_tokens" else 3
-        rows.append(
-            [
-                names[key],
-                str(lat.count),
-                fmt(lat.mean, d),
-                fmt(lat.p50, d),
-                fmt(lat.p95, d),
-                fmt(lat.p99, d),
-                fmt(lat.max, d),
-            ]
-        )
+        show = (lambda v: fmt(v, 0)) if key == "context_tokens" else seconds
+        values = (lat.mean, lat.p50, lat.p95, lat.p99, lat.max)
+        rows.append([names[key], str(lat.count), *(show(v) for v in values)])
     table = Table(
         ["Measure", "n", "mean", "p50", "p95", "p99", "max"], rows, numeric=(False, *(True,) * 6)
     )
@@ -232,9 +176,11 @@ def answer_length_blocks(a: Analysis) -> list[Block]:
 
 def _example_table(rows: list[dict[str, Any]], a: Analysis) -> Table:
     has_j = a.metric(J.column) is not None
+    has_recall = any(r.get("evidence_recall") is not None for r in rows)
     flags = a.verified.errata if a.verified is not None else None
     headers = ["Question id", "Category", "Question", "Gold", "Prediction", "F1"]
     headers += ["J"] if has_j else []
+    headers += ["Evidence retrieved"] if has_recall else []
     headers += ["Gold error (errata)"] if flags is not None else []
     out = []
     for r in rows:
@@ -249,10 +195,14 @@ def _example_table(rows: list[dict[str, Any]], a: Analysis) -> Table:
         ]
         if has_j:
             cells.append(fmt(r.get("j_mean"), 1))
+        if has_recall:
+            recall = r.get("evidence_recall")
+            cells.append(DASH if recall is None else f"{100 * recall:.0f} %")
         if flags is not None:
             cells.append(flags.error_type(r) or "")
         out.append(cells)
     numeric = (False, False, False, False, False, True, *((True,) if has_j else ()))
+    numeric += (True,) if has_recall else ()
     numeric += (False,) if flags is not None else ()
     caption = ""
     if flags is not None:
@@ -264,20 +214,38 @@ def _example_table(rows: list[dict[str, Any]], a: Analysis) -> Table:
     return Table(headers, out, numeric=numeric, caption=caption)
 
 
+_EXAMPLE_SECTIONS = (
+    ("lowest", "Lowest scores", "ties: the question with more evidence retrieved first"),
+    (
+        "disagreements",
+        "Where official F1 and J disagree most",
+        "largest |F1 x100 - J|: a right answer in other words, or a judge fooled by overlap",
+    ),
+    (
+        "missed_with_evidence",
+        "Lowest scores although the evidence was retrieved",
+        "the answer step, not retrieval, lost these",
+    ),
+    ("highest", "Highest scores", "ties: the question with more evidence retrieved first"),
+)
+
+
 def error_blocks(a: Analysis) -> list[Block]:
-    if a.primary is None or not a.ranked:
+    if a.primary is None or not a.examples:
         return []
-    label, column = a.primary.label, a.primary.column
-    # lowest score first; among equal scores the dataset's order, as in the top list
-    bottom = sorted(a.ranked, key=lambda r: (float(r[column]), *question_order(r)))
-    return [
+    blocks: list[Block] = [
         Heading("Error analysis"),
-        Paragraph(f"Questions ranked by {label}; ties in dataset order."),
-        Heading(f"Bottom {EXAMPLE_COUNT}", 3),
-        _example_table(bottom[:EXAMPLE_COUNT], a),
-        Heading(f"Top {EXAMPLE_COUNT}", 3),
-        _example_table(a.ranked[:EXAMPLE_COUNT], a),
+        Paragraph(
+            f"Questions ranked by {a.primary.label} unless said otherwise; each table takes "
+            "its questions in turn from every category, and breaks remaining ties by a hash "
+            "of the question id (deterministic, not the dataset's order)."
+        ),
     ]
+    for name, title, why in _EXAMPLE_SECTIONS:
+        rows = a.examples.get(name)
+        if rows:
+            blocks += [Heading(f"{title} ({why})", 3), _example_table(rows, a)]
+    return blocks
 
 
 def provenance_blocks(a: Analysis) -> list[Block]:
@@ -287,6 +255,8 @@ def provenance_blocks(a: Analysis) -> list[Block]:
     ]
     if a.judge is not None:
         lines.append(f"judge: {a.judge.config.get('signature')}")
+    if (sample := a.rows_sample) is not None:
+        lines.append(f"questions: {sample.get('signature')}")
     inp = s.get("input") or {}
     ds = s.get("dataset")
     join = s.get("join") or {}
@@ -314,9 +284,28 @@ def provenance_blocks(a: Analysis) -> list[Block]:
     ]
 
 
+def _mark_subset(blocks: list[Block], a: Analysis) -> list[Block]:
+    """Every table holding this folder's numbers names the sample they come from: all of
+    them when the folder's questions are a sample, those showing J when only J is."""
+    sample = a.rows_sample
+    only_j = sample is None
+    sample = sample or a.judge_sample
+    if sample is None:
+        return blocks
+    marker = str(sample.get("signature"))
+    out: list[Block] = []
+    for block in blocks:
+        if isinstance(block, Table) and block.own_numbers and not block.subset:
+            shows_j = any(h == "J" or h.startswith(J.label) for h in block.headers)
+            if not only_j or shows_j:
+                block = replace(block, subset=marker)
+        out.append(block)
+    return out
+
+
 def full_report_blocks(a: Analysis, paper_columns: bool = False) -> list[Block]:
-    return [
-        *overview_blocks(a),
+    """The headline first, then a table of contents, then baselines and the detail."""
+    detail = [
         *comparison_blocks(a, paper_columns),
         *breakdown_blocks(a),
         *judge_blocks(a),
@@ -327,6 +316,9 @@ def full_report_blocks(a: Analysis, paper_columns: bool = False) -> list[Block]:
         *error_blocks(a),
         *provenance_blocks(a),
     ]
+    opening = opening_blocks(a)
+    blocks = [*opening, Heading(CONTENTS), contents(detail), *detail]
+    return _mark_subset(blocks, a)
 
 
 def format_full_report(a: Analysis, paper_columns: bool = False) -> str:

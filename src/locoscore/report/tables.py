@@ -28,6 +28,16 @@ def fmt(value: float | None, decimals: int = 1, std: float | None = None) -> str
     return f"{text} ± {std:.{decimals}f}" if std is not None else text
 
 
+def seconds(value: float | None) -> str:
+    """A duration: under a second in ms ("3.2 ms", "850 ms"), else seconds ("1.25 s")."""
+    if value is None:
+        return DASH
+    if value >= 1.0:
+        return f"{value:.2f} s"
+    ms = 1000.0 * value
+    return f"{ms:.1f} ms" if ms < 10 else f"{ms:.0f} ms"
+
+
 def ci_text(cell: CellStats, decimals: int, clustered: bool = False) -> str:
     """The 95 % interval of a cell as text; n/a where undefined."""
     ci = cell.clustered if clustered else cell.bootstrap
@@ -77,7 +87,22 @@ def _headers(ids: list[int], overall: str) -> list[str]:
     return ["System", *(CATEGORY_NAMES[c] for c in ids), overall, "Source"]
 
 
-def _ours(ms: MetricStats, ids: list[int], with_std: bool) -> list[str]:
+def sample_label(sample: dict[str, Any]) -> str:
+    """ "This run" as a subset row names itself: "This run (sample 50/1,986)"."""
+    return f"This run (sample {sample.get('size', 0):,}/{sample.get('population', 0):,})"
+
+
+def subset_note(sample: dict[str, Any]) -> str:
+    return (
+        f"This run is a sample of {sample.get('size', 0):,} of {sample.get('population', 0):,} "
+        f"questions ({sample.get('signature')}); the published rows are over the full "
+        "benchmark: a smoke test, not a comparison."
+    )
+
+
+def _ours(
+    ms: MetricStats, ids: list[int], with_std: bool, sample: dict[str, Any] | None = None
+) -> list[str]:
     d = ms.metric.decimals
 
     def show(c: CellStats | None) -> str:
@@ -86,7 +111,8 @@ def _ours(ms: MetricStats, ids: list[int], with_std: bool) -> list[str]:
         return fmt(c.mean, d, c.run_std if with_std else None)
 
     cells = [show(ms.by_category.get(c)) for c in ids]
-    return ["This run", *cells, show(ms.overall), f"locoscore, n = {ms.overall.n}"]
+    label = "This run" if sample is None else sample_label(sample)
+    return [label, *cells, show(ms.overall), f"locoscore, n = {ms.overall.n}"]
 
 
 def _published(row: BaselineRow, ids: list[int], decimals: int) -> list[str]:
@@ -104,13 +130,15 @@ def comparison_table(
     includes_adversarial: bool,
     decimals: int,
     with_std: bool = False,
+    sample: dict[str, Any] | None = None,
 ) -> Table:
+    """This run's row (`ms`; with `sample`, marked as a subset) above the published ones."""
     ids = category_ids(includes_adversarial)
     scope = "incl. adversarial" if includes_adversarial else "excl. adversarial"
     rows: list[list[str]] = []
     highlight: frozenset[int] = frozenset()
     if ms is not None:
-        rows.append(_ours(ms, ids, with_std))
+        rows.append(_ours(ms, ids, with_std, sample))
         highlight = frozenset({0})
     rows += [_published(r, ids, decimals) for r in baselines.rows_for(protocol)]
     numeric = (False, *(True for _ in ids), True, False)
@@ -120,7 +148,19 @@ def comparison_table(
             "This run has no adversarial questions, so its overall covers fewer question types "
             "than the published overall (which includes them): compare category by category."
         )
-    return Table(_headers(ids, f"overall ({scope})"), rows, highlight, numeric, caption)
+    subset = ""
+    if ms is not None and sample is not None:
+        caption = " ".join(c for c in (subset_note(sample), caption) if c)
+        subset = str(sample.get("signature"))
+    return Table(
+        _headers(ids, f"overall ({scope})"),
+        rows,
+        highlight,
+        numeric,
+        caption,
+        subset=subset,
+        own_numbers=ms is not None,
+    )
 
 
 def paper_columns_table(protocol: str, decimals: int = 2) -> Table:
@@ -133,7 +173,11 @@ def paper_columns_table(protocol: str, decimals: int = 2) -> Table:
         if r.values
     ]
     return Table(
-        headers, rows, numeric=(False, *(True for _ in ids)), caption=baselines.MEM0_MISLABEL_NOTE
+        headers,
+        rows,
+        numeric=(False, *(True for _ in ids)),
+        caption=baselines.MEM0_MISLABEL_NOTE,
+        own_numbers=False,
     )
 
 
@@ -142,7 +186,11 @@ def f1_comparison_blocks(analysis: Analysis, metric: Metric = F1_LOCOMO) -> list
         return []
     ms = analysis.metric(metric.column)
     table = comparison_table(
-        ms, metric.baseline_protocol, metric.overall_includes_adversarial, metric.decimals
+        ms,
+        metric.baseline_protocol,
+        metric.overall_includes_adversarial,
+        metric.decimals,
+        sample=analysis.sample_for(metric),
     )
     return [table]
 
@@ -170,9 +218,12 @@ def judge_comparison_blocks(analysis: Analysis) -> list[Block]:
             comparison_table(None, published, False, J.decimals),
         ]
     model = judge.config.get("model", "?") if judge else "?"
+    sample = analysis.sample_for(J)
     comparable = comparable_j_stats(analysis)
     if comparable is not None:
-        table = comparison_table(comparable, published, False, J.decimals, with_std=True)
+        table = comparison_table(
+            comparable, published, False, J.decimals, with_std=True, sample=sample
+        )
         notes = [
             "This run's ± is the std of J across repeat indices (judge noise), the meaning of "
             "the Mem0 paper's ±; the 95 % intervals in the breakdown below measure precision."
@@ -190,7 +241,9 @@ def judge_comparison_blocks(analysis: Analysis) -> list[Block]:
                 "a gap between them can be the judges' as well as the systems'."
             )
         return [table, Paragraph(" ".join(notes))]
-    ours = comparison_table(ms, "none", ms.overall_includes_adversarial, J.decimals, True)
+    ours = comparison_table(
+        ms, "none", ms.overall_includes_adversarial, J.decimals, True, sample=sample
+    )
     return [
         ours,
         Paragraph(
@@ -203,8 +256,8 @@ def judge_comparison_blocks(analysis: Analysis) -> list[Block]:
     ]
 
 
-def _lat(stat: LatencyStats | None, attr: str, decimals: int = 3) -> str:
-    return fmt(getattr(stat, attr), decimals) if stat is not None else DASH
+def _lat(stat: LatencyStats | None, attr: str) -> str:
+    return seconds(getattr(stat, attr)) if stat is not None else DASH
 
 
 def latency_comparison_table(analysis: Analysis) -> Table:
@@ -214,36 +267,40 @@ def latency_comparison_table(analysis: Analysis) -> Table:
     )
     headers = [
         "System",
-        "search p50 (s)",
-        "search p95 (s)",
-        "total p50 (s)",
-        "total p95 (s)",
+        "search p50",
+        "search p95",
+        "total p50",
+        "total p95",
         "context tokens (mean)",
         "Source",
     ]
+    sample = analysis.rows_sample
     ours = [
-        "This run",
+        "This run" if sample is None else sample_label(sample),
         _lat(search, "p50"),
         _lat(search, "p95"),
         _lat(total, "p50"),
         _lat(total, "p95"),
-        _lat(tokens, "mean", 0),
+        DASH if tokens is None else fmt(tokens.mean, 0),
         "locoscore",
     ]
     rows = [ours] + [
         [
             r.system,
-            fmt(r.search_p50, 3),
-            fmt(r.search_p95, 3),
-            fmt(r.total_p50, 3),
-            fmt(r.total_p95, 3),
+            seconds(r.search_p50),
+            seconds(r.search_p95),
+            seconds(r.total_p50),
+            seconds(r.total_p95),
             fmt(r.context_tokens, 0),
             r.source.cite(),
         ]
         for r in baselines.LATENCY_ROWS
     ]
     numeric = (False, True, True, True, True, True, False)
-    return Table(headers, rows, frozenset({0}), numeric)
+    if sample is None:
+        return Table(headers, rows, frozenset({0}), numeric)
+    subset = str(sample.get("signature"))
+    return Table(headers, rows, frozenset({0}), numeric, subset_note(sample), subset=subset)
 
 
 # ---- the seed's names: markdown strings ------------------------------------------------

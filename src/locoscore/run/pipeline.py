@@ -127,6 +127,15 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
     questions = locomo_questions(
         dataset, conversations, include_adversarial=settings.include_adversarial
     )
+    sample = None
+    if settings.sample is not None:
+        # a smoke test: only the sampled questions are asked, only their conversations ingested
+        sample = settings.sample.draw(
+            questions, item_id=lambda q: q.question_id, stratum=lambda q: q.category
+        )
+        questions = sample.keep(questions, lambda q: q.question_id)
+        asked = {q.conversation_id for q in questions}
+        conversations = [c for c in conversations if c.conversation_id in asked]
     prompt = (
         load_answer_prompt(settings.answer_prompt)
         if settings.answer_prompt
@@ -140,7 +149,9 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
         SystemContext(state_dir=settings.out / STATE_DIR, prices=settings.answer.prices),
     )
     errata = errata_for(settings.errata, dataset)  # a bad list is refused before any work
-    resolved = ResolvedRun(settings, dataset, conversations, questions, system, answer, errata)
+    resolved = ResolvedRun(
+        settings, dataset, conversations, questions, system, answer, errata, sample
+    )
     _check_earlier_run(settings.out, resolved.signature)
     return resolved
 

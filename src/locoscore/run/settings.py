@@ -11,6 +11,7 @@ from locoscore._version import __version__
 from locoscore.data.conversation import Conversation, Question
 from locoscore.data.dataset import Dataset
 from locoscore.data.errata import Errata
+from locoscore.data.sample import QuestionSample, SampleSpec, with_sample
 from locoscore.run.answerer import AnswerSettings, AnswerStep
 from locoscore.run.tokens import TOKENIZER_NAME
 from locoscore.systems.base import MemorySystem
@@ -33,6 +34,7 @@ class RunSettings:
     dry_run: bool = False
     skip_probe: bool = False
     errata: Path | None = None  # --errata (else $LOCOSCORE_ERRATA or the fetched copy)
+    sample: SampleSpec | None = None  # --limit: a smoke test on a stratified sample
 
 
 @dataclass
@@ -44,6 +46,7 @@ class ResolvedRun:
     system: MemorySystem
     answer: AnswerStep
     errata: Errata | None = None  # the verified-gold view of the run's reports
+    sample: QuestionSample | None = None  # the questions asked are this sample
 
     @property
     def dataset_version(self) -> str:
@@ -62,10 +65,11 @@ class ResolvedRun:
         adv = "yes" if s.include_adversarial else "no"
         # A system that answers itself replaces locoscore's answer step: name that instead.
         answer = "answer:system" if self.system.answers_itself else self.answer.signature
-        return (
+        return with_sample(
             f"run:{s.system}|opts:{opts}|{budget}|{answer}"
             f"|tok:{TOKENIZER_NAME}|data:{self.dataset_version}@{self.dataset.sha256[:12]}"
-            f"|adv:{adv}|version:{__version__}"
+            f"|adv:{adv}|version:{__version__}",
+            self.sample,
         )
 
     def describe(self) -> dict[str, Any]:
@@ -90,5 +94,6 @@ class ResolvedRun:
             "conversations": [c.conversation_id for c in self.conversations],
             "questions": len(self.questions),
             "include_adversarial": s.include_adversarial,
+            "sample": None if self.sample is None else self.sample.to_json(),
             "locoscore_version": __version__,
         }
