@@ -2,14 +2,12 @@
 
 bm25 with the extractive answerer; full-context and bm25 (top-k 10 and 3) with the fake
 provider's answerer; two of those judged binary by the same fake judge, one judged with the
-rubric; a sample (a subset of the bm25 predictions scored and marked as `run --limit` marks
-it); two folders with gold errata recorded (the verified-gold view).
+rubric; a sample (`run --limit 40`); two folders with gold errata recorded (the verified-gold
+view).
 """
 
 from __future__ import annotations
 
-import json
-import random
 import re
 import shutil
 from collections.abc import Iterator
@@ -53,24 +51,6 @@ def _copy(source: Path, target: Path) -> Path:
     return target
 
 
-def _sampled(source: Path, out: Path, dataset: Path) -> Path:
-    """40 of the 105 questions, scored, with the run section and `sample` record the sampler
-    writes (`run.sample`, a `sample:` part in the run signature)."""
-    records = [json.loads(line) for line in (source / "predictions.jsonl").open()]
-    chosen = sorted(random.Random(0).sample(range(len(records)), 40))
-    subset = out.parent / f"{out.name}-predictions.jsonl"
-    subset.write_text("".join(json.dumps(records[i]) + "\n" for i in chosen))
-    cli("score", str(subset), "--out", str(out), "--dataset", str(dataset))
-    summary_path = out / "summary.json"
-    summary = json.loads(summary_path.read_text())
-    run = json.loads((source / "summary.json").read_text())["run"]
-    run["signature"] = run["signature"].replace("|version:", f"|{SAMPLE_SIGNATURE}|version:")
-    run["sample"] = {"signature": SAMPLE_SIGNATURE, "size": 40, "population": 105, "seed": 0}
-    summary["run"] = run
-    summary_path.write_text(json.dumps(summary, indent=2))
-    return out
-
-
 @pytest.fixture(scope="session")
 def folders(
     tmp_path_factory: pytest.TempPathFactory, locomo_path: Path, errata_path: Path
@@ -100,7 +80,9 @@ def folders(
         made["full-context-rubric"] = _judge(
             _copy(made["full-context"], root / "full-context-rubric"), locomo_path, fake, "rubric"
         )
-        made["bm25-k10-sample"] = _sampled(made["bm25-k10"], root / "bm25-k10-sample", locomo_path)
+        made["bm25-k10-sample"] = _run(
+            root / "bm25-k10-sample", locomo_path, "bm25", "--limit", "40", *answerer
+        )
         for name in ("bm25-extractive", "bm25-k3"):
             target = _copy(made[name], root / f"{name}-errata")
             cli("report", str(target), "--errata", str(errata_path), "--dataset", str(locomo_path))

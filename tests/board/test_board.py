@@ -68,6 +68,8 @@ def test_runs_fall_into_the_groups_that_make_their_numbers_comparable(
     assert binary["identity"]["judge_signature"].startswith("judge:binary|")
     sample = groups[frozenset({"bm25-k10-sample"})]["identity"]
     assert sample["sample"] == SAMPLE_SIGNATURE and sample["questions"] == 40
+    run = _summary(folders["bm25-k10-sample"])["run"]
+    assert run["sample"]["signature"] == SAMPLE_SIGNATURE  # as `run --limit 40` records it
     verified = groups[frozenset({"bm25-extractive-errata", "bm25-k3-errata"})]["identity"]
     assert verified["view"].startswith("verified gold (errata ")
     assert 0 < verified["questions"] < 105
@@ -155,6 +157,16 @@ def test_holm_adjustment_by_hand() -> None:
     assert stats.holm_adjust([0.04, 0.01, 0.03]) == pytest.approx([0.06, 0.03, 0.06])
     assert stats.holm_adjust([0.5, 0.9]) == [1.0, 1.0]
     assert stats.holm_adjust([0.2]) == [0.2]
+
+
+def test_a_sampled_group_is_marked_as_a_subset_on_the_page(board: dict[str, Any]) -> None:
+    md = (board["_out"] / "board.md").read_text()
+    sampled = next(g for g in board["groups"] if g["identity"]["sample"] != "full")
+    section = md.split(f"## Group {sampled['group']}: ")[1].split("\n## ")[0]
+    assert f"is a sample of the questions ({SAMPLE_SIGNATURE})" in section
+    assert section.count(f"Subset ({SAMPLE_SIGNATURE}): not the full benchmark.") == 2
+    full = next(g for g in board["groups"] if g["identity"]["sample"] == "full")
+    assert "Subset (" not in md.split(f"## Group {full['group']}: ")[1].split("\n## ")[0]
 
 
 def test_incomparable_rows_never_share_a_table(board: dict[str, Any]) -> None:

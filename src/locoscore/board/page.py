@@ -8,11 +8,12 @@ from typing import Any
 from locoscore._version import __version__
 from locoscore.board.entries import Entry, row_facts
 from locoscore.board.groups import Group, Row, differing_aspects
+from locoscore.board.identity import FULL_SET
 from locoscore.categories import CATEGORY_NAMES
 from locoscore.compare import ALPHA
 from locoscore.report import charts
 from locoscore.report.comparison import format_p
-from locoscore.report.document import Block, Figure, Heading, Notes, Paragraph, Table
+from locoscore.report.document import Banner, Block, Figure, Heading, Notes, Paragraph, Table
 from locoscore.report.metrics import METRICS, Metric
 from locoscore.report.tables import DASH, fmt
 
@@ -105,7 +106,7 @@ def _scores_table(group: Group, facts: list[dict[str, Any]]) -> Table:
     numeric: tuple[bool, ...] = (True, False, False, False, True, False, True, False)
     numeric += (*(True for _ in metrics[1:]), True, True)
     highlight = frozenset(i for i, r in enumerate(group.rows) if r.rank == 1)
-    return Table(headers, rows, highlight, numeric)
+    return Table(headers, rows, highlight, numeric, subset=_subset(group))
 
 
 def _costs_table(group: Group, facts: list[dict[str, Any]]) -> Table:
@@ -134,12 +135,18 @@ def _costs_table(group: Group, facts: list[dict[str, Any]]) -> Table:
             ]
         )
     numeric = (True, False, False, *(True for _ in headers[3:]))
-    return Table(headers, rows, numeric=numeric)
+    return Table(headers, rows, numeric=numeric, subset=_subset(group))
 
 
 def _label(row: Row, facts: dict[str, Any]) -> str:
     """A chart's name for a row: rank, system and the folder's last part (systems repeat)."""
     return f"{_rank(row)} {facts['system']} ({Path(row.entry.folder).name})"
+
+
+def _subset(group: Group) -> str:
+    """The sample a group's numbers come from ("" for the full question set)."""
+    sample = group.identity.sample
+    return "" if sample == FULL_SET else sample
 
 
 def _category_name(key: str) -> str:
@@ -243,8 +250,15 @@ def board_blocks(title: str, groups: list[Group], folders: list[str]) -> list[Bl
         ]
     for group in groups:
         facts = [row_facts(r.entry) for r in group.rows]
+        blocks.append(Heading(group_title(group)))
+        if subset := _subset(group):
+            blocks.append(
+                Banner(
+                    f"{group.name} is a sample of the questions ({subset}): its numbers are a "
+                    "smoke test, not the full benchmark, and are never ranked against it."
+                )
+            )
         blocks += [
-            Heading(group_title(group)),
             Notes([f"{name}: {value}" for name, value in group.identity.aspects().items()]),
             Heading("Scores", 3),
             _scores_table(group, facts),
