@@ -102,8 +102,10 @@ class FinishTimes:
     def start(self, total: int, done: int, cached: int) -> None:
         pass
 
-    def update(self, done: int, failed: int, tokens: int, cost_usd: float | None) -> None:
-        self.finished.append(time.monotonic())
+    def update(
+        self, done: int, failed: int, tokens: int, cost_usd: float | None, calls: int | None = None
+    ) -> None:
+        self.finished.extend([time.monotonic()] * done)  # done 0: ingestion's progress
 
     def status(self, text: str) -> None:
         pass

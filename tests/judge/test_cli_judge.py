@@ -73,13 +73,39 @@ def test_judge_writes_judgments_scores_and_summary(fake: FakeProvider, tmp_path:
         70.0,
     ]
     assert judge["run_level"]["std"] == pytest.approx(1.5055, abs=1e-4)
-    assert judge["calls"] == {
+    calls, usage = judge["calls"], judge["usage"]
+    assert {k: calls[k] for k in ("made", "judgments", "cached", "failed", "skipped")} == {
         "made": 10,
+        "judgments": 10,
         "cached": 0,
         "failed": 0,
         "skipped": 0,
-        "short_circuited": 0,
     }
+    assert calls["this_attempt"]["requests"] == 10 and calls["earlier_attempts"]["attempts"] == 0
+    # sonnet at 3 / 15 USD per Mtok
+    cost = (usage["input_tokens"] * 3 + usage["output_tokens"] * 15) / 1e6
+    assert usage["estimated_cost_usd"] == pytest.approx(cost, abs=1e-4) and cost > 0
+
+
+def test_a_finished_judge_rerun_reports_the_whole_job(fake: FakeProvider, tmp_path: Path) -> None:
+    predictions = write_native(tmp_path / "p.jsonl", make_records(2))
+    first = _judge(fake, predictions, tmp_path / "out", "--runs", "3")
+    assert first.exit_code == 0, first.output
+    before = json.loads((tmp_path / "out" / "summary.json").read_text())["judge"]
+    again = _judge(fake, predictions, tmp_path / "out", "--runs", "3")
+    assert again.exit_code == 0, again.output
+    assert fake.generation_calls == 6  # nothing asked twice
+    judge = json.loads((tmp_path / "out" / "summary.json").read_text())["judge"]
+    calls = judge["calls"]
+    assert (calls["made"], calls["judgments"], calls["cached"]) == (6, 6, 6)
+    assert calls["this_attempt"]["requests"] == 0 and calls["this_attempt"]["cost_usd"] == 0
+    earlier = calls["earlier_attempts"]
+    assert (earlier["attempts"], earlier["requests"]) == (1, 6)
+    assert earlier["cost_usd"] == pytest.approx(before["usage"]["estimated_cost_usd"], abs=1e-4)
+    assert judge["usage"] == before["usage"]
+    line = "6 made (0 now, 6 by 1 earlier attempt), 6 cached"
+    assert f"calls: {line}" in again.output
+    assert f"Judge calls (every attempt): {line}" in (tmp_path / "out" / "report.md").read_text()
 
 
 def test_judge_keeps_what_score_wrote(fake: FakeProvider, tmp_path: Path) -> None:

@@ -104,7 +104,23 @@ def test_the_servers_ingestion_spend_reaches_run_json(locomo_path, tmp_path):
         done = _run(
             locomo_path, tmp_path / "out", "http", f"url={server.url}", convs="conv-30", probe=False
         )
-    assert done.exit_code == 0, done.output
+        assert done.exit_code == 0, done.output
+        first = json.loads((tmp_path / "out" / "run.json").read_text())["ingestion"]
+        again = _run(
+            locomo_path, tmp_path / "out", "http", f"url={server.url}", convs="conv-30", probe=False
+        )
+    assert again.exit_code == 0, again.output
+    spent = {"requests": 19, "sessions": 19, "input_tokens": 36900, "output_tokens": 369,
+             "cost_usd": 0.369}  # fmt: skip
+    assert first["all_attempts"] == {
+        **spent,
+        "this_attempt": spent,
+        "earlier_attempts": {"attempts": 0, **dict.fromkeys(spent, 0), "cost_usd": 0.0},
+    }
+    # the finished run rerun ingests nothing more, and still reports what ingesting cost
+    assert json.loads((tmp_path / "out" / "run.json").read_text())["ingestion"]["all_attempts"][
+        "earlier_attempts"
+    ] == {"attempts": 1, **spent}
     ingestion = json.loads((tmp_path / "out" / "run.json").read_text())["ingestion"]
     # conv-30: 19 sessions, 369 turns.
     usage = ingestion["per_conversation"]["conv-30"]["usage"]

@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from locoscore.cli._interrupt import Interrupted, signals_stop_cleanly
 from locoscore.errors import InputError, LocoscoreError
 
 app = typer.Typer(
@@ -45,13 +46,18 @@ def _show_warning(
 
 
 def handle_errors(func: F) -> F:
-    """Bad input: one red line, exit 2, no traceback. Other locoscore errors: exit 1."""
+    """Bad input: one red line, exit 2, no traceback. Other locoscore errors: exit 1.
+    SIGINT / SIGTERM: one line saying what is saved, exit 130 / 143."""
 
     @wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         warnings.showwarning = _show_warning
         try:
-            return func(*args, **kwargs)
+            with signals_stop_cleanly():
+                return func(*args, **kwargs)
+        except Interrupted as exc:
+            err_console.print(escape(exc.line), highlight=False, soft_wrap=True)
+            raise typer.Exit(exc.exit_code) from None
         except InputError as exc:
             err_console.print(f"[red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
             raise typer.Exit(EXIT_BAD_INPUT) from None

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import typer
 from rich.table import Table
 
 from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_errors
+from locoscore.cli._interrupt import run_pass
 from locoscore.cli._judge_options import (
     ApiVersionOpt,
     BaseUrlOpt,
@@ -50,9 +50,10 @@ from locoscore.judge.audit import (
 )
 from locoscore.judge.audit_stats import placement_sentence
 from locoscore.judge.cache import user_cache_path
-from locoscore.llm.progress import RichProgress
+from locoscore.llm.progress import progress_for
 from locoscore.report.audit_report import audit_document, write_audit
 from locoscore.report.build import build_reports
+from locoscore.report.spend import judge_calls_line
 from locoscore.results_dir import SCORES, SUMMARY
 
 
@@ -164,8 +165,8 @@ def audit(
             f"smoke test: auditing {sample.describe()} ({sample.signature}) of every probe set",
             highlight=False,
         )
-    bar = RichProgress(err_console, "auditing") if progress and not dry_run else None
-    result = asyncio.run(
+    bar = progress_for(err_console, progress and not dry_run, "auditing", "judgments")
+    result = run_pass(
         run_audit(
             sets,
             settings,
@@ -176,7 +177,8 @@ def audit(
             poll_interval_s=batch_poll,
             max_wait_s=batch_wait,
             user_cache=user_cache,
-        )
+        ),
+        bar,
     )
     if user_cache:
         console.print(
@@ -203,6 +205,7 @@ def audit(
     if document.get("placement"):
         console.print(placement_sentence(document["placement"]), highlight=False)
     console.print(f"[bold]{document['summary_line']}[/]", highlight=False)
+    console.print(judge_calls_line(document["calls"], document["usage"]), highlight=False)
     console.print(f"wrote {out}/audit.md, audit.html, audit.json", highlight=False)
     if result.run.stop_reason:
         err_console.print(

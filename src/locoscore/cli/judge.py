@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import warnings
 from pathlib import Path
 from typing import Any
@@ -10,6 +9,7 @@ from typing import Any
 import typer
 
 from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_errors
+from locoscore.cli._interrupt import run_pass
 from locoscore.cli._judge_options import (
     ApiVersionOpt,
     BaseUrlOpt,
@@ -51,8 +51,9 @@ from locoscore.data.sample import sample_spec
 from locoscore.judge.api import judge_pass, judge_sample
 from locoscore.judge.cache import user_cache_path
 from locoscore.judge.settings import JudgeSettings
-from locoscore.llm.progress import RichProgress
+from locoscore.llm.progress import progress_for
 from locoscore.report.build import build_reports
+from locoscore.report.spend import judge_calls_line
 from locoscore.report.terminal import judge_table, verified_gold_line
 from locoscore.run.document import read_run_answer
 
@@ -125,8 +126,8 @@ def judge(
         )
     gold_errata = errata_for(errata, loaded.dataset)  # a bad list fails before any call
     _warn_if_self_judging(settings, predictions, out)
-    bar = RichProgress(err_console) if progress and not dry_run else None
-    result = asyncio.run(
+    bar = progress_for(err_console, progress and not dry_run, "judging", "judgments")
+    result = run_pass(
         judge_pass(
             loaded.records,
             settings,
@@ -139,7 +140,8 @@ def judge(
             input_info=loaded.provenance()["input"],
             user_cache=user_cache,
             sample=sample,
-        )
+        ),
+        bar,
     )
     if user_cache:
         console.print(
@@ -210,14 +212,7 @@ def _print_table(section: dict[str, Any]) -> None:
     if run_level["mean"] is not None:
         std = "" if run_level["std"] is None else f" ± {run_level['std']:.2f}"
         console.print(f"run-level J: {run_level['mean']:.2f}{std} over {section['runs']} runs")
-    calls = section["calls"]
-    usage = section["usage"]
-    cost = usage["estimated_cost_usd"]
     mode = section.get("response_format")
     if mode is not None:
         console.print(f"structured output: {mode}{_FORMAT_NOTES.get(mode, '')}")
-    console.print(
-        f"calls: {calls['made']} made, {calls['cached']} cached, {calls['failed']} failed; "
-        f"tokens {usage['input_tokens']:,} in / {usage['output_tokens']:,} out; "
-        f"cost {'n/a' if cost is None else f'${cost:.2f}'}"
-    )
+    console.print(judge_calls_line(section["calls"], section["usage"]), highlight=False)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -10,11 +9,13 @@ import typer
 from rich.markup import escape
 
 from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_errors
+from locoscore.cli._interrupt import run_pass
 from locoscore.cli._options import ErrataOpt, LimitOpt, LimitPerOpt, SeedOpt
 from locoscore.data.sample import sample_spec
 from locoscore.llm.cost import PriceTable
-from locoscore.llm.progress import RichProgress
+from locoscore.llm.progress import progress_for
 from locoscore.report.build import build_reports
+from locoscore.report.spend import answer_calls_phrase
 from locoscore.report.terminal import lexical_table
 from locoscore.run.answerer import ANSWER_PROVIDERS, AnswerSettings
 from locoscore.run.outputs import write_run_outputs
@@ -122,14 +123,20 @@ def run(
     console.print(f"[bold]run[/]: {escape(resolved.signature)}", highlight=False)
     if resolved.sample is not None:
         console.print(f"smoke test on {resolved.sample.describe()}: every number is a subset")
-    bar = RichProgress(err_console, description="answering", unit="questions") if progress else None
-    result = asyncio.run(execute_run(resolved, progress=bar))
+    bar = progress_for(err_console, progress and not dry_run, "answering", "questions")
+    result = run_pass(execute_run(resolved, progress=bar), bar)
     if dry_run:
         _print_estimate(result.dry_run_estimate or {})
         return
     summary = write_run_outputs(result, out)
     build_reports(out, errata=resolved.errata)
     console.print(lexical_table(summary["lexical"]), highlight=False)
+    calls = summary["run"]["answer_calls"]
+    if not (resolved.answer.is_extractive or resolved.system.answers_itself):
+        console.print(
+            f"answer {answer_calls_phrase(calls)}; cost ${calls['cost_usd'] or 0:.4f}",
+            highlight=False,
+        )
     console.print(
         f"wrote {escape(str(out))}/predictions.jsonl, run.json, scores.jsonl, summary.json, "
         "report.md, report.html, scores.csv",
@@ -147,10 +154,21 @@ def run(
 
 def _print_estimate(estimate: dict[str, Any]) -> None:
     calls = int(estimate.get("calls") or 0)
+    cached = (
+        f"answer calls to make: {calls:,} (cached or not needed: {estimate.get('cached', 0):,})"
+    )
+    blocker = estimate.get("not_estimated")
+    if blocker is not None:
+        console.print(
+            f"{cached}\nnot estimated: ingestion, retrieval, and the answer calls' tokens and "
+            f"cost (their prompts hold what retrieval finds): {blocker}",
+            highlight=False,
+        )
+        return
     cost = estimate.get("cost_usd")
     shown = "unknown (no price for this model)" if cost is None and calls else f"${cost or 0:.2f}"
     console.print(
-        f"answer calls to make: {calls:,} (cached or not needed: {estimate.get('cached', 0):,})\n"
+        f"{cached}\n"
         f"estimated tokens: {estimate.get('input_tokens', 0):,} in, "
         f"{estimate.get('output_tokens', 0):,} out\n"
         f"estimated cost: {shown}",

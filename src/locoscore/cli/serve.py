@@ -39,14 +39,13 @@ def _wait_for_stop() -> None:
     def on_signal(signum: int, frame: FrameType | None) -> None:
         stop.set()
 
-    previous = signal.signal(signal.SIGTERM, on_signal)
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         while not stop.wait(0.2):
             pass
-    except KeyboardInterrupt:
-        pass
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
 
 
 @app.command("serve")

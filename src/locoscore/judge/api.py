@@ -62,9 +62,11 @@ async def run_pass(
     max_wait_s: float = 24 * 3600.0,
     initial_concurrency: int | None = None,
     user_cache: bool = False,
+    job: str = "judge",
 ) -> PassResult:
     """Judge every record (cache first, every verdict committed to `cache_path` at once) and
-    return the rows; write no output file. What `judge_pass` and `locoscore audit` share.
+    return the rows; write no output file. What `judge_pass` and `locoscore audit` share
+    (`job` names the pass among the others on the same cache: "judge", "audit").
 
     A dry run only plans and estimates. A batch still pending after `max_wait_s` is named by
     `result.run.pending_batch`; rerun to collect it.
@@ -85,6 +87,7 @@ async def run_pass(
                 progress=progress,
                 poll_interval_s=poll_interval_s,
                 max_wait_s=max_wait_s,
+                job=job,
             )
             result.run = await runner.run(plan)
         else:
@@ -95,6 +98,7 @@ async def run_pass(
                 client=client,
                 progress=progress,
                 initial_concurrency=initial_concurrency,
+                job=job,
             )
     return result
 

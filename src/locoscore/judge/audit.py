@@ -233,6 +233,7 @@ async def run_audit(
         dry_run=dry_run,
         progress=progress,
         poll_interval_s=poll_interval_s,
+        job="audit",
         max_wait_s=max_wait_s,
         user_cache=user_cache,
     )

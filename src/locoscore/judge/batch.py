@@ -23,6 +23,7 @@ from locoscore.judge.runner import (
     ProgressSink,
     RunStats,
     failed_row,
+    open_ledger,
     report_rows,
     row_from_reply,
 )
@@ -79,14 +80,18 @@ class BatchRunner:
         progress: ProgressSink | None = None,
         poll_interval_s: float = 30.0,
         max_wait_s: float = 24 * 3600.0,
+        job: str = "judge",
     ) -> None:
         self.judge = judge
         self.store = store
+        self.ledger = open_ledger(store, job, judge)
         self.client = client
         self.progress = progress
         self.poll_interval_s = poll_interval_s
         self.max_wait_s = max_wait_s
         self.stats = RunStats()
+        if self.ledger is not None:
+            self.stats.earlier = self.ledger.earlier
         self.rows: list[JudgmentRow] = []
 
     # ------------------------------------------------------------ provider specifics
@@ -237,6 +242,8 @@ class BatchRunner:
                 continue  # an entry of an older pass no longer asked for
             body, reason = results.get(key, (None, missing_reason))
             self.stats.made += 1  # a batch entry is a call, counted when collected
+            if body is not None:
+                self.stats.judgments += 1
             if body is None:
                 rows.append(failed_row(self.judge, spec, reason))
                 continue
@@ -255,9 +262,21 @@ class BatchRunner:
             if row.score is None:
                 self.stats.failed += 1
         self.rows.extend(rows)
+        self._price()
+        if self.ledger is not None:
+            self.ledger.record(self.stats.now())
         if self.progress is not None:
-            report_rows(self.progress, rows, None)
+            cost = self.stats.cost_usd if self.stats.cost_known else None
+            report_rows(self.progress, rows, cost, self.stats.made)
         self.store.finish_batch(batch_id, state)
+
+    def _price(self) -> None:
+        """The pass's cost so far, at batch prices."""
+        cost = self.judge.settings.prices.cost(
+            self.judge.model, self.stats.input_tokens, self.stats.output_tokens, batch=True
+        )
+        self.stats.cost_usd = cost or 0.0
+        self.stats.cost_known = cost is not None
 
     async def run(self, plan: CallPlan) -> JudgeRun:
         judge = self.judge
@@ -313,10 +332,6 @@ class BatchRunner:
                 await self.client.aclose()
             if self.progress is not None:
                 self.progress.stop()
-        cost = judge.settings.prices.cost(
-            judge.model, self.stats.input_tokens, self.stats.output_tokens, batch=True
-        )
-        self.stats.cost_usd = cost or 0.0
-        self.stats.cost_known = cost is not None
+        self._price()
         mode = self.client.response_format if self.client is not None else None
         return JudgeRun(self.rows, self.stats, stop_reason, response_format=mode)

@@ -17,8 +17,9 @@ from locoscore.data.sample import QuestionSample, with_sample
 from locoscore.errors import InputError
 from locoscore.judge.aggregate import MIN_RUNS_WITHOUT_WARNING, QuestionScores, summarise
 from locoscore.judge.plan import JudgmentRow
-from locoscore.judge.runner import JudgeRun
+from locoscore.judge.runner import JudgeRun, RunStats
 from locoscore.judge.settings import ResolvedJudge
+from locoscore.llm.ledger import attempts_json
 from locoscore.results_dir import load_scores, load_summary, row_key, write_results
 
 JUDGMENTS_FILE = "judgments.jsonl"
@@ -59,6 +60,30 @@ def scores_rows(
     return out
 
 
+def calls_and_usage(stats: RunStats) -> dict[str, Any]:
+    """A pass's `calls` and `usage`, for the whole pass across its attempts: `made`
+    (requests) and `judgments` (verdicts returned; more than requests when `n` > 1) with
+    this attempt's and the earlier attempts' share; `cached` etc. are this attempt's."""
+    now, earlier = stats.now(), stats.earlier
+    total = now + earlier
+    return {
+        "calls": {
+            "made": total.requests,
+            "judgments": total.results,
+            "cached": stats.cached,
+            "failed": stats.failed,
+            "skipped": stats.skipped,
+            "short_circuited": stats.short_circuited,
+            **attempts_json(now, earlier, "judgments"),
+        },
+        "usage": {
+            "input_tokens": total.input_tokens,
+            "output_tokens": total.output_tokens,
+            "estimated_cost_usd": None if total.cost_usd is None else round(total.cost_usd, 4),
+        },
+    }
+
+
 def judge_summary(
     judge: ResolvedJudge,
     questions: list[QuestionScores],
@@ -66,7 +91,6 @@ def judge_summary(
     sample: QuestionSample | None = None,
 ) -> dict[str, Any]:
     s = judge.settings
-    stats = run.stats
     described = judge.describe()
     section: dict[str, Any] = {
         **described,
@@ -80,18 +104,7 @@ def judge_summary(
     floor = min(MIN_RUNS_WITHOUT_WARNING, s.runs)
     section["questions_with_failed_runs"] = sum(1 for q in questions if len(q.used) < s.runs)
     section["questions_under_min_runs"] = sum(1 for q in questions if len(q.used) < floor)
-    section["calls"] = {
-        "made": stats.made,
-        "cached": stats.cached,
-        "failed": stats.failed,
-        "skipped": stats.skipped,
-        "short_circuited": stats.short_circuited,
-    }
-    section["usage"] = {
-        "input_tokens": stats.input_tokens,
-        "output_tokens": stats.output_tokens,
-        "estimated_cost_usd": round(stats.cost_usd, 4) if stats.cost_known else None,
-    }
+    section.update(calls_and_usage(run.stats))
     if run.response_format is not None:
         # What the provider accepted (a compatible server may refuse json_schema): not in
         # the cache key or signature, since the verdict's meaning does not change.

@@ -8,13 +8,14 @@ finished call is committed to the store before the next one is counted.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from locoscore.judge.cache import CachedVerdict, JudgeStore
 from locoscore.judge.parsing import parse_verdict
 from locoscore.judge.plan import CallPlan, CallSpec, JudgmentRow, base_row, render_prompt
 from locoscore.judge.settings import ResolvedJudge
 from locoscore.llm.cost import estimate_prompt_tokens
+from locoscore.llm.ledger import Ledger, Spend
 from locoscore.llm.limiter import AdaptiveLimiter
 from locoscore.llm.pool import CallPool, RetryPolicy
 from locoscore.llm.progress import ProgressSink
@@ -27,7 +28,10 @@ STOPPED_PREFIX = "not run: "
 
 @dataclass
 class RunStats:
+    """This attempt's calls (`earlier`: what earlier attempts of the same pass paid)."""
+
     made: int = 0  # HTTP requests sent (including retries)
+    judgments: int = 0  # verdicts the API returned (a request with n > 1 returns several)
     cached: int = 0
     failed: int = 0
     skipped: int = 0
@@ -36,6 +40,16 @@ class RunStats:
     output_tokens: int = 0
     cost_usd: float = 0.0
     cost_known: bool = True
+    earlier: Spend = field(default_factory=Spend)
+
+    def now(self) -> Spend:
+        cost = self.cost_usd if self.cost_known else None
+        return Spend(self.made, self.judgments, self.input_tokens, self.output_tokens, cost)
+
+
+def open_ledger(store: JudgeStore | None, job: str, judge: ResolvedJudge) -> Ledger | None:
+    """The pass's attempts, in the folder's cache file (`job`: "judge", "audit")."""
+    return None if store is None else Ledger(store.conn, f"{job}|{judge.signature}")
 
 
 @dataclass
@@ -114,11 +128,13 @@ def _units(missing: list[CallSpec], per_request: int) -> list[list[CallSpec]]:
     return units
 
 
-def report_rows(progress: ProgressSink | None, rows: list[JudgmentRow], cost: float | None) -> None:
+def report_rows(
+    progress: ProgressSink | None, rows: list[JudgmentRow], cost: float | None, calls: int
+) -> None:
     if progress is not None:
         failed = sum(1 for r in rows if r.score is None)
         tokens = sum(r.input_tokens + r.output_tokens for r in rows)
-        progress.update(len(rows), failed, tokens, cost)
+        progress.update(len(rows), failed, tokens, cost, calls)
 
 
 class Runner:
@@ -132,9 +148,11 @@ class Runner:
         base_delay_s: float | None = None,
         max_delay_s: float = 30.0,
         initial_concurrency: int | None = None,
+        job: str = "judge",
     ) -> None:
         self.judge = judge
         self.store = store
+        self.ledger = open_ledger(store, job, judge)
         self.client = client
         self.progress = progress
         settings = judge.settings
@@ -153,6 +171,8 @@ class Runner:
         )
         self.per_request = judge.n_per_request
         self.stats = RunStats()
+        if self.ledger is not None:
+            self.stats.earlier = self.ledger.earlier
         self.rows: list[JudgmentRow] = []
 
     @property
@@ -189,7 +209,10 @@ class Runner:
                     self.stats.failed += 1
         self.rows.extend(rows)
         self.stats.made = self.pool.made
-        report_rows(self.progress, rows, self.stats.cost_usd if self.stats.cost_known else None)
+        if self.ledger is not None:
+            self.ledger.record(self.stats.now())
+        cost = self.stats.cost_usd if self.stats.cost_known else None
+        report_rows(self.progress, rows, cost, self.stats.made)
 
     # ---------------------------------------------------------------- one unit
 
@@ -214,6 +237,7 @@ class Runner:
             return
         replies: list[Reply] = outcome.value or []
         served = unit[: len(replies)]
+        self.stats.judgments += len(served)
         rows = [
             row_from_reply(self.judge, spec, reply, outcome.latency_s, self.store)
             for spec, reply in zip(served, replies, strict=False)
@@ -273,8 +297,14 @@ async def run_plan(
     client: LLMClient | None = None,
     progress: ProgressSink | None = None,
     initial_concurrency: int | None = None,
+    job: str = "judge",
 ) -> JudgeRun:
     runner = Runner(
-        judge, store, client=client, progress=progress, initial_concurrency=initial_concurrency
+        judge,
+        store,
+        client=client,
+        progress=progress,
+        initial_concurrency=initial_concurrency,
+        job=job,
     )
     return await runner.run(plan)

@@ -25,6 +25,7 @@ from locoscore.judge.audit_stats import (
     set_statistics,
     summary_line,
 )
+from locoscore.judge.outputs import calls_and_usage
 from locoscore.judge.settings import ResolvedJudge
 from locoscore.report.document import (
     Banner,
@@ -37,6 +38,7 @@ from locoscore.report.document import (
 )
 from locoscore.report.html import render_html
 from locoscore.report.markdown import render_markdown
+from locoscore.report.spend import judge_calls_line
 
 AUDIT_JSON, AUDIT_MD, AUDIT_HTML = "audit.json", "audit.md", "audit.html"
 SCHEMA_VERSION = 1
@@ -79,7 +81,6 @@ def audit_document(
     judge = result.judge
     by_key = rows_by_key(result.run.rows, judge.settings.runs)
     stats_sets = [set_statistics(s, by_key, judge, threshold) for s in sets]
-    run_stats = result.run.stats
     line = summary_line(stats_sets)
     if sample is not None:
         line += f" (on {sample.describe()}, not the full set)"
@@ -101,18 +102,7 @@ def audit_document(
         "dataset": {"path": str(dataset.path), "sha256": dataset.sha256},
         "probe_sets": stats_sets,
         "placement": placement(stats_sets),
-        "calls": {
-            "made": run_stats.made,
-            "cached": run_stats.cached,
-            "failed": run_stats.failed,
-            "skipped": run_stats.skipped,
-            "short_circuited": run_stats.short_circuited,
-        },
-        "usage": {
-            "input_tokens": run_stats.input_tokens,
-            "output_tokens": run_stats.output_tokens,
-            "estimated_cost_usd": round(run_stats.cost_usd, 4) if run_stats.cost_known else None,
-        },
+        **calls_and_usage(result.run.stats),
     }
     if result.run.stop_reason:
         document["stopped"] = result.run.stop_reason
@@ -296,6 +286,7 @@ def audit_blocks(document: dict[str, Any]) -> list[Block]:
             f"when {rule}. 95 % intervals: percentile bootstrap over questions (2,000 "
             "resamples, seed 0); run-level ±: sample std across repeat indices."
         ),
+        Paragraph(judge_calls_line(document["calls"], document["usage"], "Calls") + "."),
         Heading("Acceptance per probe set"),
         overview_table(sets, sample),
         *(

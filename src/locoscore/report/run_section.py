@@ -10,6 +10,7 @@ from typing import Any
 from locoscore.categories import CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
 from locoscore.report.analysis import Analysis
 from locoscore.report.document import Block, Heading, Notes, Paragraph, Preformatted, Table
+from locoscore.report.spend import answer_calls_phrase, attempts_phrase
 from locoscore.report.tables import DASH, fmt
 
 _BUCKETS = {
@@ -125,12 +126,25 @@ def _cost_blocks(run: dict[str, Any]) -> list[Block]:
         ],
         [
             "answering (locoscore's answer step)",
-            f"{calls.get('made', 0)} calls made, {calls.get('cached', 0)} from the cache",
+            answer_calls_phrase(calls),
             f"{tokens.get('input', 0):,} / {tokens.get('output', 0):,}",
             str(calls.get("made", 0)),
             _cost(calls.get("cost_usd")),
         ],
     ]
+    ingested = (run.get("ingestion") or {}).get("all_attempts") or {}
+    if (ingested.get("earlier_attempts") or {}).get("attempts"):
+        # Interrupted ingestions are redone: what they spent is paid all the same.
+        rows.insert(
+            1,
+            [
+                "ingestion, every attempt",
+                f"{ingested.get('sessions', 0):,} sessions added{attempts_phrase(ingested)}",
+                f"{ingested.get('input_tokens', 0):,} / {ingested.get('output_tokens', 0):,}",
+                str(ingested.get("requests", 0)),
+                _cost(ingested.get("cost_usd")),
+            ],
+        )
     return [
         Heading("What producing the predictions cost", 3),
         Table(

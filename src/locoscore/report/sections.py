@@ -16,6 +16,7 @@ from locoscore.report.markdown import render_markdown
 from locoscore.report.metrics import BLEU1_MEM0, F1_LOCOMO, F1_MEM0, J
 from locoscore.report.recorded_judge import recorded_judge_blocks
 from locoscore.report.run_section import run_blocks
+from locoscore.report.spend import judge_calls_line
 from locoscore.report.tables import (
     DASH,
     breakdown_table,
@@ -128,6 +129,10 @@ def judge_blocks(a: Analysis) -> list[Block]:
         f"{j.agreement_name} across runs: {fmt(j.agreement, 3)}.",
         f"Failed runs (dropped, not scored 0): {j.runs_failed} of {j.runs_attempted}.",
     ]
+    calls = j.config.get("calls")
+    if isinstance(calls, dict) and "made" in calls:
+        usage = j.config.get("usage") or {}
+        items.append(judge_calls_line(calls, usage, "Judge calls (every attempt)") + ".")
     return [Heading("Judge runs and agreement"), Notes(items), *figures.j_distribution(a)]
 
 

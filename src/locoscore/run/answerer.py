@@ -15,8 +15,9 @@ from typing import Any
 
 from locoscore.errors import InputError
 from locoscore.llm.cost import PriceTable, estimate_prompt_tokens
+from locoscore.llm.ledger import Ledger, Spend
 from locoscore.llm.limiter import AdaptiveLimiter
-from locoscore.llm.pool import CallPool, RetryPolicy
+from locoscore.llm.pool import CallPool, Outcome, RetryPolicy
 from locoscore.llm.providers import (
     PROVIDERS,
     LLMClient,
@@ -105,7 +106,11 @@ class AnswerStep:
         }
 
 
-def resolve_answer_step(settings: AnswerSettings, prompt: AnswerPrompt) -> AnswerStep:
+def resolve_answer_step(
+    settings: AnswerSettings, prompt: AnswerPrompt, *, needs_key: bool = True
+) -> AnswerStep:
+    """The answer step as applied; a missing key is refused unless `needs_key` is False
+    (a dry run, which sends nothing)."""
     if settings.provider not in ANSWER_PROVIDERS:
         raise InputError(
             f"--answer-provider {settings.provider}: expected one of {', '.join(ANSWER_PROVIDERS)}"
@@ -120,7 +125,8 @@ def resolve_answer_step(settings: AnswerSettings, prompt: AnswerPrompt) -> Answe
             f"needs a price for model {model}: add it with --prices FILE", field="--max-cost"
         )
     sampling = resolve_sampling(settings.provider, model, settings.temperature)
-    api_key(settings.provider)  # a missing key stops the run before anything is spent
+    if needs_key:
+        api_key(settings.provider)  # a missing key stops the run before anything is spent
     return AnswerStep(settings, model, prompt, sampling)
 
 
@@ -151,9 +157,11 @@ class Answerer:
         store: RunStore,
         *,
         on_status: Callable[[str], None] | None = None,
+        ledger: Ledger | None = None,
     ) -> None:
         self.step = step
         self.store = store
+        self.ledger = ledger  # this attempt's calls, beside the earlier attempts'
         self.client: LLMClient | None = None
         settings = step.settings
         # Answer calls start at up to 32 in flight (the judge's 10 takes several round trips
@@ -170,6 +178,19 @@ class Answerer:
             on_status=on_status,
         )
         self.calls_cached = 0
+        self.answers = 0  # replies with an answer, this attempt
+        self.input_tokens = 0
+        self.output_tokens = 0
+
+    def spent(self) -> Spend:
+        """This attempt's answer calls."""
+        return Spend(
+            self.pool.made,
+            self.answers,
+            self.input_tokens,
+            self.output_tokens,
+            self.pool.spent_usd,
+        )
 
     def key(self, prompt: str) -> str:
         return answer_key(self.step.cache_params(), prompt)
@@ -222,6 +243,17 @@ class Answerer:
         outcome = await self.pool.call(
             lambda: client.complete(prompt), self.estimate_usd(prompt), self._cost
         )
+        try:
+            return self._answer_from(key, outcome)
+        finally:
+            for reply in outcome.value or []:
+                self.input_tokens += reply.input_tokens
+                self.output_tokens += reply.output_tokens
+            if self.ledger is not None:
+                self.ledger.record(self.spent())
+
+    def _answer_from(self, key: str, outcome: Outcome[list[Reply]]) -> Answer:
+        """A finished call's answer (cached at once), or its error."""
         if outcome.stopped is not None:
             return Answer("", None, error=f"not run: {outcome.stopped}", stopped=True)
         if outcome.error is not None:
@@ -236,6 +268,7 @@ class Answerer:
         self.store.put_answer(
             key, CachedAnswer(text, reply.input_tokens, reply.output_tokens, latency)
         )
+        self.answers += 1
         return Answer(text, latency, reply.input_tokens, reply.output_tokens)
 
     async def aclose(self) -> None:

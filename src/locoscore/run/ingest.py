@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,23 +40,27 @@ class IngestionMeasures:
 
 
 async def ingest_conversation(
-    system: MemorySystem, conversation: Conversation
+    system: MemorySystem,
+    conversation: Conversation,
+    on_spent: Callable[[int, Usage], None] | None = None,
 ) -> IngestionMeasures:
     """reset, then add every session in order; a failure is measured and reported, not
-    raised, so the other conversations go on."""
+    raised, so the other conversations go on. `on_spent(sessions, usage)` follows each call
+    into the system: the sessions it added (1 for `add`, else 0) and what it spent."""
     sessions, turns = len(conversation.sessions), conversation.turn_count
     if await system.already_ingested(conversation):
         return IngestionMeasures(conversation.conversation_id, sessions, turns, 0.0, Usage(), True)
     usage = Usage()
     wall = 0.0  # time inside the system's calls, not the yields between them
 
-    async def timed(call: Awaitable[Usage | None]) -> None:
+    async def timed(call: Awaitable[Usage | None], sessions: int = 0) -> None:
         nonlocal usage, wall
         started = time.perf_counter()
-        spent = await call
+        spent = await call or Usage()
         wall += time.perf_counter() - started
-        if spent is not None:
-            usage = usage + spent
+        usage = usage + spent
+        if on_spent is not None:
+            on_spent(sessions, spent)
         # Let other conversations' questions go out between sessions: a CPU-bound add
         # never yields on its own.
         await asyncio.sleep(0)
@@ -65,7 +69,7 @@ async def ingest_conversation(
     try:
         await timed(system.reset(cid))
         for session in conversation.sessions:
-            await timed(system.add(session))
+            await timed(system.add(session), sessions=1)
         await timed(system.finish(cid))
     except Exception as exc:  # the user's or a server's failure: recorded, never a crash
         return IngestionMeasures(cid, sessions, turns, wall, usage, error=one_line_error(exc))

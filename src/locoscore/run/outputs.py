@@ -10,6 +10,7 @@ from typing import Any
 
 from locoscore._io import write_json_atomic, write_jsonl_atomic
 from locoscore.data.load import load_predictions
+from locoscore.llm.ledger import Spend, attempts_json
 from locoscore.run.document import RUN_JSON
 from locoscore.run.measures import ingestion_totals, run_measures
 from locoscore.run.pipeline import RunResult
@@ -19,18 +20,28 @@ from locoscore.scoring.protocols import PROTOCOLS
 PREDICTIONS = "predictions.jsonl"
 
 
+def _all_attempts(now: Spend, earlier: Spend, results_name: str) -> dict[str, Any]:
+    return {**(now + earlier).to_json(results_name), **attempts_json(now, earlier, results_name)}
+
+
 def run_document(result: RunResult) -> dict[str, Any]:
     run = result.resolved
+    total = result.answer_spend + result.answer_spend_earlier
     return {
         **run.describe(),
         "ingestion": {
             "per_conversation": result.ingestion,
             "totals": ingestion_totals(result.ingestion),
+            # what ingesting cost across attempts (an interrupted ingestion is redone)
+            "all_attempts": _all_attempts(
+                result.ingestion_spend, result.ingestion_spend_earlier, "sessions"
+            ),
         },
         "answer_calls": {
-            "made": result.calls_made,
+            "made": total.requests,
             "cached": result.calls_cached,
-            "cost_usd": round(result.answer_cost_usd, 6),
+            "cost_usd": None if total.cost_usd is None else round(total.cost_usd, 6),
+            **attempts_json(result.answer_spend, result.answer_spend_earlier, "answers"),
         },
         "measures": run_measures(result.records),
         "probe": result.probe,

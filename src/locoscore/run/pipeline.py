@@ -28,16 +28,19 @@ from locoscore.data.errata import errata_for
 from locoscore.data.locomo_conversations import locomo_conversations, locomo_questions
 from locoscore.errors import InputError, LocoscoreError
 from locoscore.llm.call_errors import one_line_error
+from locoscore.llm.ledger import Ledger, Spend
 from locoscore.llm.progress import ProgressSink
 from locoscore.results_dir import check_out_dir
 from locoscore.run.answer_prompt import default_answer_prompt, load_answer_prompt
 from locoscore.run.answerer import Answerer, resolve_answer_step
 from locoscore.run.document import RUN_JSON, read_run
+from locoscore.run.dry_run import blocked_estimate, dry_run_estimate
 from locoscore.run.ingest import IngestionMeasures, ingest_conversation
 from locoscore.run.question import answer_question, failed_record, retrieve
 from locoscore.run.settings import ResolvedRun, RunSettings
 from locoscore.run.store import STATE_FILE, RunStore, stored_signature
 from locoscore.run.tokens import count_tokens
+from locoscore.systems.base import Usage
 from locoscore.systems.probe import require_probe
 from locoscore.systems.registry import SystemContext, make_system
 
@@ -69,9 +72,13 @@ class RunResult:
     records: list[dict[str, Any]]
     ingestion: dict[str, dict[str, Any]]
     stop_reason: str | None = None
-    calls_made: int = 0
-    calls_cached: int = 0
-    answer_cost_usd: float = 0.0
+    calls_made: int = 0  # this attempt's answer requests
+    calls_cached: int = 0  # answers this attempt took from the cache or earlier records
+    # What this attempt and the earlier ones paid: answer calls, and the system's ingestion.
+    answer_spend: Spend = field(default_factory=Spend)
+    answer_spend_earlier: Spend = field(default_factory=Spend)
+    ingestion_spend: Spend = field(default_factory=Spend)
+    ingestion_spend_earlier: Spend = field(default_factory=Spend)
     dry_run_estimate: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
     probe: dict[str, Any] | None = None  # the quick probe's report (None: --skip-probe)
@@ -142,7 +149,7 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
         else default_answer_prompt()
     )
     answer_settings = dataclasses.replace(settings.answer, concurrency=settings.concurrency)
-    answer = resolve_answer_step(answer_settings, prompt)
+    answer = resolve_answer_step(answer_settings, prompt, needs_key=not settings.dry_run)
     system = make_system(
         settings.system,
         settings.system_options,
@@ -161,8 +168,15 @@ class _Harness:
         self.run = run
         self.store = store
         self.progress = progress
+        dry = run.settings.dry_run
+        # What every attempt paid, in the run's state (a dry run writes nothing).
+        self.answer_ledger = None if dry else Ledger(store.conn, "answer")
+        self.ingest_ledger = None if dry else Ledger(store.conn, "ingestion")
         self.answerer = Answerer(
-            run.answer, store, on_status=progress.status if progress is not None else None
+            run.answer,
+            store,
+            on_status=progress.status if progress is not None else None,
+            ledger=self.answer_ledger,
         )
         self.question_slots = asyncio.Semaphore(run.settings.concurrency)
         self.ingest_slots = asyncio.Semaphore(run.settings.ingest_concurrency)
@@ -170,6 +184,10 @@ class _Harness:
         self.warnings: list[str] = []
         self.prompt_tokens: list[int] = []  # dry run: prompts that would be sent
         self.dry_search_errors: list[str] = []
+        self.ingest_spent = Usage()  # this attempt's ingestion, session by session
+        self.sessions_total = 0
+        self.sessions_done = 0  # added, or not to be added (already stored, failed)
+        self.sessions_added = 0
 
     def warn(self, message: str) -> None:
         self.warnings.append(message)
@@ -184,9 +202,44 @@ class _Harness:
                 f"the conversation holds: retrieval is bypassed (every item is returned)"
             )
 
+    def _report(self, done: int = 0, failed: int = 0, tokens: int = 0) -> None:
+        """Questions finished, and the running calls and cost (answering and ingestion)."""
+        if self.progress is None:
+            return
+        pool = self.answerer.pool
+        cost = pool.spent_usd + (self.ingest_spent.cost_usd or 0.0)
+        self.progress.update(done, failed, tokens, cost, pool.made + self.ingest_spent.calls)
+
+    def ingestion_spend(self) -> Spend:
+        u = self.ingest_spent
+        return Spend(u.calls, self.sessions_added, u.input_tokens, u.output_tokens, u.cost_usd)
+
+    def _ingested(self, sessions: int, spent: Usage) -> None:
+        """`sessions` more added or passed over, `spent` more spent by the system."""
+        self.ingest_spent = self.ingest_spent + spent
+        self.sessions_done += sessions
+        if spent.calls and self.ingest_ledger is not None:
+            self.ingest_ledger.record(self.ingestion_spend())
+        if self.progress is not None and sessions:
+            done, total = self.sessions_done, self.sessions_total
+            self.progress.status(f"ingested {done:,}/{total:,} sessions" if done < total else "")
+        self._report()
+
     async def conversation(self, conversation: Conversation, pending: list[Question]) -> None:
+        added = 0
+
+        def spent(sessions: int, usage: Usage) -> None:
+            nonlocal added
+            added += sessions
+            self.sessions_added += sessions
+            self._ingested(sessions, usage)
+
         async with self.ingest_slots:
-            measures: IngestionMeasures = await ingest_conversation(self.run.system, conversation)
+            measures: IngestionMeasures = await ingest_conversation(
+                self.run.system, conversation, spent
+            )
+        if added < measures.sessions:  # already stored, or failed: nothing more to add
+            self._ingested(measures.sessions - added, Usage())
         if not measures.skipped or conversation.conversation_id not in self.ingestion:
             self.ingestion[conversation.conversation_id] = measures.to_json()
             if not self.run.settings.dry_run:
@@ -233,35 +286,13 @@ class _Harness:
 
     def _finish(self, record: dict[str, Any]) -> None:
         self.store.put_record(record["question_id"], record)
-        if self.progress is not None:
-            tokens = record.get("answer_tokens") or {}
-            cost = self.answerer.pool.spent_usd
-            self.progress.update(
-                1,
-                int(record["error"] is not None),
-                int(tokens.get("input", 0)) + int(tokens.get("output", 0)),
-                cost,
-            )
+        tokens = record.get("answer_tokens") or {}
+        spent = int(tokens.get("input", 0)) + int(tokens.get("output", 0))
+        self._report(1, int(record["error"] is not None), spent)
 
 
-def _dry_run_estimate(run: ResolvedRun, harness: _Harness) -> dict[str, Any]:
-    from locoscore.llm.cost import REQUEST_OVERHEAD_TOKENS
-    from locoscore.run.answerer import EXPECTED_ANSWER_TOKENS
-
-    calls = len(harness.prompt_tokens)
-    input_tokens = sum(harness.prompt_tokens) + REQUEST_OVERHEAD_TOKENS * calls
-    output_tokens = EXPECTED_ANSWER_TOKENS * calls
-    cost = None
-    if run.answer.model is not None:
-        cost = run.answer.settings.prices.cost(run.answer.model, input_tokens, output_tokens)
-    return {
-        "calls": calls,
-        "input_tokens": input_tokens,
-        "output_tokens": output_tokens,
-        "cost_usd": cost,
-        "cached": len(run.questions) - calls,
-        "search_errors": harness.dry_search_errors,
-    }
+def _earlier(ledger: Ledger | None) -> Spend:
+    return Spend() if ledger is None else ledger.earlier
 
 
 async def execute_run(
@@ -272,6 +303,8 @@ async def execute_run(
 ) -> RunResult:
     """Start the system, ingest, answer; the records in dataset order."""
     s = run.settings
+    if s.dry_run and (blocker := run.system.dry_run_blocker()) is not None:
+        return RunResult(run, [], {}, dry_run_estimate=blocked_estimate(run, blocker))
     created = not s.out.exists()
     probe: dict[str, Any] | None = None
     try:
@@ -302,11 +335,14 @@ async def execute_run(
     finished = store.finished()
     pending = [q for q in run.questions if q.question_id not in finished]
     harness = _Harness(run, store, None if dry else progress)
-    if harness.progress is not None:
-        harness.progress.start(len(run.questions), len(run.questions) - len(pending), 0)
     by_conv: dict[str, list[Question]] = {}
     for q in pending:
         by_conv.setdefault(q.conversation_id, []).append(q)
+    harness.sessions_total = sum(
+        len(c.sessions) for c in run.conversations if c.conversation_id in by_conv
+    )
+    if harness.progress is not None:
+        harness.progress.start(len(run.questions), len(run.questions) - len(pending), 0)
     try:
         await all_or_none(
             harness.conversation(c, by_conv[c.conversation_id])
@@ -319,19 +355,26 @@ async def execute_run(
         await run.system.aclose()
         if harness.progress is not None:
             harness.progress.stop()
+    calls_answer_step = not (run.answer.is_extractive or run.system.answers_itself)
+    resumed = len(run.questions) - len(pending) if calls_answer_step else 0
     result = RunResult(
         run,
         [],
         harness.ingestion,
         stop_reason=harness.answerer.pool.stop_reason,
         calls_made=harness.answerer.pool.made,
-        calls_cached=harness.answerer.calls_cached,
-        answer_cost_usd=harness.answerer.pool.spent_usd,
+        calls_cached=harness.answerer.calls_cached + resumed,
+        answer_spend=harness.answerer.spent(),
+        answer_spend_earlier=_earlier(harness.answer_ledger),
+        ingestion_spend=harness.ingestion_spend(),
+        ingestion_spend_earlier=_earlier(harness.ingest_ledger),
         warnings=harness.warnings,
         probe=probe,
     )
     if dry:
-        result.dry_run_estimate = _dry_run_estimate(run, harness)
+        result.dry_run_estimate = dry_run_estimate(
+            run, harness.prompt_tokens, harness.dry_search_errors
+        )
         store.close()
         return result
     records = store.all_records()

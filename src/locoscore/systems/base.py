@@ -162,6 +162,12 @@ class MemorySystem(ABC):
         """The options that change results, for the run signature (sorted by key there)."""
         return {}
 
+    def dry_run_blocker(self) -> str | None:
+        """Why a dry run cannot ingest into this system as configured: its ingestion calls
+        a model and the key it needs is not set (None: it can). A dry run then estimates
+        what it can and names this instead of failing."""
+        return None
+
     def items_in(self, conversation_id: str) -> int | None:
         """How many retrievable items this conversation holds (None when unknown): a top-k
         at or above it bypasses retrieval, which the run warns about."""

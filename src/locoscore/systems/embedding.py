@@ -40,6 +40,7 @@ from locoscore.systems.registry import SystemContext
 from locoscore.systems.vector_cache import VectorCache, text_digest
 
 DEFAULT_MODEL = "text-embedding-3-small"
+OPENAI_URL = "https://api.openai.com/v1"
 CACHE_FILE = "embeddings.sqlite"
 # Embedding requests in flight at once (the adaptive limiter starts lower and shrinks on 429).
 MAX_CONCURRENT_REQUESTS = 16
@@ -144,6 +145,12 @@ class EmbeddingSystem(MemorySystem):
         # Local servers (vLLM, Ollama, TEI) usually need no key; OpenAI answers 401.
         return os.environ.get(self.options["api_key_env"]) or "not-needed"
 
+    def dry_run_blocker(self) -> str | None:
+        name = self.options["api_key_env"]
+        if os.environ.get(name) or not self.base_url.startswith(OPENAI_URL):
+            return None  # a key, or a local server (which usually needs none)
+        return f"embedding ingestion calls {self.base_url}, which needs a key in {name}"
+
     @property
     def client(self) -> Any:
         if self._client is None:
@@ -161,7 +168,7 @@ class EmbeddingSystem(MemorySystem):
     def base_url(self) -> str:
         """Where requests go: the option, else what the SDK resolves ($OPENAI_BASE_URL)."""
         url = self.options["base_url"] or os.environ.get("OPENAI_BASE_URL")
-        return (url or "https://api.openai.com/v1").rstrip("/")
+        return (url or OPENAI_URL).rstrip("/")
 
     def _scrub(self, text: str) -> str:
         """`redact_secrets` knows the standard key variables; this key may live elsewhere."""

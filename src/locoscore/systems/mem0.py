@@ -138,6 +138,12 @@ class Mem0System(MemorySystem):
     def _base_url(self, key: str) -> str:
         return str(self.options[key] or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL)
 
+    def dry_run_blocker(self) -> str | None:
+        name = self.options["api_key_env"]
+        if os.environ.get(name):
+            return None
+        return f"mem0's ingestion calls its LLM and embedder, which need a key in {name}"
+
     def _api_key(self) -> str:
         name = self.options["api_key_env"]
         key = os.environ.get(name)

@@ -1,0 +1,112 @@
+"""What each attempt of a job paid, kept in the job's own SQLite state (the judge cache, the
+run state), so an interrupted and resumed job reports the whole job: the calls and cost of
+this attempt, those of earlier attempts, and what was served from the cache. A finished job
+rerun then says "0 made now, 120 by 1 earlier attempt", never just "0 calls, $0".
+
+One row per (job, attempt), rewritten with the attempt's running totals after every
+finished call (autocommit, like the verdicts and answers beside it), so even an attempt
+killed with SIGKILL is counted up to its last committed call.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from dataclasses import dataclass
+from typing import Any
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS attempts (
+    job TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    started_at REAL NOT NULL,
+    requests INTEGER NOT NULL,
+    results INTEGER NOT NULL,
+    input_tokens INTEGER NOT NULL,
+    output_tokens INTEGER NOT NULL,
+    cost_usd REAL,
+    PRIMARY KEY (job, attempt)
+);
+"""
+
+
+@dataclass(frozen=True)
+class Spend:
+    """Calls and their cost. `requests`: HTTP requests sent (retries included); `results`:
+    what came back (a judge request with n > 1 returns several verdicts); `cost_usd` None:
+    some call had no price."""
+
+    requests: int = 0
+    results: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = 0.0
+    attempts: int = 0  # the attempts summed (0 for one attempt's own figures)
+
+    def __add__(self, other: Spend) -> Spend:
+        cost = None
+        if self.cost_usd is not None and other.cost_usd is not None:
+            cost = self.cost_usd + other.cost_usd
+        return Spend(
+            self.requests + other.requests,
+            self.results + other.results,
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            cost,
+            self.attempts + other.attempts,
+        )
+
+    def to_json(self, results_name: str = "results") -> dict[str, Any]:
+        return {
+            "requests": self.requests,
+            results_name: self.results,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cost_usd": None if self.cost_usd is None else round(self.cost_usd, 6),
+        }
+
+
+class Ledger:
+    """This attempt of `job` in the SQLite file behind `conn`; earlier attempts are read
+    once, when it opens."""
+
+    def __init__(self, conn: sqlite3.Connection, job: str) -> None:
+        self.conn = conn
+        self.job = job
+        conn.executescript(SCHEMA)
+        rows = conn.execute(
+            "SELECT attempt, requests, results, input_tokens, output_tokens, cost_usd "
+            "FROM attempts WHERE job = ?",
+            (job,),
+        ).fetchall()
+        self.attempt = 1 + max((row[0] for row in rows), default=0)
+        self.earlier = sum(
+            (Spend(row[1], row[2], row[3], row[4], row[5], attempts=1) for row in rows), Spend()
+        )
+        self.started_at = time.time()
+
+    def record(self, spend: Spend) -> None:
+        """This attempt's running totals (an attempt that sent nothing leaves no row)."""
+        if spend.requests == 0:
+            return
+        self.conn.execute(
+            "INSERT OR REPLACE INTO attempts VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                self.job,
+                self.attempt,
+                self.started_at,
+                spend.requests,
+                spend.results,
+                spend.input_tokens,
+                spend.output_tokens,
+                spend.cost_usd,
+            ),
+        )
+
+
+def attempts_json(now: Spend, earlier: Spend, results_name: str = "results") -> dict[str, Any]:
+    """This attempt's calls and the earlier attempts', for a summary beside the totals."""
+    return {
+        "this_attempt": now.to_json(results_name),
+        "earlier_attempts": {"attempts": earlier.attempts, **earlier.to_json(results_name)},
+    }

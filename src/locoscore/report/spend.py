@@ -1,0 +1,42 @@
+"""What a job's calls cost, in words: the whole job across its attempts, this attempt's share,
+what the cache served. One phrasing for the terminal and the reports."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def _cost(value: Any) -> str:
+    return "n/a" if value is None else f"${float(value):.2f}"
+
+
+def attempts_phrase(calls: dict[str, Any]) -> str:
+    """' (2 now, 10 by 1 earlier attempt)', or '' when this was the only attempt."""
+    earlier = calls.get("earlier_attempts") or {}
+    attempts = int(earlier.get("attempts") or 0)
+    if not attempts:
+        return ""
+    now = (calls.get("this_attempt") or {}).get("requests", 0)
+    plural = "s" if attempts > 1 else ""
+    return f" ({now:,} now, {earlier.get('requests', 0):,} by {attempts} earlier attempt{plural})"
+
+
+def judge_calls_line(calls: dict[str, Any], usage: dict[str, Any], label: str = "calls") -> str:
+    """calls: 6 made (0 now, 6 by 1 earlier attempt), 6 cached, 0 failed; tokens …; cost …"""
+    made = int(calls.get("made", 0))
+    judgments = int(calls.get("judgments", made))
+    what = f"{made:,} made" if judgments == made else f"{made:,} requests made"
+    more = "" if judgments == made else f" for {judgments:,} judgments"
+    return (
+        f"{label}: {what}{attempts_phrase(calls)}{more}, {calls.get('cached', 0):,} cached, "
+        f"{calls.get('failed', 0):,} failed; tokens {usage.get('input_tokens', 0):,} in / "
+        f"{usage.get('output_tokens', 0):,} out; cost {_cost(usage.get('estimated_cost_usd'))}"
+    )
+
+
+def answer_calls_phrase(calls: dict[str, Any]) -> str:
+    """'105 calls made (0 now, 105 by 1 earlier attempt), 105 from the cache or saved state'"""
+    return (
+        f"{calls.get('made', 0):,} calls made{attempts_phrase(calls)}, "
+        f"{calls.get('cached', 0):,} from the cache or saved state"
+    )
