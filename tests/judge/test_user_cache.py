@@ -101,6 +101,7 @@ def test_hits_are_copied_so_the_folder_resumes_without_the_user_cache(
 def test_the_folder_cache_answers_before_the_user_cache(tmp_path: Path) -> None:
     meta: dict[str, Any] = {
         "provider": "p",
+        "endpoint": "http://127.0.0.1:1",
         "model": "m",
         "protocol": "rubric",
         "prompt_hash": "h",

@@ -76,9 +76,10 @@ def test_the_sampling_applied_is_temperature_zero_and_recorded(
     run = json.loads((out / "run.json").read_text())
     prompt_hash = default_answer_prompt().version_hash
     assert (
-        f"|answer:openai-compatible|model:fake-answerer|prompt:{prompt_hash}|temp:0|"
-        in run["signature"]
+        f"|answer:openai-compatible|endpoint:127.0.0.1:{fake.port}|model:fake-answerer"
+        f"|served:fake-answerer|fake|prompt:{prompt_hash}|temp:0|" in run["signature"]
     )
+    assert run["answer"]["endpoint"] == {"url": fake.openai_url, "default": False}
 
 
 def test_a_rerun_of_a_finished_run_makes_no_call(
@@ -150,5 +151,8 @@ def test_the_seed_setup_answers_with_claude_through_the_messages_api(
     first = predictions(out)[0]
     assert first["prediction"] == first["retrieved"][0]["text"]
     run = json.loads((out / "run.json").read_text())
-    assert "|answer:anthropic|model:claude-opus-4-6|" in run["signature"]
+    assert (
+        f"|answer:anthropic|endpoint:127.0.0.1:{fake.port}|model:claude-opus-4-6"
+        "|served:claude-opus-4-6|fake|" in run["signature"]
+    )
     assert "|temp:0|api:2023-06-01|" in run["signature"]

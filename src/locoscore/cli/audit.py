@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_errors
@@ -50,6 +52,7 @@ from locoscore.judge.audit import (
 )
 from locoscore.judge.audit_stats import placement_sentence
 from locoscore.judge.cache import user_cache_path
+from locoscore.llm.endpoint import through_sentence
 from locoscore.llm.progress import progress_for
 from locoscore.report.audit_report import audit_document, write_audit
 from locoscore.report.build import build_reports
@@ -206,6 +209,12 @@ def audit(
         console.print(placement_sentence(document["placement"]), highlight=False)
     console.print(f"[bold]{document['summary_line']}[/]", highlight=False)
     console.print(judge_calls_line(document["calls"], document["usage"]), highlight=False)
+    judge = document["judge"]
+    through = through_sentence("judged", judge["endpoint"], judge["served"]["fake"])
+    if through is not None:
+        console.print(escape(through), highlight=False, soft_wrap=True)
+    for warning in document["warnings"]:
+        warnings.warn(warning, stacklevel=1)
     console.print(f"wrote {out}/audit.md, audit.html, audit.json", highlight=False)
     if result.run.stop_reason:
         err_console.print(

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich.markup import escape
 
 from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_errors
 from locoscore.cli._interrupt import run_pass
@@ -51,6 +52,7 @@ from locoscore.data.sample import sample_spec
 from locoscore.judge.api import judge_pass, judge_sample
 from locoscore.judge.cache import user_cache_path
 from locoscore.judge.settings import JudgeSettings
+from locoscore.llm.endpoint import through_sentence
 from locoscore.llm.progress import progress_for
 from locoscore.report.build import build_reports
 from locoscore.report.spend import judge_calls_line
@@ -160,6 +162,8 @@ def judge(
         return
     assert result.summary is not None
     _print_table(result.summary)
+    for warning in result.summary.get("warnings") or []:
+        warnings.warn(warning, stacklevel=1)
     short = result.summary["questions_under_min_runs"]
     if short:
         warnings.warn(
@@ -213,6 +217,9 @@ def _print_table(section: dict[str, Any]) -> None:
         std = "" if run_level["std"] is None else f" ± {run_level['std']:.2f}"
         console.print(f"run-level J: {run_level['mean']:.2f}{std} over {section['runs']} runs")
     mode = section.get("response_format")
+    through = through_sentence("judged", section.get("endpoint"), section["served"]["fake"])
+    if through is not None:
+        console.print(escape(through), highlight=False, soft_wrap=True)
     if mode is not None:
         console.print(f"structured output: {mode}{_FORMAT_NOTES.get(mode, '')}")
     console.print(judge_calls_line(section["calls"], section["usage"]), highlight=False)

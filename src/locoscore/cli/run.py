@@ -13,6 +13,7 @@ from locoscore.cli._interrupt import run_pass
 from locoscore.cli._options import ErrataOpt, LimitOpt, LimitPerOpt, SeedOpt
 from locoscore.data.sample import sample_spec
 from locoscore.llm.cost import PriceTable
+from locoscore.llm.endpoint import through_sentence
 from locoscore.llm.progress import progress_for
 from locoscore.report.build import build_reports
 from locoscore.report.spend import answer_calls_phrase
@@ -131,12 +132,22 @@ def run(
     summary = write_run_outputs(result, out)
     build_reports(out, errata=resolved.errata)
     console.print(lexical_table(summary["lexical"]), highlight=False)
+    if result.signature != resolved.signature:  # what the server said it served, now known
+        console.print(f"[bold]run[/]: {escape(result.signature)}", highlight=False, soft_wrap=True)
     calls = summary["run"]["answer_calls"]
     if not (resolved.answer.is_extractive or resolved.system.answers_itself):
+        cost = calls["cost_usd"]
         console.print(
-            f"answer {answer_calls_phrase(calls)}; cost ${calls['cost_usd'] or 0:.4f}",
+            f"answer {answer_calls_phrase(calls)}; cost "
+            + ("n/a" if cost is None else f"${cost:.4f}"),
             highlight=False,
         )
+        endpoint = resolved.answer.endpoint
+        through = through_sentence(
+            "answered", None if endpoint is None else endpoint.to_json(), result.served.fake
+        )
+        if through is not None:
+            console.print(escape(through), highlight=False, soft_wrap=True)
     console.print(
         f"wrote {escape(str(out))}/predictions.jsonl, run.json, scores.jsonl, summary.json, "
         "report.md, report.html, scores.csv",

@@ -23,6 +23,7 @@ from locoscore.judge.runner import (
     ProgressSink,
     RunStats,
     failed_row,
+    finish_run,
     open_ledger,
     report_rows,
     row_from_reply,
@@ -30,6 +31,7 @@ from locoscore.judge.runner import (
 from locoscore.judge.settings import ResolvedJudge
 from locoscore.llm.call_errors import classify_error, redact_secrets
 from locoscore.llm.cost import EXPECTED_OUTPUT_TOKENS, estimate_prompt_tokens
+from locoscore.llm.endpoint import Served
 from locoscore.llm.providers import (
     AnthropicClient,
     LLMClient,
@@ -247,10 +249,11 @@ class BatchRunner:
             if body is None:
                 rows.append(failed_row(self.judge, spec, reason))
                 continue
+            fake = self.client is not None and self.client.wire.fake
             if self.judge.provider == "anthropic":
-                reply = reply_from_anthropic(body)
+                reply = reply_from_anthropic(body, fake=fake)
             else:
-                replies = replies_from_openai(body)
+                replies = replies_from_openai(body, fake=fake)
                 if not replies:
                     rows.append(failed_row(self.judge, spec, "batch entry without choices"))
                     continue
@@ -275,6 +278,8 @@ class BatchRunner:
         cost = self.judge.settings.prices.cost(
             self.judge.model, self.stats.input_tokens, self.stats.output_tokens, batch=True
         )
+        if Served.of((r.served_model, r.fake) for r in self.rows).mismatches(self.judge.model):
+            cost = None  # another model served: no price applies
         self.stats.cost_usd = cost or 0.0
         self.stats.cost_known = cost is not None
 
@@ -334,4 +339,4 @@ class BatchRunner:
                 self.progress.stop()
         self._price()
         mode = self.client.response_format if self.client is not None else None
-        return JudgeRun(self.rows, self.stats, stop_reason, response_format=mode)
+        return finish_run(JudgeRun(self.rows, self.stats, stop_reason, response_format=mode), judge)

@@ -1,10 +1,17 @@
 """Durable judge cache = resume. SQLite in WAL mode, one commit per finished call.
 
-A key covers everything that can change a verdict: provider, model, protocol, prompt
-version, every sampling parameter, the question's identity, text and category, the
-reference, the candidate text, and the repeat index, so ten repeats are ten entries and a
-changed prompt or model never hits a stale one. Only scored verdicts are stored: refusals,
-parse failures and transport errors are not, so a rerun asks again.
+A key covers everything that can change a verdict: provider, endpoint (the normalised base
+URL, or the provider's default API), model, protocol, prompt version, every sampling
+parameter, the question's identity, text and category, the reference, the candidate text,
+and the repeat index, so ten repeats are ten entries and a changed prompt or model never
+hits a stale one. Only scored verdicts are stored: refusals, parse failures and transport
+errors are not, so a rerun asks again. Each verdict also keeps the model the server said it
+served and whether it was locoscore's fake provider: a pass whose live replies name another
+served model asks again for the verdicts cached from the old one (see `judge.runner`).
+
+Files written before endpoints were recorded gain the new columns on open; their verdicts
+are kept but never served (their keys named no endpoint, so which server made them is
+unknown, and no new key can match them).
 
 The optional user-level cache is a second store of the same schema and keys, shared by every
 output folder: the folder's store looks there for what it lacks, copies each hit in (the
@@ -27,7 +34,14 @@ import platformdirs
 USER_CACHE_FILE = "judge_cache.sqlite"
 _COLUMNS = (
     "key, question_key, run_index, score, explanation, method, raw_reply, "
-    "input_tokens, output_tokens, latency_s"
+    "input_tokens, output_tokens, latency_s, served_model, fake"
+)
+# Added after the first schema, at the end (ALTER TABLE appends): whole rows copy between
+# an old file and a new one in the same column order.
+_ADDED_COLUMNS = (
+    ("endpoint", "TEXT NOT NULL DEFAULT ''"),
+    ("served_model", "TEXT NOT NULL DEFAULT ''"),
+    ("fake", "INTEGER NOT NULL DEFAULT 0"),
 )
 
 SCHEMA = """
@@ -58,6 +72,7 @@ CREATE TABLE IF NOT EXISTS batches (
     created_at REAL NOT NULL
 );
 """
+_MARKS = ",".join("?" * 19)  # every column of `judgments`
 
 
 def user_cache_path() -> Path:
@@ -68,6 +83,7 @@ def user_cache_path() -> Path:
 def cache_key(
     *,
     provider: str,
+    endpoint: str,
     model: str,
     protocol: str,
     prompt_hash: str,
@@ -81,6 +97,7 @@ def cache_key(
 ) -> str:
     identity = [
         provider,
+        endpoint,
         model,
         protocol,
         prompt_hash,
@@ -108,6 +125,17 @@ class CachedVerdict:
     input_tokens: int
     output_tokens: int
     latency_s: float
+    served_model: str = ""  # what the server said it served ("" when it said nothing)
+    fake: bool = False
+
+
+def _verdict(row: Any) -> CachedVerdict:
+    """A row of `_COLUMNS`."""
+    key, question_key, run_index, score, explanation, method, raw, inp, out, latency = row[:10]
+    return CachedVerdict(
+        key, question_key, run_index, score, explanation, method, raw, inp, out, latency,
+        served_model=row[10], fake=bool(row[11]),
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -142,6 +170,10 @@ class JudgeStore:
         # WAL + NORMAL: a committed call survives kill -9 of the process.
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.executescript(SCHEMA)
+        have = {row[1] for row in self.conn.execute("PRAGMA table_info(judgments)")}
+        for name, kind in _ADDED_COLUMNS:
+            if name not in have:
+                self.conn.execute(f"ALTER TABLE judgments ADD COLUMN {name} {kind}")
 
     def close(self) -> None:
         self.conn.close()
@@ -170,7 +202,7 @@ class JudgeStore:
         found: dict[str, CachedVerdict] = {}
         for rows in self._select_chunks(_COLUMNS, keys):
             for row in rows:
-                found[row[0]] = CachedVerdict(*row)
+                found[row[0]] = _verdict(row)
         if self.shared is not None:
             rest = [k for k in keys if k not in found]
             more = self.shared.get_many(rest) if rest else {}
@@ -186,7 +218,7 @@ class JudgeStore:
             self.conn.execute("BEGIN")  # one commit per chunk, not per row
             try:
                 self.conn.executemany(
-                    "INSERT OR IGNORE INTO judgments VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    f"INSERT OR IGNORE INTO judgments VALUES ({_MARKS})",
                     rows,
                 )
             except BaseException:
@@ -199,6 +231,7 @@ class JudgeStore:
         verdict: CachedVerdict,
         *,
         provider: str,
+        endpoint: str,
         model: str,
         protocol: str,
         prompt_hash: str,
@@ -207,7 +240,7 @@ class JudgeStore:
         if verdict.score < 0:
             raise ValueError("only scored verdicts are cached")
         self.conn.execute(
-            "INSERT OR REPLACE INTO judgments VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            f"INSERT OR REPLACE INTO judgments VALUES ({_MARKS})",
             (
                 verdict.key,
                 verdict.question_key,
@@ -225,12 +258,16 @@ class JudgeStore:
                 verdict.output_tokens,
                 verdict.latency_s,
                 time.time(),
+                endpoint,
+                verdict.served_model,
+                int(verdict.fake),
             ),
         )  # autocommit: each finished call is durable at once
         if self.shared is not None:
             self.shared.put(
                 verdict,
                 provider=provider,
+                endpoint=endpoint,
                 model=model,
                 protocol=protocol,
                 prompt_hash=prompt_hash,

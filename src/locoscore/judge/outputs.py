@@ -19,6 +19,7 @@ from locoscore.judge.aggregate import MIN_RUNS_WITHOUT_WARNING, QuestionScores, 
 from locoscore.judge.plan import JudgmentRow
 from locoscore.judge.runner import JudgeRun, RunStats
 from locoscore.judge.settings import ResolvedJudge
+from locoscore.llm.endpoint import served_note, without_served
 from locoscore.llm.ledger import attempts_json
 from locoscore.results_dir import load_scores, load_summary, row_key, write_results
 
@@ -91,7 +92,7 @@ def judge_summary(
     sample: QuestionSample | None = None,
 ) -> dict[str, Any]:
     s = judge.settings
-    described = judge.describe()
+    described = judge.describe(run.served)
     section: dict[str, Any] = {
         **described,
         "signature": with_sample(described["signature"], sample),
@@ -105,6 +106,10 @@ def judge_summary(
     section["questions_with_failed_runs"] = sum(1 for q in questions if len(q.used) < s.runs)
     section["questions_under_min_runs"] = sum(1 for q in questions if len(q.used) < floor)
     section.update(calls_and_usage(run.stats))
+    if section["usage"]["estimated_cost_usd"] is None:  # n/a with its reason, never $0
+        section["usage"]["cost_unknown_reason"] = run.cost_unknown_reason or "no price"
+    mismatch = served_note(judge.model, run.served, judge.endpoint, "judge")
+    section["warnings"] = [mismatch] if mismatch else []
     if run.response_format is not None:
         # What the provider accepted (a compatible server may refuse json_schema): not in
         # the cache key or signature, since the verdict's meaning does not change.
@@ -142,7 +147,7 @@ def write_outputs(
     if (
         "response_format" not in section
         and isinstance(earlier, dict)
-        and earlier.get("signature") == section["signature"]
+        and without_served(str(earlier.get("signature"))) == without_served(section["signature"])
         and earlier.get("response_format") is not None
     ):
         # Every verdict came from the cache: the mode is the one the pass that made them used.

@@ -32,6 +32,8 @@ class JudgmentRow:
     cached: bool = False
     method: str = ""
     call_id: str = ""
+    served_model: str = ""  # what the server said it served ("" for no call, or unsaid)
+    fake: bool = False  # made by locoscore's fake provider
 
     def as_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -51,6 +53,7 @@ class CallPlan:
     records: list[PredictionRecord]
     done: list[JudgmentRow] = field(default_factory=list)  # cached or short-circuited
     missing: list[CallSpec] = field(default_factory=list)
+    hits: dict[str, CallSpec] = field(default_factory=dict)  # call key -> spec, cached rows
     cached: int = 0
     short_circuited: int = 0
 
@@ -83,6 +86,7 @@ def render_prompt(judge: ResolvedJudge, record: PredictionRecord) -> str:
 def call_key(judge: ResolvedJudge, record: PredictionRecord, run_index: int) -> str:
     return cache_key(
         provider=judge.provider,
+        endpoint=judge.endpoint.url,
         model=judge.model,
         protocol=judge.protocol,
         prompt_hash=judge.prompt_hash,
@@ -141,7 +145,9 @@ def plan_calls(
         row.input_tokens = hit.input_tokens
         row.output_tokens = hit.output_tokens
         row.latency_s = hit.latency_s
+        row.served_model, row.fake = hit.served_model, hit.fake
         row.cached = True
         plan.done.append(row)
+        plan.hits[spec.key] = spec
         plan.cached += 1
     return plan

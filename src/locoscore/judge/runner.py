@@ -15,6 +15,7 @@ from locoscore.judge.parsing import parse_verdict
 from locoscore.judge.plan import CallPlan, CallSpec, JudgmentRow, base_row, render_prompt
 from locoscore.judge.settings import ResolvedJudge
 from locoscore.llm.cost import estimate_prompt_tokens
+from locoscore.llm.endpoint import Served
 from locoscore.llm.ledger import Ledger, Spend
 from locoscore.llm.limiter import AdaptiveLimiter
 from locoscore.llm.pool import CallPool, RetryPolicy
@@ -60,6 +61,9 @@ class JudgeRun:
     pending_batch: str | None = None
     # The structured-output mode the pass's calls used (None: no call was made).
     response_format: str | None = None
+    # Who made the verdicts, live or cached: the served model(s), and whether it was the fake.
+    served: Served = field(default_factory=Served)
+    cost_unknown_reason: str | None = None
 
 
 def row_from_reply(
@@ -73,6 +77,7 @@ def row_from_reply(
     row = base_row(judge, spec.record, spec.run_index, spec.key)
     row.input_tokens, row.output_tokens = reply.input_tokens, reply.output_tokens
     row.latency_s = round(latency_s, 4)
+    row.served_model, row.fake = reply.model or "", reply.fake
     if reply.refusal:
         # A refusal is not a verdict: never cached, recorded as a failure.
         row.error = f"refused by the provider (stop reason {reply.stop_reason})"
@@ -98,8 +103,11 @@ def row_from_reply(
                 reply.input_tokens,
                 reply.output_tokens,
                 row.latency_s,
+                row.served_model,
+                row.fake,
             ),
             provider=judge.provider,
+            endpoint=judge.endpoint.url,
             model=judge.model,
             protocol=judge.protocol,
             prompt_hash=judge.prompt_hash,
@@ -174,6 +182,8 @@ class Runner:
         if self.ledger is not None:
             self.stats.earlier = self.ledger.earlier
         self.rows: list[JudgmentRow] = []
+        # (served model, fake) of every live reply: cached verdicts from another are stale.
+        self.live_served: set[tuple[str, bool]] = set()
 
     @property
     def stop_reason(self) -> str | None:
@@ -181,7 +191,9 @@ class Runner:
 
     def _cost(self, replies: list[Reply]) -> float | None:
         prices, model = self.judge.settings.prices, self.judge.model
-        costs = [prices.cost(model, r.input_tokens, r.output_tokens) for r in replies]
+        costs = [
+            prices.served_cost(model, r.model, r.input_tokens, r.output_tokens) for r in replies
+        ]
         return sum(c for c in costs if c is not None)
 
     def _estimated_cost(self, unit: list[CallSpec], prompt: str) -> float:
@@ -195,8 +207,8 @@ class Runner:
         for row in rows:
             self.stats.input_tokens += row.input_tokens
             self.stats.output_tokens += row.output_tokens
-            cost = self.judge.settings.prices.cost(
-                self.judge.model, row.input_tokens, row.output_tokens
+            cost = self.judge.settings.prices.served_cost(
+                self.judge.model, row.served_model, row.input_tokens, row.output_tokens
             )
             if cost is None:
                 self.stats.cost_known = False
@@ -236,6 +248,7 @@ class Runner:
             )
             return
         replies: list[Reply] = outcome.value or []
+        self.live_served.update((r.model or "", r.fake) for r in replies)
         served = unit[: len(replies)]
         self.stats.judgments += len(served)
         rows = [
@@ -275,8 +288,11 @@ class Runner:
                 await self._call_unit(unit, queue)
 
         try:
-            # Again while an `n` fallback re-queued units after the workers drained the queue.
-            while not queue.empty():
+            # Again while an `n` fallback re-queued units after the workers drained the queue,
+            # or cached verdicts turned out to come from another served model.
+            while not queue.empty() or self._requeue_stale(plan, queue):
+                if self.client is None:
+                    self.client = make_client(self.judge.provider_config())
                 workers = min(self.judge.settings.concurrency, queue.qsize())
                 await asyncio.gather(*(worker() for _ in range(workers)))
         finally:
@@ -285,8 +301,37 @@ class Runner:
             if self.progress is not None:
                 self.progress.stop()
         self.rows.sort(key=lambda r: (r.key, r.run))
-        mode = self.client.response_format if plan.missing and self.client else None
-        return JudgeRun(self.rows, self.stats, self.stop_reason, response_format=mode)
+        asked = plan.missing or self.live_served
+        mode = self.client.response_format if asked and self.client else None
+        return finish_run(
+            JudgeRun(self.rows, self.stats, self.stop_reason, response_format=mode), self.judge
+        )
+
+    def _requeue_stale(self, plan: CallPlan, queue: asyncio.Queue[list[CallSpec]]) -> bool:
+        """Cached verdicts whose server served another model than this pass's replies say:
+        asked again (once: the new rows are live). True when any was queued."""
+        if not self.live_served or self.stop_reason is not None:
+            return False
+        stale = [
+            r for r in self.rows if r.cached and (r.served_model, r.fake) not in self.live_served
+        ]
+        if not stale:
+            return False
+        ids = {r.call_id for r in stale}
+        self.rows = [r for r in self.rows if r.call_id not in ids]
+        self.stats.cached -= len(stale)
+        for row in stale:
+            queue.put_nowait([plan.hits[row.call_id]])
+        return True
+
+
+def finish_run(run: JudgeRun, judge: ResolvedJudge) -> JudgeRun:
+    """Who made the verdicts (`served`), and why the cost is n/a when it is."""
+    run.served = Served.of((r.served_model, r.fake) for r in run.rows)
+    run.cost_unknown_reason = judge.settings.prices.unknown_reason(judge.model, run.served)
+    if run.cost_unknown_reason is not None:
+        run.stats.cost_known = False
+    return run
 
 
 async def run_plan(

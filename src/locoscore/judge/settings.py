@@ -9,6 +9,7 @@ from locoscore._version import __version__
 from locoscore.errors import InputError
 from locoscore.judge.prompts import PROTOCOLS, PromptTemplate, builtin_template, output_schema
 from locoscore.llm.cost import PriceTable
+from locoscore.llm.endpoint import Endpoint, Served, resolve_endpoint
 from locoscore.llm.providers import (
     DEFAULT_MODELS,
     PROVIDERS,
@@ -79,7 +80,8 @@ class JudgeSettings:
             use_model_default=self.use_model_default_sampling,
             api_version=self.api_version,
         )
-        return ResolvedJudge(self, model, template, sampling)
+        endpoint = resolve_endpoint(self.provider, self.base_url)
+        return ResolvedJudge(self, model, template, sampling, endpoint)
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,7 @@ class ResolvedJudge:
     model: str
     template: PromptTemplate
     sampling: SamplingPlan
+    endpoint: Endpoint
 
     @property
     def protocol(self) -> str:
@@ -124,13 +127,16 @@ class ResolvedJudge:
             concurrency=self.settings.concurrency,
         )
 
-    def describe(self) -> dict[str, Any]:
-        """The judge as applied, for the summaries that name it (judge and audit)."""
+    def describe(self, served: Served | None = None) -> dict[str, Any]:
+        """The judge as applied, for the summaries that name it (judge and audit); with
+        `served`, what the server said it was (the signature then names it)."""
         return {
-            "signature": self.signature,
+            "signature": self.signature_with(served),
             "protocol": self.protocol,
             "provider": self.provider,
             "model": self.model,
+            "endpoint": self.endpoint.to_json(),
+            "served": (served or Served()).to_json(),
             "temperature": self.sampling.temperature,
             "api_version": self.sampling.api_version,
             "runs": self.settings.runs,
@@ -144,7 +150,16 @@ class ResolvedJudge:
         s = self.settings
         return (
             f"judge:{self.protocol}|prompt:{self.prompt_hash}|provider:{self.provider}"
-            f"|model:{self.model}|{self.sampling.signature}|max_tokens:{s.max_tokens}"
+            f"{self.endpoint.signature}|model:{self.model}|{self.sampling.signature}"
+            f"|max_tokens:{s.max_tokens}"
             f"|runs:{s.runs}|adv:{'yes' if s.include_adversarial else 'no'}"
             f"|std:sample|version:{__version__}"
         )
+
+    def signature_with(self, served: Served | None) -> str:
+        """The signature with what the server said it served (`served:`, `fake`) after the
+        model it was asked for."""
+        if served is None or not served.signature:
+            return self.signature
+        head, model, tail = self.signature.partition(f"|model:{self.model}")
+        return f"{head}{model}{served.signature}{tail}"

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from locoscore.errors import InputError
+from locoscore.llm.endpoint import Served, model_matches
 
 # USD per million tokens (input, output), list prices at the time of writing. Override with
 # --prices FILE ({"model": {"input": 3.0, "output": 15.0}}) when they change.
@@ -72,6 +73,30 @@ class PriceTable:
             return None
         usd = (input_tokens * price[0] + output_tokens * price[1]) / 1_000_000
         return usd * (BATCH_DISCOUNT if batch else 1.0)
+
+    def served_cost(
+        self,
+        asked: str,
+        served: str | None,
+        input_tokens: int,
+        output_tokens: int,
+        *,
+        batch: bool = False,
+    ) -> float | None:
+        """As `cost`, and None when the server said it served another model than asked:
+        a price applies only to the model that was really served."""
+        if served and not model_matches(asked, served):
+            return None
+        return self.cost(asked, input_tokens, output_tokens, batch=batch)
+
+    def unknown_reason(self, asked: str, served: Served) -> str | None:
+        """Why a pass's cost is n/a (reported beside the null), or None when it is known."""
+        wrong = served.mismatches(asked)
+        if wrong:
+            return f"served {', '.join(wrong)}, not {asked}: no price applies"
+        if asked not in self.prices:
+            return f"no price for model {asked} (add it with --prices FILE)"
+        return None
 
 
 @dataclass(frozen=True)

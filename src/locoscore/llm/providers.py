@@ -21,6 +21,7 @@ from typing import Any
 
 from locoscore.errors import InputError
 from locoscore.llm.call_errors import API_KEY_ENV
+from locoscore.llm.endpoint import WireLog, safe_model_name
 from locoscore.llm.response_format import (
     RESPONSE_FORMATS,
     ResponseFormatDowngraded,
@@ -124,6 +125,16 @@ class Reply:
     output_tokens: int = 0
     refusal: bool = False
     truncated: bool = False
+    model: str | None = None  # what the server said it served (the reply's `model`)
+    fake: bool = False  # the server marked itself as locoscore's fake provider
+
+
+def http_client(sdk: Any, config: ProviderConfig, wire: WireLog) -> Any:
+    """The SDK's httpx client, with our connection limits and a hook that reads every
+    response's headers (the fake provider's mark)."""
+    return sdk.DefaultAsyncHttpxClient(
+        limits=connection_limits(config), event_hooks={"response": [wire.on_response]}
+    )
 
 
 def connection_limits(config: ProviderConfig) -> Any:
@@ -149,6 +160,11 @@ def api_key(provider: str) -> str:
     return value
 
 
+def _served_model(body: dict[str, Any]) -> str | None:
+    model = body.get("model")
+    return safe_model_name(model) if isinstance(model, str) and model.strip() else None
+
+
 def _json_object(text: str) -> dict[str, Any] | None:
     try:
         data = json.loads(text)
@@ -165,6 +181,7 @@ class AnthropicClient:
 
     def __init__(self, config: ProviderConfig) -> None:
         self.config = config
+        self.wire = WireLog()
         headers = {}
         if config.sampling.api_version and config.sampling.api_version != (
             ANTHROPIC_SDK_API_VERSION
@@ -178,7 +195,7 @@ class AnthropicClient:
             max_retries=0,
             timeout=config.timeout_s,
             default_headers=headers or None,
-            http_client=anthropic.DefaultAsyncHttpxClient(limits=connection_limits(config)),
+            http_client=http_client(anthropic, config, self.wire),
         )
 
     def request_params(self, prompt: str) -> dict[str, Any]:
@@ -203,13 +220,13 @@ class AnthropicClient:
             # SDK 2.x has no temperature argument; older API versions accept it in the body.
             extra["temperature"] = params.pop("temperature")
         message = await self.client.messages.create(**params, extra_body=extra or None)
-        return [reply_from_anthropic(message.model_dump(mode="json"))]
+        return [reply_from_anthropic(message.model_dump(mode="json"), fake=self.wire.fake)]
 
     async def aclose(self) -> None:
         await self.client.close()
 
 
-def reply_from_anthropic(body: dict[str, Any]) -> Reply:
+def reply_from_anthropic(body: dict[str, Any], *, fake: bool = False) -> Reply:
     text_parts: list[str] = []
     structured: dict[str, Any] | None = None
     for block in body.get("content") or []:
@@ -232,6 +249,8 @@ def reply_from_anthropic(body: dict[str, Any]) -> Reply:
         output_tokens=int(usage.get("output_tokens") or 0),
         refusal=stop == "refusal",
         truncated=truncated,
+        model=_served_model(body),
+        fake=fake,
     )
 
 
@@ -246,6 +265,7 @@ class OpenAIClient:
 
     def __init__(self, config: ProviderConfig, *, supports_n: bool = True) -> None:
         self.config = config
+        self.wire = WireLog()
         self.supports_n = supports_n
         self.response_format = RESPONSE_FORMATS[0]
         self._format_lock = threading.Lock()
@@ -256,7 +276,7 @@ class OpenAIClient:
             base_url=config.base_url,
             max_retries=0,
             timeout=config.timeout_s,
-            http_client=openai.DefaultAsyncHttpxClient(limits=connection_limits(config)),
+            http_client=http_client(openai, config, self.wire),
         )
 
     def request_params(
@@ -315,13 +335,13 @@ class OpenAIClient:
             ):
                 raise ResponseFormatDowngraded(mode, self.response_format) from None
             raise
-        return replies_from_openai(completion.model_dump(mode="json"))
+        return replies_from_openai(completion.model_dump(mode="json"), fake=self.wire.fake)
 
     async def aclose(self) -> None:
         await self.client.close()
 
 
-def replies_from_openai(body: dict[str, Any]) -> list[Reply]:
+def replies_from_openai(body: dict[str, Any], *, fake: bool = False) -> list[Reply]:
     choices = body.get("choices") or []
     usage = body.get("usage") or {}
     prompt_tokens = int(usage.get("prompt_tokens") or 0)
@@ -346,6 +366,8 @@ def replies_from_openai(body: dict[str, Any]) -> list[Reply]:
                 + (completion_tokens % len(choices) if i == 0 else 0),
                 refusal=refused,
                 truncated=truncated,
+                model=_served_model(body),
+                fake=fake,
             )
         )
     return replies

@@ -27,6 +27,7 @@ from locoscore.judge.audit_stats import (
 )
 from locoscore.judge.outputs import calls_and_usage
 from locoscore.judge.settings import ResolvedJudge
+from locoscore.llm.endpoint import Served, served_note, through_sentence
 from locoscore.report.document import (
     Banner,
     Block,
@@ -53,12 +54,14 @@ LIMITS = [
     "may behave differently on other kinds of wrong answers.",
     "About 6 % of LoCoMo's gold answers are themselves wrong or ambiguous, so a small "
     "false-reject rate on the gold is expected even from a good judge.",
-    "Run against the fake test provider, the numbers say nothing about a real model.",
 ]
+FAKE_LIMIT = "Run against locoscore's fake provider: the numbers say nothing about a real model."
 
 
-def _judge_section(judge: ResolvedJudge, sample: QuestionSample | None) -> dict[str, Any]:
-    described = judge.describe()
+def _judge_section(
+    judge: ResolvedJudge, served: Served, sample: QuestionSample | None
+) -> dict[str, Any]:
+    described = judge.describe(served)
     signature = with_sample(described["signature"], sample)
     return {**described, "signature": signature, "max_tokens": judge.settings.max_tokens}
 
@@ -89,7 +92,7 @@ def audit_document(
         "built_by": f"locoscore {__version__}",
         "summary_line": line,
         "sample": None if sample is None else sample.to_json(),
-        "judge": _judge_section(judge, sample),
+        "judge": _judge_section(judge, result.run.served, sample),
         "acceptance_rule": acceptance_rule(judge.protocol, threshold),
         "scale": "acceptance in % of answers (per question: share of its successful runs)",
         "intervals": {
@@ -104,6 +107,10 @@ def audit_document(
         "placement": placement(stats_sets),
         **calls_and_usage(result.run.stats),
     }
+    if document["usage"]["estimated_cost_usd"] is None:  # n/a with its reason, never $0
+        document["usage"]["cost_unknown_reason"] = result.run.cost_unknown_reason or "no price"
+    mismatch = served_note(judge.model, result.run.served, judge.endpoint, "judge")
+    document["warnings"] = [mismatch] if mismatch else []
     if result.run.stop_reason:
         document["stopped"] = result.run.stop_reason
     return document
@@ -265,6 +272,8 @@ def audit_blocks(document: dict[str, Any]) -> list[Block]:
     sets = document["probe_sets"]
     judge = document["judge"]
     rule = document["acceptance_rule"]["accepted_when"].replace(">=", "≥")
+    fake = bool((judge.get("served") or {}).get("fake"))
+    through = through_sentence("Judged", judge.get("endpoint"), fake)
     sample = document.get("sample")
     banner: list[Block] = []
     if sample:
@@ -279,6 +288,8 @@ def audit_blocks(document: dict[str, Any]) -> list[Block]:
         Heading("Judge audit: how lenient is this judge?", 1),
         *banner,
         Paragraph(document["summary_line"] + "."),
+        *([Paragraph(through + ".")] if through else []),
+        *(Paragraph(f"Warning: {w}.") for w in document.get("warnings") or []),
         Paragraph(
             f"Judge: {judge['protocol']} protocol, {judge['provider']} {judge['model']}, "
             f"temperature {judge['temperature']}, {judge['runs']} run(s) per answer, prompt "
@@ -309,7 +320,7 @@ def audit_blocks(document: dict[str, Any]) -> list[Block]:
         blocks += [Heading("Where the judge went wrong (first few)"), *examples]
     blocks += [
         Heading("What this audit measures, and what it cannot"),
-        Notes(LIMITS),
+        Notes([*LIMITS, *([FAKE_LIMIT] if fake else [])]),
         Heading("Judge signature"),
         Preformatted([judge["signature"]]),
     ]

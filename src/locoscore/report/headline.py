@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from locoscore.categories import ADVERSARIAL
+from locoscore.llm.endpoint import through_sentence
 from locoscore.report.analysis import Analysis, MetricStats
 from locoscore.report.document import Banner, Block, Contents, Heading, Paragraph, Table
 from locoscore.report.metrics import F1_LOCOMO, J
@@ -163,6 +164,22 @@ def metrics_table(a: Analysis) -> Table:
     )
 
 
+def endpoint_blocks(summary: dict[str, Any]) -> list[Block]:
+    """Where the answers and the verdicts came from, when not the provider's own API: a
+    banner when it was locoscore's fake provider."""
+    run_answer = (summary.get("run") or {}).get("answer") or {}
+    judge = summary.get("judge") or {}
+    blocks: list[Block] = []
+    for verb, part in (("Answered", run_answer), ("Judged", judge)):
+        fake = bool((part.get("served") or {}).get("fake"))
+        through = through_sentence(verb, part.get("endpoint"), fake)
+        if through is not None and fake:
+            blocks.append(Banner(f"{through}: these numbers say nothing about a real model."))
+        elif through is not None:
+            blocks.append(Paragraph(through + "."))
+    return blocks
+
+
 def opening_blocks(a: Analysis) -> list[Block]:
     """Title, subset banner, headline and the full metric table (the contents follow)."""
     s = a.results.summary
@@ -170,6 +187,7 @@ def opening_blocks(a: Analysis) -> list[Block]:
     return [
         Heading(report_title(a), 1),
         *subset_banner(a),
+        *endpoint_blocks(s),
         Heading(HEADLINE),
         headline_table(a),
         metrics_table(a),

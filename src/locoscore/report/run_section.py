@@ -8,10 +8,11 @@ from __future__ import annotations
 from typing import Any
 
 from locoscore.categories import CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
+from locoscore.llm.endpoint import through_sentence
 from locoscore.report.analysis import Analysis
 from locoscore.report.document import Block, Heading, Notes, Paragraph, Preformatted, Table
 from locoscore.report.spend import answer_calls_phrase, attempts_phrase
-from locoscore.report.tables import DASH, fmt
+from locoscore.report.tables import fmt
 
 _BUCKETS = {
     "all": "all evidence turns retrieved",
@@ -26,7 +27,7 @@ def _groups() -> list[tuple[str, str]]:
 
 
 def _cost(value: Any) -> str:
-    return DASH if value is None else f"${value:.4f}"
+    return "n/a" if value is None else f"${value:.4f}"
 
 
 def _setup_blocks(run: dict[str, Any]) -> list[Block]:
@@ -47,10 +48,18 @@ def _setup_blocks(run: dict[str, Any]) -> list[Block]:
     elif answer.get("provider") == "extractive":
         answerer = "extractive: the top retrieved item's text, no model"
     else:
+        served = (answer.get("served") or {}).get("models") or []
         answerer = (
-            f"{answer.get('provider')} / {answer.get('model')}, prompt {answer.get('prompt_name')}"
+            f"{answer.get('provider')} / {answer.get('model')}"
+            + (f" (the server said it served {', '.join(served)})" if served else "")
+            + f", prompt {answer.get('prompt_name')}"
             f" (hash {answer.get('prompt_hash')}), {answer.get('sampling')}"
         )
+        through = through_sentence(
+            "answered", answer.get("endpoint"), bool((answer.get("served") or {}).get("fake"))
+        )
+        if through is not None:
+            answerer += f"; {through}"
     notes = [
         f"System: {system.get('name')} with options {system.get('options') or 'default'}.",
         f"Retrieval budget: {budget}.",

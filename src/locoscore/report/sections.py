@@ -7,6 +7,7 @@ from typing import Any
 
 from locoscore import baselines
 from locoscore.categories import CATEGORY_NAMES
+from locoscore.llm.endpoint import through_sentence
 from locoscore.report import figures
 from locoscore.report.analysis import Analysis
 from locoscore.report.audit_view import audit_blocks
@@ -129,10 +130,17 @@ def judge_blocks(a: Analysis) -> list[Block]:
         f"{j.agreement_name} across runs: {fmt(j.agreement, 3)}.",
         f"Failed runs (dropped, not scored 0): {j.runs_failed} of {j.runs_attempted}.",
     ]
+    served = j.config.get("served") or {}
+    if served.get("models"):
+        items.insert(1, f"The server said it served {', '.join(served['models'])}.")
+    through = through_sentence("Judged", j.config.get("endpoint"), bool(served.get("fake")))
+    if through is not None:
+        items.insert(1, through + ".")
     calls = j.config.get("calls")
     if isinstance(calls, dict) and "made" in calls:
         usage = j.config.get("usage") or {}
         items.append(judge_calls_line(calls, usage, "Judge calls (every attempt)") + ".")
+    items += [f"Warning: {w}." for w in j.config.get("warnings") or []]
     return [Heading("Judge runs and agreement"), Notes(items), *figures.j_distribution(a)]
 
 

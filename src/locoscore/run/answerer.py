@@ -2,19 +2,23 @@
 (`locoscore.llm`: SDK clients, `CallPool` retries, adaptive concurrency), or `extractive`
 (no model: the top retrieved item's text, a lexical floor that needs no key).
 
-Answers are cached in the run's store by everything that changes them, so a rerun after a
-crash makes no call twice.
+Answers are cached in the run's store by everything that changes them (the endpoint
+included), so a rerun after a crash makes no call twice. Each cached answer keeps the model
+the server said it served: once a live reply names another, answers cached from the old one
+are asked again.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from locoscore.errors import InputError
 from locoscore.llm.cost import PriceTable, estimate_prompt_tokens
+from locoscore.llm.endpoint import Endpoint, Served, resolve_endpoint
 from locoscore.llm.ledger import Ledger, Spend
 from locoscore.llm.limiter import AdaptiveLimiter
 from locoscore.llm.pool import CallPool, Outcome, RetryPolicy
@@ -63,6 +67,7 @@ class AnswerStep:
     model: str | None
     prompt: AnswerPrompt
     sampling: SamplingPlan | None
+    endpoint: Endpoint | None = None  # None: extractive, no model called
 
     @property
     def provider(self) -> str:
@@ -74,35 +79,41 @@ class AnswerStep:
 
     @property
     def signature(self) -> str:
+        return self.signature_with(None)
+
+    def signature_with(self, served: Served | None) -> str:
+        """With `served`, what the server said it served (`served:`, `fake`) after the model."""
         if self.is_extractive:
             return "answer:extractive|top-item-text"
-        assert self.sampling is not None
+        assert self.sampling is not None and self.endpoint is not None
         return (
-            f"answer:{self.provider}|model:{self.model}|prompt:{self.prompt.version_hash}"
+            f"answer:{self.provider}{self.endpoint.signature}|model:{self.model}"
+            f"{served.signature if served else ''}|prompt:{self.prompt.version_hash}"
             f"|{self.sampling.signature}|max_tokens:{self.settings.max_tokens}"
         )
 
     def cache_params(self) -> dict[str, Any]:
-        assert self.sampling is not None
+        assert self.sampling is not None and self.endpoint is not None
         return {
             "provider": self.provider,
             "model": self.model,
             # another server may serve another model under the same name
-            "base_url": (self.settings.base_url or "").rstrip("/"),
+            "endpoint": self.endpoint.url,
             "max_tokens": self.settings.max_tokens,
             **self.sampling.cache_params(),
         }
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, served: Served | None = None) -> dict[str, Any]:
         return {
             "provider": self.provider,
             "model": self.model,
-            "base_url_set": self.settings.base_url is not None,
+            "endpoint": None if self.endpoint is None else self.endpoint.to_json(),
+            "served": (served or Served()).to_json(),
             "prompt_name": self.prompt.name,
             "prompt_hash": self.prompt.version_hash,
             "sampling": None if self.sampling is None else self.sampling.signature,
             "max_tokens": self.settings.max_tokens,
-            "signature": self.signature,
+            "signature": self.signature_with(served),
         }
 
 
@@ -125,9 +136,10 @@ def resolve_answer_step(
             f"needs a price for model {model}: add it with --prices FILE", field="--max-cost"
         )
     sampling = resolve_sampling(settings.provider, model, settings.temperature)
+    endpoint = resolve_endpoint(settings.provider, settings.base_url, field="--answer-base-url")
     if needs_key:
         api_key(settings.provider)  # a missing key stops the run before anything is spent
-    return AnswerStep(settings, model, prompt, sampling)
+    return AnswerStep(settings, model, prompt, sampling, endpoint)
 
 
 @dataclass(frozen=True)
@@ -139,6 +151,8 @@ class Answer:
     cached: bool = False
     error: str | None = None
     stopped: bool = False  # not asked: the pass stopped (cost cap, fatal error)
+    served_model: str = ""  # what the server said it served ("" when it said nothing)
+    fake: bool = False
 
 
 _WHITESPACE = re.compile(r"\s+")
@@ -178,19 +192,18 @@ class Answerer:
             on_status=on_status,
         )
         self.calls_cached = 0
+        # (served model, fake) of every live reply, and of every answer used from the cache
+        self.live_served: set[tuple[str, bool]] = set()
+        self.used: dict[str, tuple[str, bool]] = {}  # answer key -> who made it
+        self._uses: Counter[tuple[str, bool]] = Counter()  # of `used`'s values
         self.answers = 0  # replies with an answer, this attempt
         self.input_tokens = 0
         self.output_tokens = 0
 
     def spent(self) -> Spend:
-        """This attempt's answer calls."""
-        return Spend(
-            self.pool.made,
-            self.answers,
-            self.input_tokens,
-            self.output_tokens,
-            self.pool.spent_usd,
-        )
+        """This attempt's answer calls (cost None when no price applies)."""
+        cost = None if self.cost_unknown_reason() else self.pool.spent_usd
+        return Spend(self.pool.made, self.answers, self.input_tokens, self.output_tokens, cost)
 
     def key(self, prompt: str) -> str:
         return answer_key(self.step.cache_params(), prompt)
@@ -221,8 +234,27 @@ class Answerer:
 
     def _cost(self, replies: list[Reply]) -> float | None:
         prices, model = self.step.settings.prices, self.step.model or ""
-        costs = [prices.cost(model, r.input_tokens, r.output_tokens) for r in replies]
+        costs = [
+            prices.served_cost(model, r.model, r.input_tokens, r.output_tokens) for r in replies
+        ]
         return sum(c for c in costs if c is not None)
+
+    def _use(self, key: str, served: tuple[str, bool]) -> None:
+        earlier = self.used.get(key)
+        if earlier is not None:
+            self._uses[earlier] -= 1
+        self.used[key] = served
+        self._uses[served] += 1
+
+    @property
+    def served(self) -> Served:
+        """Who made the answers this pass used, live or cached."""
+        return Served.of(pair for pair, n in self._uses.items() if n > 0)
+
+    def cost_unknown_reason(self) -> str | None:
+        if self.step.is_extractive or self.step.model is None or not self.used:
+            return None
+        return self.step.settings.prices.unknown_reason(self.step.model, self.served)
 
     async def answer(self, prompt: str, context: PlacedContext) -> Answer:
         if self.step.is_extractive:
@@ -230,14 +262,17 @@ class Answerer:
             return Answer(top, 0.0)
         key = self.key(prompt)
         cached = self.store.get_answer(key)
-        if cached is not None:
+        if cached is not None and not self.stale(cached.served_model, cached.fake):
             self.calls_cached += 1
+            self._use(key, (cached.served_model, cached.fake))
             return Answer(
                 cached.answer,
                 cached.latency_s,
                 cached.input_tokens,
                 cached.output_tokens,
                 cached=True,
+                served_model=cached.served_model,
+                fake=cached.fake,
             )
         client = self._client()
         outcome = await self.pool.call(
@@ -265,11 +300,28 @@ class Answerer:
             return Answer("", outcome.latency_s, error=f"{why} from the answer model")
         text = clean_answer(reply.text)
         latency = round(outcome.latency_s, 4)
+        served_model = reply.model or ""
+        self.live_served.add((served_model, reply.fake))
+        self._use(key, (served_model, reply.fake))
         self.store.put_answer(
-            key, CachedAnswer(text, reply.input_tokens, reply.output_tokens, latency)
+            key,
+            CachedAnswer(
+                text, reply.input_tokens, reply.output_tokens, latency, served_model, reply.fake
+            ),
         )
         self.answers += 1
-        return Answer(text, latency, reply.input_tokens, reply.output_tokens)
+        return Answer(
+            text,
+            latency,
+            reply.input_tokens,
+            reply.output_tokens,
+            served_model=served_model,
+            fake=reply.fake,
+        )
+
+    def stale(self, served_model: str, fake: bool) -> bool:
+        """An answer from another server than this pass's live replies say it is."""
+        return bool(self.live_served) and (served_model, fake) not in self.live_served
 
     async def aclose(self) -> None:
         if self.client is not None:

@@ -28,7 +28,7 @@ def run_document(result: RunResult) -> dict[str, Any]:
     run = result.resolved
     total = result.answer_spend + result.answer_spend_earlier
     return {
-        **run.describe(),
+        **run.describe(result.served),
         "ingestion": {
             "per_conversation": result.ingestion,
             "totals": ingestion_totals(result.ingestion),
@@ -41,6 +41,8 @@ def run_document(result: RunResult) -> dict[str, Any]:
             "made": total.requests,
             "cached": result.calls_cached,
             "cost_usd": None if total.cost_usd is None else round(total.cost_usd, 6),
+            # n/a with its reason, never $0
+            **({"cost_unknown_reason": why} if (why := result.answer_cost_unknown) else {}),
             **attempts_json(result.answer_spend, result.answer_spend_earlier, "answers"),
         },
         "measures": run_measures(result.records),

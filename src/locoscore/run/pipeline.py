@@ -28,11 +28,12 @@ from locoscore.data.errata import errata_for
 from locoscore.data.locomo_conversations import locomo_conversations, locomo_questions
 from locoscore.errors import InputError, LocoscoreError
 from locoscore.llm.call_errors import one_line_error
+from locoscore.llm.endpoint import Served, served_note, without_served
 from locoscore.llm.ledger import Ledger, Spend
 from locoscore.llm.progress import ProgressSink
 from locoscore.results_dir import check_out_dir
 from locoscore.run.answer_prompt import default_answer_prompt, load_answer_prompt
-from locoscore.run.answerer import Answerer, resolve_answer_step
+from locoscore.run.answerer import Answer, Answerer, resolve_answer_step
 from locoscore.run.document import RUN_JSON, read_run
 from locoscore.run.dry_run import blocked_estimate, dry_run_estimate
 from locoscore.run.ingest import IngestionMeasures, ingest_conversation
@@ -82,6 +83,12 @@ class RunResult:
     dry_run_estimate: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
     probe: dict[str, Any] | None = None  # the quick probe's report (None: --skip-probe)
+    served: Served = field(default_factory=Served)  # who made the answers used
+    answer_cost_unknown: str | None = None  # why the answer cost is n/a (None: known)
+
+    @property
+    def signature(self) -> str:
+        return self.resolved.signature_with(self.served)
 
     @property
     def failed(self) -> int:
@@ -111,7 +118,7 @@ def _check_earlier_run(out: Path, signature: str) -> None:
             "earlier run.json cannot be read; remove it or choose another --out", file=str(path)
         )
     earlier = run.get("signature") if run is not None else stored_signature(out / STATE_FILE)
-    if earlier is not None and earlier != signature:
+    if earlier is not None and without_served(str(earlier)) != signature:
         where = path if run is not None else out / STATE_FILE
         raise InputError(
             f"holds a run with another signature ({earlier}); this run is {signature}: "
@@ -184,6 +191,7 @@ class _Harness:
         self.warnings: list[str] = []
         self.prompt_tokens: list[int] = []  # dry run: prompts that would be sent
         self.dry_search_errors: list[str] = []
+        self.cached_answers: dict[str, Answer] = {}  # question id -> answer from the cache
         self.ingest_spent = Usage()  # this attempt's ingestion, session by session
         self.sessions_total = 0
         self.sessions_done = 0  # added, or not to be added (already stored, failed)
@@ -207,7 +215,8 @@ class _Harness:
         if self.progress is None:
             return
         pool = self.answerer.pool
-        cost = pool.spent_usd + (self.ingest_spent.cost_usd or 0.0)
+        answering = self.answerer.spent().cost_usd  # None when no price applies
+        cost = None if answering is None else answering + (self.ingest_spent.cost_usd or 0.0)
         self.progress.update(done, failed, tokens, cost, pool.made + self.ingest_spent.calls)
 
     def ingestion_spend(self) -> Spend:
@@ -256,7 +265,7 @@ class _Harness:
             if self.run.settings.dry_run:
                 await self._dry_question(question)
                 return
-            record, _ = await answer_question(
+            record, answer = await answer_question(
                 question,
                 self.run.system,
                 self.answerer,
@@ -264,7 +273,29 @@ class _Harness:
                 top_k=self.run.settings.top_k,
                 budget=self.run.settings.context_budget,
             )
+            if answer is not None and answer.cached:
+                self.cached_answers[question.question_id] = answer
+            else:
+                self.cached_answers.pop(question.question_id, None)
             self._finish(record)
+
+    def warn_if_another_model_served(self) -> None:
+        step = self.run.answer
+        if step.model is None or step.endpoint is None:
+            return
+        note = served_note(step.model, self.answerer.served, step.endpoint, "answers")
+        if note is not None:
+            self.warn(note)
+
+    def stale_questions(self, questions: list[Question]) -> list[Question]:
+        """Questions answered from the cache by another server than the live replies name:
+        asked again (the answerer now refuses those cached answers)."""
+        return [
+            q
+            for q in questions
+            if (a := self.cached_answers.get(q.question_id)) is not None
+            and self.answerer.stale(a.served_model, a.fake)
+        ]
 
     async def _dry_question(self, question: Question) -> None:
         """What the real run would send for this question, counted, not sent."""
@@ -349,6 +380,9 @@ async def execute_run(
             for c in run.conversations
             if c.conversation_id in by_conv
         )
+        if not dry:
+            await all_or_none(harness.question(q) for q in harness.stale_questions(pending))
+            harness.warn_if_another_model_served()
     finally:
         with contextlib.suppress(Exception):
             await harness.answerer.aclose()
@@ -370,6 +404,8 @@ async def execute_run(
         ingestion_spend_earlier=_earlier(harness.ingest_ledger),
         warnings=harness.warnings,
         probe=probe,
+        served=harness.answerer.served,
+        answer_cost_unknown=harness.answerer.cost_unknown_reason(),
     )
     if dry:
         result.dry_run_estimate = dry_run_estimate(

@@ -12,6 +12,7 @@ from locoscore.data.conversation import Conversation, Question
 from locoscore.data.dataset import Dataset
 from locoscore.data.errata import Errata
 from locoscore.data.sample import QuestionSample, SampleSpec, with_sample
+from locoscore.llm.endpoint import Served
 from locoscore.run.answerer import AnswerSettings, AnswerStep
 from locoscore.run.tokens import TOKENIZER_NAME
 from locoscore.systems.base import MemorySystem
@@ -54,7 +55,11 @@ class ResolvedRun:
 
     @property
     def signature(self) -> str:
-        """sacreBLEU-style: everything that changes a prediction, as applied."""
+        """sacreBLEU-style: everything that changes a prediction, as applied (before any
+        call: what the server served is added by `signature_with`)."""
+        return self.signature_with(None)
+
+    def signature_with(self, served: Served | None) -> str:
         s = self.settings
         options = self.system.signature_options()
         opts = ",".join(f"{k}={v}" for k, v in sorted(options.items())) or "default"
@@ -64,7 +69,9 @@ class ResolvedRun:
             budget = f"top_k:{s.top_k}|budget:{s.context_budget or 'none'}"
         adv = "yes" if s.include_adversarial else "no"
         # A system that answers itself replaces locoscore's answer step: name that instead.
-        answer = "answer:system" if self.system.answers_itself else self.answer.signature
+        answer = (
+            "answer:system" if self.system.answers_itself else self.answer.signature_with(served)
+        )
         return with_sample(
             f"run:{s.system}|opts:{opts}|{budget}|{answer}"
             f"|tok:{TOKENIZER_NAME}|data:{self.dataset_version}@{self.dataset.sha256[:12]}"
@@ -72,10 +79,10 @@ class ResolvedRun:
             self.sample,
         )
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self, served: Served | None = None) -> dict[str, Any]:
         s = self.settings
         return {
-            "signature": self.signature,
+            "signature": self.signature_with(served),
             "system": {
                 "name": s.system,
                 "options": self.system.signature_options(),
@@ -84,7 +91,7 @@ class ResolvedRun:
             },
             "top_k": None if self.system.ignores_budget else s.top_k,
             "context_budget": None if self.system.ignores_budget else s.context_budget,
-            "answer": self.answer.to_json(),
+            "answer": self.answer.to_json(served),
             "tokenizer": TOKENIZER_NAME,
             "dataset": {
                 "path": str(self.dataset.path),

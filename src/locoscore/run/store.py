@@ -2,8 +2,11 @@
 
 Two tables, each row committed the moment it is final (WAL; a commit survives kill -9):
 - `answers`: the answer cache. The key hashes everything that changes an answer (provider,
-  model, every sampling parameter, max tokens, and the prompt text itself, which holds the
-  question and the retrieved context), so a changed retrieval never hits a stale answer.
+  endpoint, model, every sampling parameter, max tokens, and the prompt text itself, which
+  holds the question and the retrieved context), so a changed retrieval never hits a stale
+  answer. Each row keeps the model the server said it served and the fake provider's mark.
+  A state file from before endpoints were keyed gains those columns on open; its answers
+  are never served again (their keys named no endpoint).
 - `questions`: each finished question's whole prediction line; a rerun keeps the lines
   without an error and redoes the others.
 - `ingested`: per-conversation ingestion measurements of the latest ingestion.
@@ -30,7 +33,9 @@ CREATE TABLE IF NOT EXISTS answers (
     input_tokens INTEGER NOT NULL,
     output_tokens INTEGER NOT NULL,
     latency_s REAL NOT NULL,
-    created_at REAL NOT NULL
+    created_at REAL NOT NULL,
+    served_model TEXT NOT NULL DEFAULT '',
+    fake INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS questions (
     question_id TEXT PRIMARY KEY,
@@ -70,6 +75,8 @@ class CachedAnswer:
     input_tokens: int
     output_tokens: int
     latency_s: float
+    served_model: str = ""
+    fake: bool = False
 
 
 class RunStore:
@@ -80,6 +87,13 @@ class RunStore:
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.executescript(_SCHEMA)
+        have = {row[1] for row in self.conn.execute("PRAGMA table_info(answers)")}
+        for name, kind in (("served_model", "TEXT"), ("fake", "INTEGER")):
+            if name not in have:  # a state file from before: see the module's docstring
+                default = "''" if kind == "TEXT" else "0"
+                self.conn.execute(
+                    f"ALTER TABLE answers ADD COLUMN {name} {kind} NOT NULL DEFAULT {default}"
+                )
 
     def close(self) -> None:
         self.conn.close()
@@ -97,14 +111,17 @@ class RunStore:
 
     def get_answer(self, key: str) -> CachedAnswer | None:
         row = self.conn.execute(
-            "SELECT answer, input_tokens, output_tokens, latency_s FROM answers WHERE key = ?",
+            "SELECT answer, input_tokens, output_tokens, latency_s, served_model, fake "
+            "FROM answers WHERE key = ?",
             (key,),
         ).fetchone()
-        return None if row is None else CachedAnswer(*row)
+        if row is None:
+            return None
+        return CachedAnswer(row[0], row[1], row[2], row[3], row[4], bool(row[5]))
 
     def put_answer(self, key: str, answer: CachedAnswer) -> None:
         self.conn.execute(
-            "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 key,
                 answer.answer,
@@ -112,6 +129,8 @@ class RunStore:
                 answer.output_tokens,
                 answer.latency_s,
                 time.time(),
+                answer.served_model,
+                int(answer.fake),
             ),
         )
 

@@ -283,6 +283,7 @@ def handle_message(core: Core, body: Any, headers: Mapping[str, str]) -> Reply:
         return error_reply(status, error_type, message, wait_headers)
     content_fault = fault if fault in CONTENT_FAULTS else None
     payload = message_payload(body, verdicts[0], content_fault, "standard", config.answer)
+    payload["model"] = config.served(body["model"])
     reply = json_reply(payload, headers=_rate_headers(core), generations=1)
     if fault == "timeout":
         reply.hang_s = config.timeout_s
@@ -301,7 +302,6 @@ def batch_entry_result(core: Core, params: Any, version: str | None) -> dict[str
         _, error_type, why = FAULT_ERRORS[fault]
         return {"type": "errored", "error": error_body(error_type, why)}
     content_fault = fault if fault in CONTENT_FAULTS else None
-    return {
-        "type": "succeeded",
-        "message": message_payload(params, verdicts[0], content_fault, "batch"),
-    }
+    message = message_payload(params, verdicts[0], content_fault, "batch")
+    message["model"] = core.config.served(params["model"])
+    return {"type": "succeeded", "message": message}

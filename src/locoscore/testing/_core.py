@@ -61,6 +61,12 @@ class FakeConfig:
     # Vector size of /v1/embeddings when a request sends no `dimensions` (mem0 and other
     # clients may not): match the embedding size the client's vector store expects.
     embedding_dims: int = DEFAULT_EMBEDDING_DIMS
+    # The model name replies say they were served by (None: the name asked for), like a
+    # local server that serves its own model whatever the request names.
+    served_model: str | None = None
+
+    def served(self, asked: str) -> str:
+        return self.served_model or asked
 
     def __post_init__(self) -> None:
         check_faults(self.faults)

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from locoscore._http_server import TrackingHandler, TrackingHTTPServer
+from locoscore.llm.endpoint import FAKE_HEADER
 from locoscore.testing import (
     _anthropic_batches,
     _anthropic_wire,
@@ -206,6 +207,8 @@ class _Handler(TrackingHandler):
             self.send_response(reply.status)
             self.send_header("content-type", reply.content_type)
             self.send_header("content-length", str(len(reply.body)))
+            # The fake says what it is on every response: results made with it say `fake`.
+            self.send_header(FAKE_HEADER, "1")
             for name, value in reply.headers.items():
                 self.send_header(name, value)
             self.end_headers()

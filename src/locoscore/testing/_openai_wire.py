@@ -221,6 +221,7 @@ def handle_chat_completion(core: Core, body: Any) -> Reply:
         return error_reply(status, message, error_type, code, headers=wait_headers)
     content_fault = fault if fault in CONTENT_FAULTS else None
     payload = completion_payload(body, verdicts, content_fault, config.answer)
+    payload["model"] = config.served(body["model"])
     reply = json_reply(payload, headers=_rate_headers(core), generations=n)
     if fault == "timeout":
         reply.hang_s = config.timeout_s
@@ -241,4 +242,6 @@ def batch_line_response(core: Core, body: Any) -> tuple[int, dict[str, Any]] | N
         status, error_type, code, message = FAULT_ERRORS[fault]
         return status, error_body(message, error_type, code)
     content_fault = fault if fault in CONTENT_FAULTS else None
-    return 200, completion_payload(body, verdicts, content_fault)
+    payload = completion_payload(body, verdicts, content_fault)
+    payload["model"] = core.config.served(body["model"])
+    return 200, payload
