@@ -66,7 +66,8 @@ def _seconds(pair: dict[str, Any]) -> str:
 
 
 def _usd(value: float | None) -> str:
-    return DASH if value is None else f"${value:.2f}"
+    """n/a: not priced (the folder's run.json says why)."""
+    return "n/a" if value is None else f"${value:.2f}"
 
 
 def _signature_text(signature: dict[str, Any]) -> list[str]:
