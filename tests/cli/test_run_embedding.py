@@ -81,3 +81,72 @@ def test_run_with_an_unreachable_embedding_server_exits_2_writing_nothing(
     assert result.exit_code == 2
     assert f"embedding server {url}, model text-embedding-3-small: cannot connect" in result.output
     assert "Traceback" not in result.output and not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["backend=gpu"], "--system-option backend=gpu: embedding expects one of api, local"),
+        (
+            ["backend=local", "model=/no/such/model"],
+            "--system-option model=/no/such/model: the model path does not exist",
+        ),
+        (
+            ["backend=local", "model=./missing-model"],
+            "--system-option model=./missing-model: the model path does not exist",
+        ),
+        (["backend=local"], "--system-option backend=local needs model=NAME_OR_PATH"),
+        (
+            ["backend=local", "model=x", "dimensions=32"],
+            "--system-option dimensions: applies to backend=api only (this is backend=local)",
+        ),
+        (
+            ["device=cuda"],
+            "--system-option device: applies to backend=local only (this is backend=api)",
+        ),
+        (["chunk_tokens=0"], "--system-option chunk_tokens=0: expected a positive value"),
+        (["chunk_tokens=-128"], "--system-option chunk_tokens=-128: expected a positive value"),
+        (["chunk_tokens=big"], "--system-option chunk_tokens=big: expected an integer"),
+        (
+            ["chunk_tokens=256", "granularity=session"],
+            "--system-option chunk_tokens: replaces granularity (give one of the two)",
+        ),
+    ],
+)
+def test_bad_embedding_options_exit_2_with_one_line_writing_nothing(
+    options: list[str], message: str, locomo_path: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    args = run_args(locomo_path, out, "http://127.0.0.1:9/v1")[5:]  # without base_url
+    for option in options:
+        args += ["--system-option", option]
+    result = runner.invoke(app, ["run", "--system", "embedding", *args])
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith(f"error: {message}"), result.output
+    assert "Traceback" not in result.output and not out.exists()
+
+
+def test_a_chunked_run_retrieves_chunks_and_counts_the_turns_they_hold_as_evidence(
+    fake: FakeProvider, locomo_path: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    args = run_args(locomo_path, out, fake.openai_url)
+    args += ["--system-option", "chunk_tokens=256", "--top-k", "2"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    run = json.loads((out / "run.json").read_text())
+    assert (
+        "opts:chunk_tokens=256,granularity=chunk,model=text-embedding-3-small|top_k:2|"
+        in (run["signature"])
+    )
+    # conv-26 is 16,801 cl100k tokens as sessions in order: 65 full chunks and a last one.
+    assert fake._core.stats()["embedding_inputs"] == 1 + 66 + CONV_26_QUESTIONS
+    records = [json.loads(line) for line in (out / "predictions.jsonl").read_text().splitlines()]
+    for record in records:
+        assert len(record["retrieved"]) == 2
+        held = {d for item in record["retrieved"] for d in item["dia_ids"]}
+        evidence = record["evidence"]
+        if evidence:
+            expected = len([d for d in evidence if d in held]) / len(evidence)
+            assert record["evidence_recall"] == pytest.approx(expected)

