@@ -31,6 +31,7 @@ def test_probe_of_bm25_passes_and_writes_json(tmp_path):
         "ingest_once",
         "top_k",
         "time_to_searchable",
+        "attribution",
         "reset",
         "unknown_conversation",
     ]

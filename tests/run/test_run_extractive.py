@@ -85,7 +85,7 @@ def test_run_json_and_summary_carry_the_run_signature(extractive_run: Path) -> N
     signature = run["signature"]
     assert signature.startswith("run:bm25|opts:b=0.75,granularity=turn,k1=1.5|top_k:10|")
     assert "|answer:extractive|" in signature and "|tok:tiktoken:cl100k_base|" in signature
-    assert "|data:locomo10@79fa87e90f04|adv:yes|" in signature
+    assert "|bench:locomo10@79fa87e90f04|adv:yes|" in signature
     assert summary["run"]["signature"] == signature
     assert signature in (extractive_run / "report.md").read_text()
     assert run["ingestion"]["per_conversation"]["conv-30"]["sessions"] == 19

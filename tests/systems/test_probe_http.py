@@ -65,7 +65,7 @@ def test_probe_passes_on_locoscore_serve_in_its_own_process(served_by_the_cli, t
     result = runner.invoke(app, ["probe", served_by_the_cli, "--json", str(out)])
     assert result.exit_code == 0, result.output
     data = json.loads(out.read_text())
-    assert data["ok"] is True and len(data["checks"]) == 10  # ingest + the nine checks
+    assert data["ok"] is True and len(data["checks"]) == 11  # ingest + the ten checks
 
 
 def test_a_self_answering_server_is_probed_on_its_answers(tmp_path):

@@ -9,6 +9,20 @@ import typer
 
 from locoscore.data.readers import FORMATS
 
+BenchmarkOpt = Annotated[
+    str,
+    typer.Option(
+        "--benchmark",
+        help="The benchmark: locomo (default) or longmemeval.",
+    ),
+]
+FolderBenchmarkOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--benchmark",
+        help="The benchmark (default: the one the folder records, else locomo).",
+    ),
+]
 PredictionsArg = Annotated[Path, typer.Argument(help="Predictions file (see --format).")]
 DatasetOpt = Annotated[
     Path | None,

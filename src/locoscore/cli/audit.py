@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from locoscore.benchmarks import Benchmark, get_benchmark
 from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_errors
 from locoscore.cli._interrupt import run_pass
 from locoscore.cli._judge_options import (
@@ -35,7 +36,14 @@ from locoscore.cli._judge_options import (
     judge_settings,
     print_estimate,
 )
-from locoscore.cli._options import DatasetOpt, FormatOpt, LimitOpt, LimitPerOpt, SeedOpt
+from locoscore.cli._options import (
+    BenchmarkOpt,
+    DatasetOpt,
+    FormatOpt,
+    LimitOpt,
+    LimitPerOpt,
+    SeedOpt,
+)
 from locoscore.data.dataset import load_dataset
 from locoscore.data.probes import cached_probe_paths
 from locoscore.data.sample import sample_spec
@@ -52,6 +60,7 @@ from locoscore.judge.audit import (
 )
 from locoscore.judge.audit_stats import placement_sentence
 from locoscore.judge.cache import user_cache_path
+from locoscore.judge.settings import JudgeSettings
 from locoscore.llm.endpoint import through_sentence
 from locoscore.llm.progress import progress_for
 from locoscore.report.audit_report import audit_document, write_audit
@@ -82,6 +91,31 @@ def _print_sets(document: dict[str, object]) -> None:
             "-" if reference.get("overall") is None else f"{reference['overall']:.2f}",
         )
     console.print(table)
+
+
+def _audit_with_benchmark_sets(
+    bench: Benchmark,
+    dataset: Path | None,
+    settings: JudgeSettings,
+    out: Path,
+    dry_run: bool,
+    batch: bool,
+    user_cache: bool,
+) -> None:
+    data = bench.load(dataset)
+    result, document = run_pass(
+        bench.audit(data, settings, out, dry_run=dry_run, batch=batch, user_cache=user_cache)
+    )
+    if dry_run or document is None:
+        print_estimate(result, batch)
+        return
+    for name, block in document["sets"].items():
+        overall = block["accepted"].get("overall", {})
+        console.print(
+            f"{name}: {overall.get('rate', 0):.1f} % accepted (should be {block['expected']})",
+            highlight=False,
+        )
+    console.print(f"wrote {out}/audit.md, audit.json", highlight=False)
 
 
 @app.command("audit")
@@ -127,6 +161,7 @@ def audit(
     batch_wait: BatchWaitOpt = 24 * 3600.0,
     progress: ProgressOpt = True,
     user_cache: UserCacheOpt = False,
+    benchmark: BenchmarkOpt = "locomo",
     limit: LimitOpt = None,
     limit_per: LimitPerOpt = None,
     seed: SeedOpt = None,
@@ -134,6 +169,8 @@ def audit(
     """Audit the judge: the gold as the answer (should be accepted) and deliberately wrong
     answers (should be rejected), judged exactly as `locoscore judge` would; write
     audit.md, audit.html and audit.json. Rerunning resumes from DIR/judge_cache.sqlite."""
+    bench = get_benchmark(benchmark)
+    bench.require("audit")
     if not 0 < accept_threshold <= 100:
         raise InputError("must be in (0, 100]", field="--accept-threshold")
     if out.exists() and not out.is_dir():
@@ -156,6 +193,11 @@ def audit(
     )
     settings.resolve()  # a bad judge configuration fails before any file is read
     spec = sample_spec(limit, limit_per, seed)
+    if bench.own_audit:
+        if spec is not None:
+            raise InputError(f"not available with --benchmark {bench.name} yet", field="--limit")
+        _audit_with_benchmark_sets(bench, dataset, settings, out, dry_run, batch, user_cache)
+        return
     ds = load_dataset(dataset)
     sets: list[ProbeSet] = [gold_probe_set(ds)]
     sets += [probe_file_set(path, ds) for path in (probes or cached_probe_paths())]

@@ -9,8 +9,9 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from locoscore.benchmarks import benchmark_of
 from locoscore.cli._app import app, console, handle_errors
-from locoscore.cli._options import ErrataOpt
+from locoscore.cli._options import ErrataOpt, FolderBenchmarkOpt
 from locoscore.compare import Comparison, compare_many, side_name
 from locoscore.data.dataset import resolve_dataset_path
 from locoscore.data.errata import errata_for
@@ -57,6 +58,7 @@ def compare(
             "then the dataset the folders recorded).",
         ),
     ] = None,
+    benchmark: FolderBenchmarkOpt = None,
 ) -> None:
     """Is B really better than A? Mean B - A per category with a paired bootstrap CI and a
     Wilcoxon signed-rank test (McNemar on majority verdicts for a binary judge). With more
@@ -64,6 +66,25 @@ def compare(
     the comparisons. --errata implies --verified-gold."""
     if len(folders) < 2:
         raise InputError("compare needs at least two results folders (A B [C ...])")
+    bench = benchmark_of(folders, benchmark)
+    bench.require("compare")
+    if bench.own_report:
+        if len(folders) != 2:
+            raise InputError(
+                f"compare of {bench.name} folders takes exactly two (A B); "
+                f"{len(folders)} were given"
+            )
+        dir_a, dir_b = folders
+        result = bench.compare(dir_a, dir_b, out)
+        for name, row in result["groups"].items():
+            console.print(
+                f"{name}: A {row['a']:.1f}, B {row['b']:.1f}, B - A {row['difference']:+.1f} "
+                f"[{row['ci95'][0]:+.1f}, {row['ci95'][1]:+.1f}], McNemar p "
+                f"{row['mcnemar_p']:.3g}",
+                highlight=False,
+            )
+        console.print(f"wrote {out}/compare.md, compare.json", highlight=False)
+        return
     results = [load_results(folder) for folder in folders]
     flags = None
     if verified_gold or errata is not None:

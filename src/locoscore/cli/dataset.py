@@ -9,9 +9,10 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from locoscore.categories import CATEGORY_NAMES
+from locoscore.benchmarks import BENCHMARKS, get_benchmark
 from locoscore.cli._app import app, console, handle_errors
-from locoscore.data.dataset import LOCOMO_SHA256, LOCOMO_URL, fetch_dataset, load_dataset
+from locoscore.cli._options import BenchmarkOpt
+from locoscore.data.dataset import LOCOMO_SHA256, LOCOMO_URL, fetch_dataset
 from locoscore.data.errata import ERRATA_SHA256, ERRATA_URL, fetch_errata
 from locoscore.data.probes import PROBE_SOURCES, PROBES_BASE_URL, fetch_probes
 from locoscore.errors import InputError
@@ -24,24 +25,31 @@ app.add_typer(dataset_app, name="dataset")
 @handle_errors
 def info(
     dataset: Path | None = typer.Option(
-        None, "--dataset", help="locomo10.json (default: $LOCOSCORE_DATASET, then the cache)."
+        None, "--dataset", help="The data file (LoCoMo default: $LOCOSCORE_DATASET, the cache)."
     ),
+    benchmark: BenchmarkOpt = "locomo",
 ) -> None:
-    """Print the dataset's checksum and per-category question counts."""
-    ds = load_dataset(dataset)
-    console.print(f"path     {ds.path}")
-    status = "[green]matches the release[/]" if ds.checksum_ok else "[yellow]differs[/]"
-    console.print(f"sha256   {ds.sha256} ({status})")
-    console.print(f"samples  {len(ds.samples)}")
-    table = Table(title="Questions per category")
+    """Print the dataset's checksum and per-type question counts."""
+    bench = get_benchmark(benchmark)
+    data = bench.load(dataset)
+    console.print(f"path     {data.path}")
+    known = bench.known_file(data.sha256)
+    status = f"[green]matches {known.filename}[/]" if known else "[yellow]differs[/]"
+    console.print(f"sha256   {data.sha256} ({status})", highlight=False)
+    table = Table(title="Questions per type")
     table.add_column("id", justify="right")
-    table.add_column("category")
+    table.add_column("type")
     table.add_column("count", justify="right")
-    counts = ds.category_counts()
-    for cid, name in CATEGORY_NAMES.items():
-        table.add_row(str(cid), name, str(counts[cid]))
-    table.add_row("", "total", str(sum(counts.values())))
-    table.add_row("", "total without adversarial", str(sum(counts.values()) - counts[5]))
+    counts = bench.type_counts(data)
+    for qtype in bench.types:
+        table.add_row(str(qtype.id), qtype.name, str(counts.get(qtype.id, 0)))
+    total = sum(counts.values())
+    table.add_row("", "total", str(total))
+    excluded = [t for t in bench.types if not t.in_overall]
+    if excluded:
+        names = ", ".join(t.name for t in excluded)
+        kept = total - sum(counts.get(t.id, 0) for t in excluded)
+        table.add_row("", f"total without {names}", str(kept))
     console.print(table)
 
 
@@ -66,6 +74,15 @@ _FETCHABLE = {
     ),
 }
 _FETCHABLE["locomo"] = _FETCHABLE["dataset"]
+# Each benchmark's released files, by the names its `fetch_names` gives them.
+_BENCHMARK_FILES = [(name, bench) for bench in BENCHMARKS.values() for name in bench.fetch_names]
+for _name, _bench in _BENCHMARK_FILES:
+    _known = _bench.fetch_names[_name]
+    _FETCHABLE[_name] = _Fetchable(
+        _known.url or "",
+        _known.sha256,
+        lambda url, dest, name=_name, bench=_bench: bench.fetch(name, url, dest),  # type: ignore[misc]
+    )
 
 
 @dataset_app.command("fetch")
@@ -74,8 +91,10 @@ def fetch(
     what: str = typer.Argument(
         "dataset",
         help="dataset (locomo10.json; also 'locomo'), errata (the audited list of wrong gold "
-        "answers) or probes (the judge-audit probe sets), from dial481/locomo-audit.",
-        metavar="[dataset|errata|probes]",
+        "answers) or probes (the judge-audit probe sets), from dial481/locomo-audit; "
+        "longmemeval-s, longmemeval-m or longmemeval-oracle (the cleaned release, from "
+        "Hugging Face, pinned revision).",
+        metavar="[dataset|errata|probes|longmemeval-s|longmemeval-m|longmemeval-oracle]",
     ),
     url: str | None = typer.Option(None, help="Where to download from (default: the pinned URL)."),
     dest: Path | None = typer.Option(None, help="Destination (default: the user cache dir)."),
@@ -84,6 +103,10 @@ def fetch(
     each checked against its pinned sha256."""
     item = _FETCHABLE.get(what)
     if item is None:
-        raise InputError(f"expected one of dataset, errata, probes, got {what!r}", field="WHAT")
+        files = ", ".join(name for name, _ in _BENCHMARK_FILES)
+        raise InputError(
+            f"expected one of dataset, errata, probes, got {what!r} (benchmark files: {files})",
+            field="WHAT",
+        )
     path = item.fetch(url or item.url, dest)
     console.print(f"saved {path} (sha256 {item.sha256})", highlight=False)

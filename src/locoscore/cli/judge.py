@@ -9,6 +9,8 @@ from typing import Any
 import typer
 from rich.markup import escape
 
+from locoscore.benchmarks import Benchmark, get_benchmark
+from locoscore.benchmarks.base import parse_type_templates
 from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_errors
 from locoscore.cli._interrupt import run_pass
 from locoscore.cli._judge_options import (
@@ -36,6 +38,7 @@ from locoscore.cli._judge_options import (
     print_estimate,
 )
 from locoscore.cli._options import (
+    BenchmarkOpt,
     DatasetOpt,
     ErrataOpt,
     FormatOpt,
@@ -49,6 +52,7 @@ from locoscore.cli._options import (
 from locoscore.data.errata import errata_for
 from locoscore.data.load import load_predictions
 from locoscore.data.sample import sample_spec
+from locoscore.errors import InputError
 from locoscore.judge.api import judge_pass, judge_sample
 from locoscore.judge.cache import user_cache_path
 from locoscore.judge.settings import JudgeSettings
@@ -96,9 +100,18 @@ def judge(
     limit: LimitOpt = None,
     limit_per: LimitPerOpt = None,
     seed: SeedOpt = None,
+    benchmark: BenchmarkOpt = "locomo",
+    type_template: list[str] = typer.Option(
+        [],
+        "--type-template",
+        help="TYPE=FILE: your template for one question type (or 'abstention'), for "
+        "benchmarks with per-type rules (longmemeval). Repeatable.",
+    ),
 ) -> None:
     """Judge every prediction N times; write judgments.jsonl, j_* fields in scores.jsonl and
     a "judge" section in summary.json. Rerunning resumes from DIR/judge_cache.sqlite."""
+    bench = get_benchmark(benchmark)
+    bench.require("judge")
     settings = judge_settings(
         protocol=protocol,
         provider=provider,
@@ -117,6 +130,13 @@ def judge(
         include_adversarial=include_adversarial,
     )
     spec = sample_spec(limit, limit_per, seed)
+    if bench.own_judge:
+        if spec is not None:
+            raise InputError(f"not available with --benchmark {bench.name} yet", field="--limit")
+        _judge_with_benchmark_rules(
+            bench, predictions, dataset, settings, out, type_template, dry_run, batch, user_cache
+        )
+        return
     loaded = load_predictions(
         predictions, fmt, prediction_key=prediction_key, dataset=dataset, strict=strict
     )
@@ -187,6 +207,48 @@ def judge(
             soft_wrap=True,
         )
         raise typer.Exit(EXIT_FAILED)
+
+
+def _judge_with_benchmark_rules(
+    bench: Benchmark,
+    answers: Path,
+    dataset: Path | None,
+    settings: JudgeSettings,
+    out: Path,
+    type_templates: list[str],
+    dry_run: bool,
+    batch: bool,
+    user_cache: bool,
+) -> None:
+    data = bench.load(dataset)
+    result, section = run_pass(
+        bench.judge(
+            data,
+            answers,
+            settings,
+            out,
+            type_templates=parse_type_templates(type_templates),
+            dry_run=dry_run,
+            batch=batch,
+            user_cache=user_cache,
+        )
+    )
+    if dry_run or section is None:
+        print_estimate(result, batch)
+        return
+    strict, submitted = section["missing_counts_as_wrong"], section["over_submitted"]
+    for label, block in (("missing counted as wrong", strict), ("over submitted", submitted)):
+        overall, task = block["overall"], block["task_averaged"]
+        console.print(
+            f"J {label}: overall {overall['accuracy']} {overall['ci95']}, task-averaged "
+            f"{task['accuracy']}, abstention {block['abstention']['accuracy']}",
+            highlight=False,
+        )
+    console.print(
+        f"{section['submitted']} of {section['questions']} submitted, {section['missing']} "
+        f"missing; wrote {out}/judgments.jsonl, summary.json",
+        highlight=False,
+    )
 
 
 def _warn_if_self_judging(settings: JudgeSettings, predictions: Path, out: Path) -> None:

@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from locoscore._io import write_json_atomic
+from locoscore.benchmarks import get_benchmark
 from locoscore.cli._app import EXIT_FAILED, app, console, handle_errors
 from locoscore.errors import InputError
 from locoscore.systems.base import MemorySystem
@@ -131,12 +132,23 @@ def probe(
     json_out: Annotated[
         Path | None, typer.Option("--json", help="Also write the results to this JSON file.")
     ] = None,
+    benchmark: Annotated[
+        str,
+        typer.Option(
+            "--benchmark",
+            help="With --quick: also the checks a run on this benchmark makes (longmemeval: "
+            "reset, attribution).",
+        ),
+    ] = "locomo",
 ) -> None:
     """Check that a memory system keeps session dates and image captions, isolates
     conversations, empties on reset and honours top-k, on a synthetic conversation pair it
     generates. Prints each check with its evidence; exits 1 when a check fails."""
     name, options = _system_spec(url, system, system_option or [])
     checks = _checks(quick, check or [])
+    extra = get_benchmark(benchmark).probe_checks
+    if quick:
+        checks = check_names((*checks, *extra))
     if json_out is not None and json_out.is_dir():
         raise InputError(f"--json {json_out}: is a folder, expected a file path")
     # A throwaway state folder: probing leaves nothing behind.

@@ -8,8 +8,9 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from locoscore.benchmarks import benchmark_of
 from locoscore.cli._app import app, console, handle_errors
-from locoscore.cli._options import ErrataOpt
+from locoscore.cli._options import ErrataOpt, FolderBenchmarkOpt
 from locoscore.data.dataset import resolve_dataset_path
 from locoscore.data.errata import errata_for
 from locoscore.report.analysis import Analysis
@@ -64,10 +65,17 @@ def report(
             "cache, then the dataset recorded in summary.json).",
         ),
     ] = None,
+    benchmark: FolderBenchmarkOpt = None,
 ) -> None:
     """Write report.md, report.html (self-contained, charts inline), scores.csv and the
     statistics section of summary.json. With gold errata (--errata, $LOCOSCORE_ERRATA, the
     fetched copy, or recorded earlier in summary.json), also the verified-gold view."""
+    bench = benchmark_of([directory], benchmark)
+    bench.require("report")
+    if bench.own_report:
+        for path in bench.report(directory):
+            console.print(f"wrote {path}", highlight=False)
+        return
     dataset_path = resolve_dataset_path(dataset) or load_results(directory).recorded_dataset_path()
     gold_errata = errata_for(errata, dataset_path)
     built = build_reports(directory, paper_columns=paper_columns, svg_dir=svg, errata=gold_errata)

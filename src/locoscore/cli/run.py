@@ -10,7 +10,7 @@ from rich.markup import escape
 
 from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_errors
 from locoscore.cli._interrupt import run_pass
-from locoscore.cli._options import ErrataOpt, LimitOpt, LimitPerOpt, SeedOpt
+from locoscore.cli._options import BenchmarkOpt, ErrataOpt, LimitOpt, LimitPerOpt, SeedOpt
 from locoscore.data.sample import sample_spec
 from locoscore.llm.cost import PriceTable
 from locoscore.llm.endpoint import through_sentence
@@ -93,6 +93,7 @@ def run(
     limit: LimitOpt = None,
     limit_per: LimitPerOpt = None,
     seed: SeedOpt = None,
+    benchmark: BenchmarkOpt = "locomo",
 ) -> None:
     """Ingest each conversation into the system, ask every question, answer with a fixed
     prompt, and write predictions.jsonl, run.json and the scores and reports. Rerunning the
@@ -119,6 +120,7 @@ def run(
         skip_probe=skip_probe,
         errata=errata,
         sample=sample_spec(limit, limit_per, seed),
+        benchmark=benchmark,
     )
     resolved = resolve_run(settings)
     console.print(f"[bold]run[/]: {escape(resolved.signature)}", highlight=False)
@@ -130,8 +132,9 @@ def run(
         _print_estimate(result.dry_run_estimate or {})
         return
     summary = write_run_outputs(result, out)
-    build_reports(out, errata=resolved.errata)
-    console.print(lexical_table(summary["lexical"]), highlight=False)
+    if "lexical" in summary:  # a benchmark with lexical protocols: their scores and reports
+        build_reports(out, errata=resolved.errata)
+        console.print(lexical_table(summary["lexical"]), highlight=False)
     if result.signature != resolved.signature:  # what the server said it served, now known
         console.print(f"[bold]run[/]: {escape(result.signature)}", highlight=False, soft_wrap=True)
     calls = summary["run"]["answer_calls"]
@@ -148,11 +151,8 @@ def run(
         )
         if through is not None:
             console.print(escape(through), highlight=False, soft_wrap=True)
-    console.print(
-        f"wrote {escape(str(out))}/predictions.jsonl, run.json, scores.jsonl, summary.json, "
-        "report.md, report.html, scores.csv",
-        highlight=False,
-    )
+    written = ", ".join(summary.get("_written", ()))
+    console.print(f"wrote {escape(str(out))}/{written}", highlight=False)
     if result.failed:
         err_console.print(
             f"[red]error:[/] {result.failed} question(s) failed (recorded with their error); "

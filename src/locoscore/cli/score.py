@@ -7,8 +7,10 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
+from locoscore.benchmarks import get_benchmark
 from locoscore.cli._app import app, console, handle_errors
 from locoscore.cli._options import (
+    BenchmarkOpt,
     DatasetOpt,
     ErrataOpt,
     FormatOpt,
@@ -51,9 +53,11 @@ def score(
         "locomo,mem0,spec", "--protocols", help="Comma-separated: locomo, mem0, spec."
     ),
     errata: ErrataOpt = None,
+    benchmark: BenchmarkOpt = "locomo",
 ) -> None:
     """Score predictions with exact lexical protocols; write scores.jsonl, summary.json,
     report.md."""
+    get_benchmark(benchmark).require("score")
     names = _parse_protocols(protocols)
     check_out_dir(out)
     loaded = load_predictions(

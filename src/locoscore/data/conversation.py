@@ -120,3 +120,17 @@ class Question:
     # How the benchmark's own files name the question (LoCoMo: sample_id and qa_index);
     # copied into every output line so results join back to the dataset.
     record_ids: dict[str, Any] = field(default_factory=dict)
+    # The id a memory system is shown, when the benchmark's own id would give something
+    # away (LongMemEval's `_abs` suffix marks the unanswerable questions).
+    query_id: str | None = None
+    # The question date as the benchmark writes it (LongMemEval: "2023/05/30 (Tue) 23:40",
+    # weekday included), shown to the reader; None: the ISO date is shown.
+    date_raw: str | None = None
+
+    @property
+    def system_question_id(self) -> str:
+        return self.query_id or self.question_id
+
+    @property
+    def reader_date(self) -> str | None:
+        return self.date_raw or self.date_iso

@@ -76,3 +76,51 @@ def download_verified(
     )
     write_bytes_atomic(dest, data)
     return dest
+
+
+def download_streamed_verified(
+    url: str,
+    sha256: str,
+    dest: Path,
+    *,
+    manual_option: str,
+    error: type[InputError] = InputError,
+    timeout: float = 60.0,
+    chunk_size: int = 1 << 20,
+) -> Path:
+    """`download_verified` for files too large to hold (LongMemEval's `_m` is 2.7 GB): the
+    body goes to a temporary file beside `dest`, hashed on the way, and is renamed onto
+    `dest` only when its sha256 matches (else removed: `dest` is never touched)."""
+    import tempfile
+
+    import httpx
+
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
+    tmp = Path(tmp_name)
+    digest = hashlib.sha256()
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            try:
+                with httpx.stream("GET", url, timeout=timeout, follow_redirects=True) as response:
+                    response.raise_for_status()
+                    for chunk in response.iter_bytes(chunk_size):
+                        digest.update(chunk)
+                        handle.write(chunk)
+            except httpx.HTTPError as exc:
+                raise error(
+                    f"could not download {url} ({type(exc).__name__}); are you offline? "
+                    f"Download it by hand and pass {manual_option}"
+                ) from None
+            handle.flush()
+            os.fsync(handle.fileno())
+        if digest.hexdigest() != sha256:
+            raise error(
+                f"downloaded file has sha256 {digest.hexdigest()}, expected {sha256}; not saved",
+                file=url,
+            )
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, dest)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return dest

@@ -126,11 +126,20 @@ class PromptTemplate:
     protocol: Protocol
     text: str
     name: str = "builtin"
+    # A benchmark's own rules: a whole template per category id (else `text`), and the
+    # names its categories go by in `{category}` (else LoCoMo's).
+    per_category: tuple[tuple[int, str], ...] = ()
+    category_names: tuple[tuple[int, str], ...] = ()
 
     @property
     def version_hash(self) -> str:
         payload = f"{self.protocol}\n{self.text}\n{output_schema(self.protocol)}"
+        for category, text in self.per_category:
+            payload += f"\n--{category}--\n{text}"
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
+
+    def text_for(self, category: int) -> str:
+        return dict(self.per_category).get(category, self.text)
 
     def render(
         self,
@@ -142,7 +151,8 @@ class PromptTemplate:
         fence_token: str | None = None,
     ) -> str:
         # Plain replacement, not str.format: user templates may contain JSON braces.
-        name = CATEGORY_NAMES.get(category, str(category))
+        names = dict(self.category_names) or CATEGORY_NAMES
+        name = names.get(category, str(category))
         values = {
             "{question}": question,
             "{gold}": gold,
@@ -151,7 +161,7 @@ class PromptTemplate:
             "{prediction}": fence_candidate(prediction, fence_token),
             "{prediction_raw}": prediction,
         }
-        return fill_placeholders(self.text, values)
+        return fill_placeholders(self.text_for(category), values)
 
 
 def output_schema(protocol: str) -> dict[str, Any]:

@@ -9,13 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from locoscore._io import write_json_atomic, write_jsonl_atomic
-from locoscore.data.load import load_predictions
 from locoscore.llm.ledger import Spend, attempts_json
 from locoscore.run.document import RUN_JSON
 from locoscore.run.measures import ingestion_totals, run_measures
 from locoscore.run.pipeline import RunResult
-from locoscore.scoring.folder import score_into_folder
-from locoscore.scoring.protocols import PROTOCOLS
 
 PREDICTIONS = "predictions.jsonl"
 
@@ -59,6 +56,7 @@ def write_run_outputs(result: RunResult, out: Path) -> dict[str, Any]:
     predictions = out / PREDICTIONS
     write_jsonl_atomic(predictions, result.records)
     write_json_atomic(out / RUN_JSON, document)
-    loaded = load_predictions(predictions, "native", dataset=result.resolved.dataset)
     run_section = {k: v for k, v in document.items() if k not in ("finished_at",)}
-    return score_into_folder(loaded, out, list(PROTOCOLS), {"run": run_section})
+    return result.resolved.benchmark.score_run(
+        predictions, result.resolved.dataset, out, run_section
+    )

@@ -22,17 +22,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from locoscore.benchmarks import get_benchmark
 from locoscore.data.conversation import Conversation, Question
-from locoscore.data.dataset import load_dataset
 from locoscore.data.errata import errata_for
-from locoscore.data.locomo_conversations import locomo_conversations, locomo_questions
 from locoscore.errors import InputError, LocoscoreError
 from locoscore.llm.call_errors import one_line_error
 from locoscore.llm.endpoint import Served, served_note, without_served
 from locoscore.llm.ledger import Ledger, Spend
 from locoscore.llm.progress import ProgressSink
 from locoscore.results_dir import check_out_dir
-from locoscore.run.answer_prompt import default_answer_prompt, load_answer_prompt
+from locoscore.run.answer_prompt import load_answer_prompt
 from locoscore.run.answerer import Answer, Answerer, resolve_answer_step
 from locoscore.run.document import RUN_JSON, read_run
 from locoscore.run.dry_run import blocked_estimate, dry_run_estimate
@@ -42,7 +41,7 @@ from locoscore.run.settings import ResolvedRun, RunSettings
 from locoscore.run.store import STATE_FILE, RunStore, stored_signature
 from locoscore.run.tokens import count_tokens
 from locoscore.systems.base import Usage
-from locoscore.systems.probe import require_probe
+from locoscore.systems.probe import QUICK_CHECKS, require_probe
 from locoscore.systems.registry import SystemContext, make_system
 
 STATE_DIR = "system_state"
@@ -136,10 +135,11 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
     if settings.concurrency < 1:
         raise InputError("--concurrency must be at least 1")
     check_out_dir(settings.out)
-    dataset = load_dataset(settings.dataset)
-    conversations = _select_conversations(locomo_conversations(dataset), settings.conversations)
-    questions = locomo_questions(
-        dataset, conversations, include_adversarial=settings.include_adversarial
+    benchmark = get_benchmark(settings.benchmark)
+    dataset = benchmark.load(settings.dataset)
+    conversations = _select_conversations(benchmark.conversations(dataset), settings.conversations)
+    questions = benchmark.questions(
+        dataset, conversations, include_excluded=settings.include_adversarial
     )
     sample = None
     if settings.sample is not None:
@@ -153,7 +153,7 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
     prompt = (
         load_answer_prompt(settings.answer_prompt)
         if settings.answer_prompt
-        else default_answer_prompt()
+        else benchmark.default_answer_prompt()
     )
     answer_settings = dataclasses.replace(settings.answer, concurrency=settings.concurrency)
     answer = resolve_answer_step(answer_settings, prompt, needs_key=not settings.dry_run)
@@ -162,7 +162,8 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
         settings.system_options,
         SystemContext(state_dir=settings.out / STATE_DIR, prices=settings.answer.prices),
     )
-    errata = errata_for(settings.errata, dataset)  # a bad list is refused before any work
+    # a bad list is refused before any work; only a benchmark with errata maps one
+    errata = errata_for(settings.errata, dataset) if benchmark.has_errata else None
     resolved = ResolvedRun(
         settings, dataset, conversations, questions, system, answer, errata, sample
     )
@@ -310,7 +311,7 @@ class _Harness:
             self.dry_search_errors.append(f"{question.question_id}: {one_line_error(exc)}")
             return
         prompt = self.run.answer.prompt.render(
-            question.text, retrieved.context.text, question.date_iso
+            question.text, retrieved.context.text, question.reader_date
         )
         if self.store.get_answer(self.answerer.key(prompt)) is None:
             self.prompt_tokens.append(count_tokens(prompt))
@@ -343,7 +344,8 @@ async def execute_run(
         if not s.skip_probe:
             # The quick integration probe on a synthetic pair of its own: a system that loses
             # dates or captions, leaks across conversations or ignores top-k stops here.
-            probe = (await require_probe(run.system)).to_json()
+            checks = (*QUICK_CHECKS, *run.benchmark.probe_checks)
+            probe = (await require_probe(run.system, checks)).to_json()
     except InputError:
         await run.system.aclose()
         if created:

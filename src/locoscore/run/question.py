@@ -63,7 +63,11 @@ async def retrieve(
     """The system's search (timed) and the context as the answer prompt will hold it: the
     same for a real run and a dry run. Search errors propagate to the caller."""
     query = Query(
-        question.conversation_id, question.question_id, question.text, top_k, question.date_iso
+        question.conversation_id,
+        question.system_question_id,
+        question.text,
+        top_k,
+        question.date_iso,
     )
     started = time.perf_counter()
     result = await system.search(query)
@@ -91,7 +95,7 @@ async def answer_question(
     if result.answer is not None:  # the system answers itself: its answer step, not ours
         answer = Answer(result.answer.strip(), None)
     else:
-        rendered = prompt.render(question.text, context.text, question.date_iso)
+        rendered = prompt.render(question.text, context.text, question.reader_date)
         answer = await answerer.answer(rendered, context)
     answer_s = answer.latency_s
     total = search_s + (answer_s or 0.0)

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from locoscore._version import __version__
+from locoscore.benchmarks import Benchmark, get_benchmark
 from locoscore.data.conversation import Conversation, Question
-from locoscore.data.dataset import Dataset
 from locoscore.data.errata import Errata
 from locoscore.data.sample import QuestionSample, SampleSpec, with_sample
 from locoscore.llm.endpoint import Served
@@ -35,13 +35,14 @@ class RunSettings:
     dry_run: bool = False
     skip_probe: bool = False
     errata: Path | None = None  # --errata (else $LOCOSCORE_ERRATA or the fetched copy)
+    benchmark: str = "locomo"
     sample: SampleSpec | None = None  # --limit: a smoke test on a stratified sample
 
 
 @dataclass
 class ResolvedRun:
     settings: RunSettings
-    dataset: Dataset
+    dataset: Any  # the benchmark's loaded file (path, sha256)
     conversations: list[Conversation]
     questions: list[Question]
     system: MemorySystem
@@ -50,8 +51,12 @@ class ResolvedRun:
     sample: QuestionSample | None = None  # the questions asked are this sample
 
     @property
+    def benchmark(self) -> Benchmark:
+        return get_benchmark(self.settings.benchmark)
+
+    @property
     def dataset_version(self) -> str:
-        return "locomo10" if self.dataset.checksum_ok else "locomo10-modified"
+        return self.benchmark.data_version(self.dataset)
 
     @property
     def signature(self) -> str:
@@ -74,7 +79,7 @@ class ResolvedRun:
         )
         return with_sample(
             f"run:{s.system}|opts:{opts}|{budget}|{answer}"
-            f"|tok:{TOKENIZER_NAME}|data:{self.dataset_version}@{self.dataset.sha256[:12]}"
+            f"|tok:{TOKENIZER_NAME}|{self.benchmark.signature_part(self.dataset)}"
             f"|adv:{adv}|version:{__version__}",
             self.sample,
         )
@@ -93,11 +98,8 @@ class ResolvedRun:
             "context_budget": None if self.system.ignores_budget else s.context_budget,
             "answer": self.answer.to_json(served),
             "tokenizer": TOKENIZER_NAME,
-            "dataset": {
-                "path": str(self.dataset.path),
-                "sha256": self.dataset.sha256,
-                "version": self.dataset_version,
-            },
+            "benchmark": self.benchmark.name,
+            "dataset": self.benchmark.describe_data(self.dataset),
             "conversations": [c.conversation_id for c in self.conversations],
             "questions": len(self.questions),
             "include_adversarial": s.include_adversarial,

@@ -16,6 +16,8 @@ started system and runs named checks, each with its evidence:
   declare `ignores_budget`).
 - `time_to_searchable`: seconds from `add` returning until a search finds the new fact
   (a measurement; fails only when the fact is never found before the deadline).
+- `attribution`: an item holding a fact names that fact's turn among its dia_ids (skipped
+  when no item names any turn: retrieval metrics then cannot be computed).
 - `reset`: after `reset(A)` no search of A returns A's facts, and B is untouched.
 - `unknown_conversation`: searching a conversation never added gives no items or a clean
   LocoscoreError.
@@ -57,6 +59,7 @@ ALL_CHECKS: tuple[str, ...] = (
     "ingest_once",
     "top_k",
     "time_to_searchable",
+    "attribution",
     "reset",
     "unknown_conversation",
 )

@@ -359,7 +359,35 @@ async def _reset(p: ProbeSession) -> Outcome:
     )
 
 
+async def _attribution(p: ProbeSession) -> Outcome:
+    """Items name the turns they came from: what retrieval metrics and the outputs' dataset
+    ids are computed from (a system that names none is measured on answers alone)."""
+    named = 0
+    problems: list[str] = []
+    for fact in p.a.facts:
+        result = await p.search(p.a, fact.question, SEARCH_K)
+        hits = _item_hits(result, fact.word)
+        if not hits or hits[0][1].dia_ids is None:
+            continue
+        named += 1
+        rank, item = hits[0]
+        if fact.dia_id not in (item.dia_ids or ()):
+            problems.append(
+                f"{fact.word!r} (turn {fact.dia_id}) came back in item {rank} naming "
+                f"{list(item.dia_ids or ())}"
+            )
+    if problems:
+        raise CheckFailed("; ".join(problems[:3]))
+    if not named:
+        return "skipped", (
+            "no item names the turns it came from (dia_ids null): retrieval metrics "
+            "cannot be computed for this system"
+        )
+    return "passed", f"{named} of {len(p.a.facts)} facts came back naming their own turn"
+
+
 CHECKS: dict[str, Callable[[ProbeSession], Awaitable[Outcome]]] = {
+    "attribution": _attribution,
     "shapes": _shapes,
     "dates": _dates,
     "captions": _captions,

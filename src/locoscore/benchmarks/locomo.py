@@ -1,0 +1,74 @@
+"""LoCoMo behind the benchmark interface, delegating to the modules that hold its rules:
+categories (`locoscore.categories`), the file (`data.dataset`), its conversations and
+evidence (`data.locomo_conversations`), the answer prompt (`run.answer_prompt`) and the
+published baselines (`locoscore.baselines`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from locoscore.benchmarks.base import Benchmark, KnownFile, QuestionType
+from locoscore.categories import ADVERSARIAL, CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
+from locoscore.data.conversation import Conversation, Question
+from locoscore.data.dataset import LOCOMO_SHA256, LOCOMO_URL, Dataset, load_dataset
+from locoscore.data.locomo_conversations import locomo_conversations, locomo_questions
+
+
+class LoCoMo(Benchmark):
+    name = "locomo"
+    description = "LoCoMo (Maharana et al., ACL 2024): locomo10.json, 10 conversations"
+    types = tuple(
+        QuestionType(cid, CATEGORY_NAMES[cid], CATEGORY_NAMES[cid], cid != ADVERSARIAL)
+        for cid in LOCOMO_COLUMN_ORDER
+    )
+    known_files = (KnownFile("locomo10", "locomo10.json", LOCOMO_SHA256, url=LOCOMO_URL),)
+    has_errata = True
+    commands = frozenset({"run", "dataset", "score", "judge", "report", "compare", "audit"})
+
+    def load(self, path: str | Path | None) -> Dataset:
+        return load_dataset(path)
+
+    def data_version(self, data: Dataset) -> str:
+        return "locomo10" if data.checksum_ok else "locomo10-modified"
+
+    def type_counts(self, data: Dataset) -> dict[int, int]:
+        return data.category_counts()
+
+    def conversations(self, data: Dataset) -> list[Conversation]:
+        return locomo_conversations(data)
+
+    def questions(
+        self,
+        data: Dataset,
+        conversations: Sequence[Conversation],
+        *,
+        include_excluded: bool = True,
+    ) -> list[Question]:
+        return locomo_questions(data, list(conversations), include_adversarial=include_excluded)
+
+    def score_run(
+        self, predictions: Path, data: Dataset, out: Path, run_section: dict[str, Any]
+    ) -> dict[str, Any]:
+        from locoscore.data.load import load_predictions
+        from locoscore.scoring.folder import score_into_folder
+        from locoscore.scoring.protocols import PROTOCOLS
+
+        loaded = load_predictions(predictions, "native", dataset=data)
+        summary = score_into_folder(loaded, out, list(PROTOCOLS), {"run": run_section})
+        written = ("predictions.jsonl", "run.json", "scores.jsonl", "summary.json")
+        return {**summary, "_written": (*written, "report.md", "report.html", "scores.csv")}
+
+    def published(self) -> tuple[Any, ...]:
+        from locoscore.baselines import ALL_ROWS
+
+        return tuple(ALL_ROWS)
+
+    def default_answer_prompt_text(self) -> str:
+        from locoscore.run.answer_prompt import DEFAULT_ANSWER_PROMPT
+
+        return DEFAULT_ANSWER_PROMPT
+
+
+LOCOMO = LoCoMo()

@@ -1,0 +1,137 @@
+"""`locoscore judge --benchmark longmemeval`: every submitted answer judged N times by
+locoscore's judge machinery (cache, retries, budgets, batch), with the per-type rules, and
+aggregated as LongMemEval defines it (`accuracy`). Writes judgments.jsonl and the "judge"
+section of summary.json (the official evaluator's labels, when the file carries them, as
+`recorded_judge` beside it)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+from locoscore._io import sha256_file, write_json_atomic, write_jsonl_atomic
+from locoscore.benchmarks.longmemeval import judging
+from locoscore.benchmarks.longmemeval.accuracy import accuracy
+from locoscore.benchmarks.longmemeval.answers import Answers, read_answers
+from locoscore.benchmarks.longmemeval.data import LongMemEvalData
+from locoscore.errors import InputError
+from locoscore.judge.api import PassResult, run_pass
+from locoscore.judge.outputs import CACHE_FILE, JUDGMENTS_FILE
+from locoscore.judge.runner import ProgressSink
+from locoscore.judge.settings import JudgeSettings
+from locoscore.results_dir import load_summary
+
+SCORES_FILE = "scores.jsonl"  # one line per question of the file: its J (None: missing)
+
+
+def lme_settings(settings: JudgeSettings, type_templates: dict[str, Path]) -> JudgeSettings:
+    """Binary verdicts with the per-type rules (a `--prompt-template` replaces them all)."""
+    if settings.protocol != "binary":
+        raise InputError(
+            "LongMemEval's judge is binary: pass --protocol binary", field="--protocol"
+        )
+    template = settings.template or judging.with_user_templates(
+        judging.builtin_template(), type_templates
+    )
+    # every type is judged: LoCoMo's adversarial exclusion (category 5) does not apply
+    return dataclasses.replace(settings, template=template, include_adversarial=True)
+
+
+def recorded_summary(data: LongMemEvalData, answers: Answers) -> dict[str, Any] | None:
+    if not answers.recorded:
+        return None
+    scores = {q: float(label) for q, label in answers.recorded.items()}
+    return {
+        "source": "autoeval_label",
+        "models": sorted(answers.recorded_models),
+        **accuracy(data.questions, scores),
+    }
+
+
+async def judge_longmemeval(
+    data: LongMemEvalData,
+    answers_path: Path,
+    settings: JudgeSettings,
+    out: Path,
+    *,
+    type_templates: dict[str, Path] | None = None,
+    dry_run: bool = False,
+    batch: bool = False,
+    progress: ProgressSink | None = None,
+    user_cache: bool = False,
+) -> tuple[PassResult, dict[str, Any] | None]:
+    answers = read_answers(answers_path, data)
+    settings = lme_settings(settings, type_templates or {})
+    if out.exists() and not out.is_dir():
+        raise InputError("not a folder", file=str(out), field="--out")
+    records = judging.judge_records(data, answers.predictions)
+    if not dry_run:
+        out.mkdir(parents=True, exist_ok=True)
+    result = await run_pass(
+        records,
+        settings,
+        out / CACHE_FILE,
+        batch=batch,
+        dry_run=dry_run,
+        progress=progress,
+        user_cache=user_cache,
+    )
+    if dry_run or result.run is None or result.run.pending_batch is not None:
+        return result, None
+    runs = result.judge.settings.runs
+    by_key: dict[str, list[float]] = {r.key: [] for r in records}
+    for row in result.run.rows:
+        if row.score is not None and row.key in by_key:
+            by_key[row.key].append(row.score / 100.0)
+    scores: dict[str, float | None] = {
+        r.source: (sum(v) / len(v) if v else None) for r in records for v in [by_key[r.key]]
+    }
+    section: dict[str, Any] = {
+        **result.judge.describe(),
+        "benchmark": "longmemeval",
+        "rules": "abstention by the _abs id, then the question type",
+        "input": {
+            "path": str(answers_path),
+            "sha256": sha256_file(answers_path),
+            "format": answers.format,
+        },
+        "dataset": {
+            "path": str(data.path),
+            "file": data.path.name,
+            "sha256": data.sha256,
+            "version": data.version,
+        },
+        "failed_answers": len(answers.failed),
+        **accuracy(data.questions, scores),
+        "calls": {
+            "made": result.run.stats.made,
+            "cached": result.run.stats.cached,
+            "failed": result.run.stats.failed,
+            "short_circuited": result.run.stats.short_circuited,
+        },
+    }
+    if runs > 1:
+        section["runs_per_question"] = runs
+    recorded = recorded_summary(data, answers)
+    if recorded is not None:
+        section["recorded_judge"] = recorded
+    order = {r.key: i for i, r in enumerate(records)}
+    rows = sorted(result.run.rows, key=lambda r: (order.get(r.key, len(order)), r.run))
+    summary = load_summary(out)
+    summary["benchmark"] = "longmemeval"
+    summary["judge"] = section
+    per_question = [
+        {
+            "question_id": m.question_id,
+            "question_type": m.question_type,
+            "abstention": m.abstention,
+            "submitted": m.question_id in scores,
+            "j": scores.get(m.question_id),
+        }
+        for m in data.questions
+    ]
+    write_jsonl_atomic(out / JUDGMENTS_FILE, [r.as_json() for r in rows])
+    write_jsonl_atomic(out / SCORES_FILE, per_question)
+    write_json_atomic(out / "summary.json", summary)
+    return result, section

@@ -1,0 +1,155 @@
+"""`locoscore judge --benchmark longmemeval`: per-type rules (abstention by id), N runs,
+and the aggregation hand-computed, with the fake provider deciding by reference recall."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from locoscore.benchmarks.longmemeval.judging import RULES
+from locoscore.cli import app
+from locoscore.testing._verdicts import reference_recall_score
+from locoscore.testing.fake_provider import FakeConfig, FakeProvider
+from locoscore.testing.longmemeval_fixture import write_fixture
+
+# question id -> hypothesis; the fake says CORRECT when >= 70 % of the reference's words
+# are in it. 0b8e4f77 (preference) and d3d94468_abs are not submitted.
+HYPOTHESES = {
+    "e47becba": "Biscuit",  # correct
+    "a3f9c2d1_abs": "The user never mentioned a cat; only a dog named Biscuit.",  # correct
+    "7c2d9e10": "minestrone",  # wrong
+    "5d1a6c3e": "3",  # correct
+    "9f3b2a81_abs": "2 concerts",  # wrong
+    "c81e728d": "You work at Acme Robotics now",  # correct
+    "gpt4_1a2b3c4d": "10 days",  # correct
+    "gpt4_9e8d7c6b_abs": "",  # empty: wrong without a call
+}
+
+
+@pytest.fixture
+def judge_fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeProvider]:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-lme-judge-0123456789")
+    with FakeProvider(FakeConfig(timeout_s=5.0, verdict=reference_recall_score)) as provider:
+        yield provider
+
+
+def _write(path: Path, rows: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def _judge(fake: FakeProvider, dataset: Path, answers: Path, out: Path, *extra: str) -> Any:
+    args = [
+        "judge", str(answers), "--benchmark", "longmemeval", "--dataset", str(dataset),
+        "--out", str(out), "--protocol", "binary", "--provider", "openai",
+        "--model", "gpt-4o-2024-08-06", "--base-url", fake.openai_url, "--runs", "3",
+        "--no-progress", *extra,
+    ]  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return CliRunner().invoke(app, args)
+
+
+def test_aggregation_per_type_task_averaged_overall_abstention_and_missing(
+    judge_fake: FakeProvider, tmp_path: Path
+) -> None:
+    dataset = write_fixture(tmp_path / "s.json")
+    answers = _write(
+        tmp_path / "hyp.jsonl", [{"question_id": q, "hypothesis": h} for q, h in HYPOTHESES.items()]
+    )
+    out = tmp_path / "j"
+    result = _judge(judge_fake, dataset, answers, out)
+    assert result.exit_code == 0, result.output
+    section = json.loads((out / "summary.json").read_text())["judge"]
+    assert (section["questions"], section["submitted"], section["missing"]) == (10, 8, 2)
+    strict = section["missing_counts_as_wrong"]
+    per_type = {t: c["accuracy"] for t, c in strict["by_type"].items()}
+    assert per_type == {
+        "single-session-user": 100.0,  # both right (one an abstention)
+        "single-session-assistant": 0.0,
+        "single-session-preference": 0.0,  # missing
+        "multi-session": 50.0,
+        "knowledge-update": 50.0,  # the abstention is missing
+        "temporal-reasoning": 50.0,
+    }
+    assert strict["task_averaged"]["accuracy"] == round(100 * 2.5 / 6, 4)
+    assert strict["overall"]["accuracy"] == 50.0 and strict["overall"]["count"] == 10
+    assert strict["abstention"]["accuracy"] == 25.0 and strict["abstention"]["count"] == 4
+    lo, hi = strict["overall"]["ci95"]
+    assert lo < 50.0 < hi
+    official = section["over_submitted"]
+    assert official["overall"]["accuracy"] == 62.5 and official["overall"]["count"] == 8
+    assert official["by_type"]["single-session-preference"]["accuracy"] is None
+    assert official["task_averaged"] == {**official["task_averaged"], "accuracy": 60.0, "types": 5}
+    assert official["abstention"]["accuracy"] == round(100 / 3, 4)
+
+    # the rule is chosen by the _abs id before the type; temporal tolerates off-by-one
+    prompts = {}
+    for entry in judge_fake.requests_log:
+        text = entry["body"]["messages"][-1]["content"]
+        question = text.split("Question:\n", 1)[1].split("\n", 1)[0]
+        prompts[question] = text
+    assert RULES["abstention"] in prompts["What is the name of my cat?"]
+    assert (
+        RULES["temporal-reasoning"]
+        in prompts["How many days passed between my Louvre visit and my Prado visit?"]
+    )
+    # the empty answer was graded 0 without a call
+    assert "How many days passed between my two dentist appointments?" not in prompts
+    assert RULES["knowledge-update"] in prompts["Where do I work now?"]
+    # 8 submitted answers judged (3 runs each)
+    judged = {
+        json.loads(line)["key"] for line in (out / "judgments.jsonl").read_text().splitlines()
+    }
+    assert len(judged) == 8
+    # a rerun is served by the cache
+    calls = len(judge_fake.requests_log)
+    assert _judge(judge_fake, dataset, answers, out).exit_code == 0
+    assert len(judge_fake.requests_log) == calls
+
+
+def test_the_official_evaluator_output_is_recorded_j(
+    judge_fake: FakeProvider, tmp_path: Path
+) -> None:
+    dataset = write_fixture(tmp_path / "s.json")
+    labels = {"e47becba": True, "7c2d9e10": False, "5d1a6c3e": True, "c81e728d": False}
+    rows = [
+        {"question_id": q, "hypothesis": HYPOTHESES[q],
+         "autoeval_label": {"model": "gpt-4o-2024-08-06", "label": v}}
+        for q, v in labels.items()
+    ]  # fmt: skip
+    out = tmp_path / "j"
+    result = _judge(judge_fake, dataset, _write(tmp_path / "eval.jsonl", rows), out, "--runs", "1")
+    assert result.exit_code == 0, result.output
+    recorded = json.loads((out / "summary.json").read_text())["judge"]["recorded_judge"]
+    assert recorded["models"] == ["gpt-4o-2024-08-06"]
+    assert recorded["over_submitted"]["overall"]["accuracy"] == 50.0
+    assert recorded["missing_counts_as_wrong"]["overall"]["accuracy"] == 20.0
+    assert recorded["missing"] == 6
+
+
+@pytest.mark.parametrize(
+    ("row", "expected"),
+    [
+        ({"question_id": "deadbeef", "hypothesis": "x"}, "unknown question id 'deadbeef'"),
+        ({"question_id": "7c2d9e10"}, "field 'hypothesis': missing"),
+        ({"hypothesis": "x"}, "field 'question_id'"),
+    ],
+)
+def test_bad_answers_are_one_line_exit_2_nothing_written(
+    judge_fake: FakeProvider, tmp_path: Path, row: dict[str, Any], expected: str
+) -> None:
+    dataset = write_fixture(tmp_path / "s.json")
+    answers = _write(tmp_path / "bad.jsonl", [{"question_id": "e47becba", "hypothesis": "a"}, row])
+    out = tmp_path / "j"
+    result = _judge(judge_fake, dataset, answers, out)
+    assert result.exit_code == 2
+    text = " ".join(result.output.split())
+    assert expected in text and "line 2" in text and "Traceback" not in text
+    assert not out.exists() and judge_fake.requests_log == []
