@@ -89,12 +89,15 @@ def signature_part(summary: dict[str, Any], name: str) -> str | None:
 
 
 def _benchmark(summary: dict[str, Any]) -> str:
-    record = summary.get("benchmark")
-    if isinstance(record, str) and record:
-        return record
-    for key in ("name", "id", "benchmark"):
-        if isinstance(_dict(record).get(key), str):
-            return str(_dict(record)[key])
+    """The benchmark's registered name (summary.json, its run or judge section), else the
+    `bench:` signature part's name, else LoCoMo (folders from before the field)."""
+    for section in (summary, _dict(summary.get("run")), _dict(summary.get("judge"))):
+        record = section.get("benchmark")
+        if isinstance(record, str) and record:
+            return record
+        for key in ("name", "id", "benchmark"):
+            if isinstance(_dict(record).get(key), str):
+                return str(_dict(record)[key])
     part = signature_part(summary, "bench")
     return part.split("@")[0] if part else DEFAULT_BENCHMARK
 
