@@ -31,6 +31,12 @@ class PlainOpenAIServer:
 
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+                if not self.path.rstrip("/").endswith("/chat/completions"):
+                    # e.g. the answer step's self-description probes (Ollama's /api/show)
+                    self.send_response(404)
+                    self.send_header("content-length", "0")
+                    self.end_headers()
+                    return
                 with outer._lock:
                     outer.calls += 1
                     outer.models_asked.append(body["model"])

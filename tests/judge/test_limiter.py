@@ -103,3 +103,26 @@ def test_the_limit_caps_calls_in_flight() -> None:
         return limiter.peak_in_flight
 
     assert _run(scenario()) == 3
+
+
+def test_a_server_that_queues_shrinks_the_limit_on_timeouts_and_queueing() -> None:
+    async def scenario() -> tuple[float, float, float]:
+        local = AdaptiveLimiter(max_limit=50, initial=20, backpressure=True)
+        local.on_transient_error(local.epoch, "backpressure")  # a timeout, 503 or reset
+        after_timeout = local.limit
+        local.on_success(local.epoch, latency_s=0.3, served_s=0.1)  # queued 0.2 > served
+        after_queueing = local.limit
+        cloud = AdaptiveLimiter(max_limit=50, initial=20)  # a 5xx only pauses growth
+        cloud.on_transient_error(cloud.epoch, "backpressure")
+        return after_timeout, after_queueing, cloud.limit
+
+    assert _run(scenario()) == (pytest.approx(16.0), pytest.approx(12.8), 20.0)
+
+
+def test_one_call_queued_behind_a_busy_slot_is_not_back_pressure() -> None:
+    async def scenario() -> float:
+        limiter = AdaptiveLimiter(max_limit=3, initial=2, backpressure=True)
+        limiter.on_success(limiter.epoch, latency_s=0.19, served_s=0.1)  # queued 0.09 <= 0.1
+        return limiter.limit
+
+    assert _run(scenario()) == 3.0

@@ -71,4 +71,26 @@ def test_a_number_cut_off_by_truncation_is_not_read() -> None:
     cut_later = parse_verdict(
         "rubric", None, '{"score": 85, "explanation": "Mostly ri', truncated=True
     )
-    assert (cut_later.score, cut_later.method) == (85.0, "text_number")
+    assert (cut_later.score, cut_later.method) == (85.0, "json_prefix")
+
+
+def test_a_binary_reply_cut_after_its_label_keeps_the_verdict() -> None:
+    cut = '{"label": "WRONG", "explanation": "The reference says CORRECT dates but the cand'
+    verdict = parse_verdict("binary", None, cut, truncated=True)
+    assert (verdict.score, verdict.method) == (0.0, "json_prefix")
+    # cut before the label closes: nothing to read
+    assert parse_verdict("binary", None, '{"label": "COR', truncated=True).score == -1
+
+
+def test_a_free_text_verdict_opening_the_reply_wins_over_later_words() -> None:
+    verdict = parse_verdict("binary", None, "WRONG. The candidate is not CORRECT about May.")
+    assert (verdict.score, verdict.method) == (0.0, "text_label")
+    assert parse_verdict("binary", None, "Label: CORRECT - although one word is WRONG").score == 100
+
+
+def test_every_schema_puts_its_verdict_field_first() -> None:
+    from locoscore.judge.prompts import BINARY_SCHEMA, RUBRIC_SCHEMA
+
+    assert next(iter(BINARY_SCHEMA["properties"])) == "label"
+    assert BINARY_SCHEMA["required"][0] == "label"
+    assert next(iter(RUBRIC_SCHEMA["properties"])) == "score"

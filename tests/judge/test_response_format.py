@@ -60,11 +60,15 @@ def test_fake_server_answers_an_unserved_format_with_a_vllm_style_400(
         raise AssertionError("json_schema was served although the config excludes it")
 
 
-def test_format_rejection_is_told_apart_from_other_400s() -> None:
+def test_format_rejection_is_read_from_the_body_whatever_the_status() -> None:
     vllm_old = {"message": "response_format.type\n  Input should be 'text' or 'json_object'"}
     assert rejects_response_format(400, vllm_old)
     assert not rejects_response_format(400, {"error": {"message": "messages: too long"}})
-    assert not rejects_response_format(500, {"error": {"message": "json_schema unsupported"}})
+    # llama-cpp-python answers json_schema with a 500, others with a 422
+    assert rejects_response_format(500, {"error": {"message": "json_schema unsupported"}})
+    assert rejects_response_format(422, vllm_old)
+    assert not rejects_response_format(500, {"error": {"message": "CUDA out of memory"}})
+    assert not rejects_response_format(429, {"error": {"message": "json_schema unsupported"}})
 
 
 def test_json_schema_rejected_completes_every_verdict_with_json_object(

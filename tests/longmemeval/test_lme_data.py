@@ -163,7 +163,7 @@ def test_the_scanner_finds_every_record_whatever_the_chunking() -> None:
 def test_the_registry_names_both_benchmarks_and_their_published_rows() -> None:
     from locoscore.benchmarks import BENCHMARKS
 
-    assert list(BENCHMARKS) == ["locomo", "longmemeval"]
+    assert list(BENCHMARKS) == ["locomo", "longmemeval", "beam", "beam-full"]
     rows = LME.published()
     assert {r.provenance for r in rows} == {"self-reported", "reproduced"}
     zep = next(r for r in rows if r.system == "Zep (2025)")
@@ -171,5 +171,5 @@ def test_the_registry_names_both_benchmarks_and_their_published_rows() -> None:
     assert len(get_benchmark("locomo").published()) > 0
     assert [t.name for t in LME.types][-1] == "temporal-reasoning"
     assert get_benchmark("locomo").excluded_from_overall == frozenset({5})
-    with pytest.raises(Exception, match="unknown benchmark 'beam'"):
-        get_benchmark("beam")
+    with pytest.raises(Exception, match="unknown benchmark 'ruler'"):
+        get_benchmark("ruler")

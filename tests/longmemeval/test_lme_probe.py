@@ -64,4 +64,4 @@ def test_probe_quick_for_longmemeval_adds_its_checks(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     names = [c["name"] for c in json.loads(report.read_text())["checks"]]
     assert names[-2:] == ["attribution", "reset"]
-    assert CliRunner().invoke(app, [*args, "--benchmark", "beam"]).exit_code == 2
+    assert CliRunner().invoke(app, [*args, "--benchmark", "ruler"]).exit_code == 2

@@ -39,10 +39,11 @@ def test_mean_and_median_per_category_and_overall() -> None:
     assert lengths is not None
     single_hop, multi_hop = lengths.by_category[4], lengths.by_category[1]
     assert (single_hop.n, single_hop.mean, single_hop.median) == (4, 4.0, 2.5)  # 1 2 3 10
-    assert (multi_hop.n, multi_hop.mean, multi_hop.median) == (2, 2.5, 2.5)  # 0 5
+    # an empty prediction is no answer (a failed call): not counted as 0 words
+    assert (multi_hop.n, multi_hop.mean, multi_hop.median) == (1, 5.0, 5.0)  # 5
     assert list(lengths.by_category) == [4, 1]  # the LoCoMo paper's column order
-    overall = lengths.overall  # 0 1 2 3 5 10
-    assert (overall.n, overall.mean, overall.median) == (6, 3.5, 2.5)
+    overall = lengths.overall  # 1 2 3 5 10
+    assert (overall.n, overall.mean, overall.median) == (5, 4.2, 3.0)
 
 
 def test_summary_and_reports_carry_answer_length(tmp_path: Path) -> None:

@@ -31,7 +31,9 @@ def test_run_bench_last_line_is_the_json_figures_with_nothing_lost(locomo_path: 
     assert set(figures) == FIGURES
     assert figures["questions"] == QUESTIONS
     assert figures["lost"] == 0
-    assert figures["http_statuses"] == {"200": figures["answer_requests"]}
+    statuses = figures["http_statuses"]
+    assert statuses.pop("200") == figures["answer_requests"]
+    assert statuses in ({}, {"404": statuses.get("404")})  # the server's self-description probes
     assert figures["seed_extrapolated"] is True  # 3 of each conversation's questions asked
     assert figures["ratio"] > 0 and figures["rpm_share"] > 0
     assert sorted(figures["ingestion_s"]["bm25"]) == CONVERSATIONS

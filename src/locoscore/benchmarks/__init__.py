@@ -11,13 +11,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from locoscore.benchmarks.base import Benchmark, KnownFile, QuestionType
+from locoscore.benchmarks.beam import BEAM, BEAM_FULL
 from locoscore.benchmarks.locomo import LOCOMO
 from locoscore.benchmarks.longmemeval import LONGMEMEVAL
 from locoscore.errors import InputError
 
 DEFAULT_BENCHMARK = "locomo"
 
-BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (LOCOMO, LONGMEMEVAL)}
+BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (LOCOMO, LONGMEMEVAL, BEAM, BEAM_FULL)}
 
 
 def get_benchmark(name: str | None) -> Benchmark:

@@ -61,6 +61,7 @@ class Benchmark(ABC):
     # The commands that can take this benchmark's data and outputs.
     commands: frozenset[str] = frozenset({"run", "dataset"})
     has_errata = False  # a gold errata list (`--errata`) applies to its questions
+    scores_lexically = False  # token-F1 protocols apply (LoCoMo's short gold answers)
     answer_prompt_name = "locoscore-answer-v1"
 
     def require(self, command: str) -> None:
@@ -183,6 +184,18 @@ class Benchmark(ABC):
     ) -> tuple[Any, dict[str, Any] | None]:
         """Judge an answers file into `out`: the pass and the summary's judge section."""
         raise NotImplementedError
+
+    # What `judge` and `audit` print for a benchmark with its own judge or audit: lines
+    # built from the summary section (or audit document) it returned; a dry run's lines
+    # (None: the shared estimate of a single pass). A section's `error` fails the command.
+    def judge_lines(self, section: dict[str, Any], out: Path) -> list[str]:
+        return []
+
+    def audit_lines(self, document: dict[str, Any], out: Path) -> list[str]:
+        return []
+
+    def dry_run_lines(self, result: Any) -> list[str] | None:
+        return None
 
 
 def parse_type_templates(values: Sequence[str]) -> dict[str, Path]:

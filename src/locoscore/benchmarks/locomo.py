@@ -25,6 +25,7 @@ class LoCoMo(Benchmark):
     )
     known_files = (KnownFile("locomo10", "locomo10.json", LOCOMO_SHA256, url=LOCOMO_URL),)
     has_errata = True
+    scores_lexically = True
     commands = frozenset({"run", "dataset", "score", "judge", "report", "compare", "audit"})
 
     def load(self, path: str | Path | None) -> Dataset:

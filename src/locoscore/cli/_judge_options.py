@@ -81,6 +81,21 @@ BatchWaitOpt = Annotated[
     float,
     typer.Option("--batch-wait", help="Stop waiting for a batch after this many seconds."),
 ]
+ResponseFormatOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--response-format",
+        help="Force json_schema | json_object | text (default: json_schema, downgraded "
+        "once if a compatible server rejects it).",
+    ),
+]
+MaxUnscoredOpt = Annotated[
+    float,
+    typer.Option(
+        "--max-unscored",
+        help="Exit 1 when more than this share of the pass's judge runs has no verdict.",
+    ),
+]
 ProgressOpt = Annotated[bool, typer.Option("--progress/--no-progress", help="Show a progress bar.")]
 UserCacheOpt = Annotated[
     bool,
@@ -109,6 +124,7 @@ def judge_settings(
     max_tokens: int,
     timeout: float,
     include_adversarial: bool = False,
+    response_format: str | None = None,
 ) -> JudgeSettings:
     """The settings the judge options ask for (checked when resolved)."""
     if sampling not in ("explicit", "default"):
@@ -129,6 +145,7 @@ def judge_settings(
         include_adversarial=include_adversarial,
         max_cost_usd=max_cost,
         prices=PriceTable.load(prices),
+        response_format=response_format,
     )
 
 

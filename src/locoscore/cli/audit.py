@@ -107,15 +107,14 @@ def _audit_with_benchmark_sets(
         bench.audit(data, settings, out, dry_run=dry_run, batch=batch, user_cache=user_cache)
     )
     if dry_run or document is None:
-        print_estimate(result, batch)
+        lines = bench.dry_run_lines(result)
+        if lines is None:
+            print_estimate(result, batch)
+        for line in lines or ():
+            console.print(line, highlight=False, soft_wrap=True)
         return
-    for name, block in document["sets"].items():
-        overall = block["accepted"].get("overall", {})
-        console.print(
-            f"{name}: {overall.get('rate', 0):.1f} % accepted (should be {block['expected']})",
-            highlight=False,
-        )
-    console.print(f"wrote {out}/audit.md, audit.json", highlight=False)
+    for line in bench.audit_lines(document, out):
+        console.print(line, highlight=False, soft_wrap=True)
 
 
 @app.command("audit")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +24,14 @@ from locoscore.cli._judge_options import (
     DryRunOpt,
     MaxCostOpt,
     MaxTokensOpt,
+    MaxUnscoredOpt,
     ModelOpt,
     PricesOpt,
     ProgressOpt,
     PromptTemplateOpt,
     ProtocolOpt,
     ProviderOpt,
+    ResponseFormatOpt,
     RunsOpt,
     SamplingOpt,
     TemperatureOpt,
@@ -55,6 +58,7 @@ from locoscore.data.sample import sample_spec
 from locoscore.errors import InputError
 from locoscore.judge.api import judge_pass, judge_sample
 from locoscore.judge.cache import user_cache_path
+from locoscore.judge.plan import JudgmentRow
 from locoscore.judge.settings import JudgeSettings
 from locoscore.llm.endpoint import through_sentence
 from locoscore.llm.progress import progress_for
@@ -62,6 +66,9 @@ from locoscore.report.build import build_reports
 from locoscore.report.spend import judge_calls_line
 from locoscore.report.terminal import judge_table, verified_gold_line
 from locoscore.run.document import read_run_answer
+
+# Above this share of judge runs without a verdict a pass exits 1 (--max-unscored).
+DEFAULT_MAX_UNSCORED = 0.10
 
 
 @app.command("judge")
@@ -97,6 +104,8 @@ def judge(
     progress: ProgressOpt = True,
     user_cache: UserCacheOpt = False,
     errata: ErrataOpt = None,
+    response_format: ResponseFormatOpt = None,
+    max_unscored: MaxUnscoredOpt = DEFAULT_MAX_UNSCORED,
     limit: LimitOpt = None,
     limit_per: LimitPerOpt = None,
     seed: SeedOpt = None,
@@ -128,7 +137,10 @@ def judge(
         max_tokens=max_tokens,
         timeout=timeout,
         include_adversarial=include_adversarial,
+        response_format=response_format,
     )
+    if not 0.0 <= max_unscored <= 1.0:
+        raise InputError(f"{max_unscored:g}: expected a share 0..1", field="--max-unscored")
     spec = sample_spec(limit, limit_per, seed)
     if bench.own_judge:
         if spec is not None:
@@ -207,6 +219,31 @@ def judge(
             soft_wrap=True,
         )
         raise typer.Exit(EXIT_FAILED)
+    if (problem := unscored_problem(result.run.rows, max_unscored)) is not None:
+        err_console.print(f"[red]error:[/] {escape(problem)}", highlight=False, soft_wrap=True)
+        raise typer.Exit(EXIT_FAILED)
+
+
+def unscored_problem(rows: list[JudgmentRow], max_share: float) -> str | None:
+    """Why the pass's J cannot stand: every call failed, or more than `max_share` of its
+    runs have no verdict (J would rest on the runs a small model happened to finish)."""
+    if not rows:
+        return None
+    failed = [r for r in rows if r.score is None]
+    share = len(failed) / len(rows)
+    if not failed or (share <= max_share and len(failed) < len(rows)):
+        return None
+    reasons = Counter((r.error or "unscored").split(":")[0].split(" (")[0] for r in failed)
+    why = ", ".join(f"{reason} {n}" for reason, n in reasons.most_common(3))
+    head = (
+        "every judge call failed"
+        if len(failed) == len(rows)
+        else f"{share:.0%} of judge runs are unscored, above --max-unscored {max_share:.0%}"
+    )
+    return (
+        f"{head} ({len(failed)} of {len(rows)}: {why}); J would rest on the rest. Raise "
+        "--max-tokens, force --response-format, or rerun the same command to retry them"
+    )
 
 
 def _judge_with_benchmark_rules(
@@ -234,21 +271,17 @@ def _judge_with_benchmark_rules(
         )
     )
     if dry_run or section is None:
-        print_estimate(result, batch)
+        lines = bench.dry_run_lines(result)
+        if lines is None:
+            print_estimate(result, batch)
+        for line in lines or ():
+            console.print(line, highlight=False, soft_wrap=True)
         return
-    strict, submitted = section["missing_counts_as_wrong"], section["over_submitted"]
-    for label, block in (("missing counted as wrong", strict), ("over submitted", submitted)):
-        overall, task = block["overall"], block["task_averaged"]
-        console.print(
-            f"J {label}: overall {overall['accuracy']} {overall['ci95']}, task-averaged "
-            f"{task['accuracy']}, abstention {block['abstention']['accuracy']}",
-            highlight=False,
-        )
-    console.print(
-        f"{section['submitted']} of {section['questions']} submitted, {section['missing']} "
-        f"missing; wrote {out}/judgments.jsonl, summary.json",
-        highlight=False,
-    )
+    for line in bench.judge_lines(section, out):
+        console.print(line, highlight=False, soft_wrap=True)
+    if section.get("error"):
+        err_console.print(f"[red]error:[/] {escape(section['error'])}", highlight=False)
+        raise typer.Exit(EXIT_FAILED)
 
 
 def _warn_if_self_judging(settings: JudgeSettings, predictions: Path, out: Path) -> None:
@@ -284,4 +317,11 @@ def _print_table(section: dict[str, Any]) -> None:
         console.print(escape(through), highlight=False, soft_wrap=True)
     if mode is not None:
         console.print(f"structured output: {mode}{_FORMAT_NOTES.get(mode, '')}")
+    concurrency = section.get("concurrency")
+    if concurrency is not None:
+        console.print(
+            f"concurrency: {concurrency['initial']} at the start ({concurrency['source']}), "
+            f"{concurrency['final']} at the end, {concurrency['peak_in_flight']} in flight at most",
+            highlight=False,
+        )
     console.print(judge_calls_line(section["calls"], section["usage"]), highlight=False)

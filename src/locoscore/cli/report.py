@@ -57,6 +57,13 @@ def report(
         typer.Option("--svg", help="Also write each chart as a standalone .svg into this folder."),
     ] = None,
     errata: ErrataOpt = None,
+    compare_anyway: Annotated[
+        bool,
+        typer.Option(
+            "--compare-baselines-anyway",
+            help="Show the published baselines even when answers of the run failed.",
+        ),
+    ] = False,
     dataset: Annotated[
         Path | None,
         typer.Option(
@@ -78,7 +85,13 @@ def report(
         return
     dataset_path = resolve_dataset_path(dataset) or load_results(directory).recorded_dataset_path()
     gold_errata = errata_for(errata, dataset_path)
-    built = build_reports(directory, paper_columns=paper_columns, svg_dir=svg, errata=gold_errata)
+    built = build_reports(
+        directory,
+        paper_columns=paper_columns,
+        svg_dir=svg,
+        errata=gold_errata,
+        compare_anyway=compare_anyway,
+    )
     console.print(_headline(built.analysis))
     for path in built.paths:
         console.print(f"wrote {path}", highlight=False)

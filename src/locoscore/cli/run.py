@@ -19,6 +19,7 @@ from locoscore.report.build import build_reports
 from locoscore.report.spend import answer_calls_phrase
 from locoscore.report.terminal import lexical_table
 from locoscore.run.answerer import ANSWER_PROVIDERS, AnswerSettings
+from locoscore.run.measures import failure_kinds
 from locoscore.run.outputs import write_run_outputs
 from locoscore.run.pipeline import execute_run, resolve_run
 from locoscore.run.settings import RunSettings
@@ -65,6 +66,11 @@ def run(
     ),
     answer_base_url: str | None = typer.Option(
         None, "--answer-base-url", help="Any server speaking the provider's wire format."
+    ),
+    answer_context_window: int | None = typer.Option(
+        None,
+        "--answer-context-window",
+        help="The answer model's context window in tokens (default: what the server says).",
     ),
     answer_prompt: Path | None = typer.Option(
         None, "--answer-prompt", help="Your answer prompt, with {question} and {context}."
@@ -114,6 +120,7 @@ def run(
             base_url=answer_base_url,
             max_cost_usd=max_cost,
             prices=PriceTable.load(prices),
+            context_window=answer_context_window,
         ),
         answer_prompt=answer_prompt,
         dry_run=dry_run,
@@ -154,9 +161,10 @@ def run(
     written = ", ".join(summary.get("_written", ()))
     console.print(f"wrote {escape(str(out))}/{written}", highlight=False)
     if result.failed:
+        kinds = ", ".join(f"{kind} {n}" for kind, n in failure_kinds(result.records).most_common())
         err_console.print(
-            f"[red]error:[/] {result.failed} question(s) failed (recorded with their error); "
-            "rerun the same command to retry only those",
+            f"[red]error:[/] {result.failed} question(s) failed ({escape(kinds)}; recorded with "
+            "their error); rerun the same command to retry only those",
             highlight=False,
             soft_wrap=True,
         )
@@ -185,3 +193,11 @@ def _print_estimate(estimate: dict[str, Any]) -> None:
         f"estimated cost: {shown}",
         highlight=False,
     )
+    fit = estimate.get("context_fit")
+    if fit:
+        console.print(
+            f"context window: {fit['window']:,} tokens ({fit['source']}); "
+            f"{fit['overflowing']:,} of {fit['questions']:,} question(s) would not fit "
+            f"(counted with {fit['tokenizer']})",
+            highlight=False,
+        )

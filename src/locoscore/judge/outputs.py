@@ -106,6 +106,8 @@ def judge_summary(
     section["questions_with_failed_runs"] = sum(1 for q in questions if len(q.used) < s.runs)
     section["questions_under_min_runs"] = sum(1 for q in questions if len(q.used) < floor)
     section.update(calls_and_usage(run.stats))
+    if run.stats.usage_counted_locally:
+        section["usage"]["source"] = "counted locally"
     if section["usage"]["estimated_cost_usd"] is None:  # n/a with its reason, never $0
         section["usage"]["cost_unknown_reason"] = run.cost_unknown_reason or "no price"
     mismatch = served_note(judge.model, run.served, judge.endpoint, "judge")
@@ -114,6 +116,8 @@ def judge_summary(
         # What the provider accepted (a compatible server may refuse json_schema): not in
         # the cache key or signature, since the verdict's meaning does not change.
         section["response_format"] = run.response_format
+    if run.concurrency is not None:
+        section["concurrency"] = run.concurrency
     if run.stop_reason:
         section["stopped"] = run.stop_reason
     return section

@@ -1,8 +1,10 @@
 """Turning a judge reply into a score, and spotting predictions not worth a call.
 
 Order of trust: the structured field the provider filled (JSON schema output or a forced
-tool call), then JSON found in free text, then a number (rubric) or a label (binary) in
-the text; otherwise the run is unscored (-1) with the reason. Unscored is never "wrong".
+tool call), then JSON found in free text, then the verdict field at the head of JSON cut
+short (a reply truncated at max_tokens after its verdict: every schema puts it first), then
+a number (rubric) or a label (binary) in the text, the label the reply opens with first;
+otherwise the run is unscored (-1) with the reason. Unscored is never "wrong".
 """
 
 from __future__ import annotations
@@ -18,6 +20,13 @@ _JSON_OBJECT = re.compile(r"\{[^{}]*\}", re.DOTALL)
 _SCORE_NEAR_WORD = re.compile(r"score\W{0,5}(\d{1,3}(?:\.\d+)?)", re.IGNORECASE)
 _FIRST_NUMBER = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d+)?)(?![\d.])")
 _TRAILING_NUMBER = re.compile(r"[\d.]+\s*$")
+# The verdict field of JSON cut short: a label closed by its quote, or a score followed by
+# a comma or a closing brace (so "8" of a cut "85" is never read).
+_LABEL_FIELD = re.compile(r'"(?:label|verdict)"\s*:\s*"\s*(CORRECT|WRONG)\s*"', re.IGNORECASE)
+_SCORE_FIELD = re.compile(r'"score"\s*:\s*"?(\d{1,3}(?:\.\d+)?)"?\s*[,}]')
+_LEADING_LABEL = re.compile(
+    r"^\W*(?:(?:label|verdict)\W+)?(CORRECT|WRONG|INCORRECT)\b(?!\s*(?:or|/|and)\b)", re.I
+)
 _CORRECT = re.compile(r"\bCORRECT\b")
 _WRONG = re.compile(r"\b(?:WRONG|INCORRECT)\b")
 
@@ -34,7 +43,7 @@ _PREAMBLE_ONLY = re.compile(
 class ParsedVerdict:
     score: float  # 0-100, or -1 when unscored
     explanation: str
-    method: str  # structured | json_text | text_number | text_label | none
+    method: str  # structured | json_text | json_prefix | text_number | text_label | none
     error: str | None = None
 
     @property
@@ -99,7 +108,17 @@ def parse_verdict(
             found = _score_from_mapping(protocol, data)
             if found is not None:
                 return ParsedVerdict(found[0], found[1], "json_text")
+    head = (_LABEL_FIELD if protocol == "binary" else _SCORE_FIELD).search(text)
+    if head is not None:
+        value = head.group(1).upper()
+        score = (100.0 if value == "CORRECT" else 0.0) if protocol == "binary" else float(value)
+        if 0 <= score <= 100:
+            return ParsedVerdict(score, stripped[:500], "json_prefix")
     if protocol == "binary":
+        leading = _LEADING_LABEL.match(text)
+        if leading is not None:  # the verdict first, as asked: later words are reasons
+            correct = leading.group(1).upper() == "CORRECT"
+            return ParsedVerdict(100.0 if correct else 0.0, stripped[:500], "text_label")
         has_correct = bool(_CORRECT.search(text))
         has_wrong = bool(_WRONG.search(text))
         if has_correct != has_wrong:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from typing import Any
 
 from locoscore.judge.cache import CachedVerdict, JudgeStore
 from locoscore.judge.parsing import parse_verdict
@@ -18,6 +19,7 @@ from locoscore.llm.cost import estimate_prompt_tokens
 from locoscore.llm.endpoint import Served
 from locoscore.llm.ledger import Ledger, Spend
 from locoscore.llm.limiter import AdaptiveLimiter
+from locoscore.llm.local_server import concurrency_plan, count_usage_locally, discover
 from locoscore.llm.pool import CallPool, RetryPolicy
 from locoscore.llm.progress import ProgressSink
 from locoscore.llm.providers import LLMClient, Reply, make_client
@@ -41,6 +43,7 @@ class RunStats:
     output_tokens: int = 0
     cost_usd: float = 0.0
     cost_known: bool = True
+    usage_counted_locally: bool = False  # the server reported no usage: tiktoken counts
     earlier: Spend = field(default_factory=Spend)
 
     def now(self) -> Spend:
@@ -61,6 +64,7 @@ class JudgeRun:
     pending_batch: str | None = None
     # The structured-output mode the pass's calls used (None: no call was made).
     response_format: str | None = None
+    concurrency: dict[str, Any] | None = None  # calls in flight as they went (None: no call)
     # Who made the verdicts, live or cached: the served model(s), and whether it was the fake.
     served: Served = field(default_factory=Served)
     cost_unknown_reason: str | None = None
@@ -164,7 +168,13 @@ class Runner:
         self.client = client
         self.progress = progress
         settings = judge.settings
-        self.limiter = AdaptiveLimiter(settings.concurrency, initial_concurrency)
+        self.limiter = AdaptiveLimiter(
+            settings.concurrency,
+            initial_concurrency,
+            backpressure=judge.provider == "openai-compatible",
+        )
+        self.initial_concurrency = initial_concurrency
+        self.concurrency_source = "default"
         policy = RetryPolicy(
             max_attempts=settings.max_attempts,
             base_delay_s=settings.retry_base_delay_s if base_delay_s is None else base_delay_s,
@@ -248,6 +258,9 @@ class Runner:
             )
             return
         replies: list[Reply] = outcome.value or []
+        if replies and not replies[0].usage_reported:
+            replies = count_usage_locally(prompt, replies)
+            self.stats.usage_counted_locally = True
         self.live_served.update((r.model or "", r.fake) for r in replies)
         served = unit[: len(replies)]
         self.stats.judgments += len(served)
@@ -275,6 +288,8 @@ class Runner:
         owns_client = self.client is None
         if plan.missing and self.client is None:
             self.client = make_client(self.judge.provider_config())
+        if plan.missing:
+            await self._fit_concurrency()
         queue: asyncio.Queue[list[CallSpec]] = asyncio.Queue()
         for unit in _units(plan.missing, self.per_request):
             queue.put_nowait(unit)
@@ -303,9 +318,37 @@ class Runner:
         self.rows.sort(key=lambda r: (r.key, r.run))
         asked = plan.missing or self.live_served
         mode = self.client.response_format if asked and self.client else None
-        return finish_run(
-            JudgeRun(self.rows, self.stats, self.stop_reason, response_format=mode), self.judge
+        concurrency: dict[str, Any] | None = None
+        if plan.missing:
+            start = self.initial_concurrency
+            concurrency = {
+                "initial": start,
+                "source": self.concurrency_source,
+                **self.limiter.describe(),
+            }
+        run = JudgeRun(
+            self.rows, self.stats, self.stop_reason, response_format=mode, concurrency=concurrency
         )
+        return finish_run(run, self.judge)
+
+    async def _fit_concurrency(self) -> None:
+        """A compatible server's slots (llama.cpp), asked once: the calls in flight start
+        there, or small when it names none, and adapt to its back-pressure."""
+        s = self.judge.settings
+        if self.judge.provider != "openai-compatible" or not s.base_url:
+            self.initial_concurrency = int(self.limiter.limit)
+            return
+        from locoscore.llm.providers import api_key
+
+        facts = await asyncio.to_thread(discover, s.base_url, self.judge.model, api_key(s.provider))
+        start, most, self.concurrency_source = concurrency_plan(
+            s.provider, facts, s.concurrency, self.initial_concurrency
+        )
+        if self.initial_concurrency is not None:  # the caller's start stands (tests, benches)
+            start, self.concurrency_source = self.initial_concurrency, "given"
+        self.limiter.max_limit = most
+        self.limiter.limit = float(min(most, start or most))
+        self.initial_concurrency = int(self.limiter.limit)
 
     def _requeue_stale(self, plan: CallPlan, queue: asyncio.Queue[list[CallSpec]]) -> bool:
         """Cached verdicts whose server served another model than this pass's replies say:

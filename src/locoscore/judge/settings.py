@@ -18,6 +18,12 @@ from locoscore.llm.providers import (
     resolve_sampling,
 )
 
+# --response-format choices; "text" is RESPONSE_FORMATS' "none" (no response_format sent).
+RESPONSE_FORMAT_CHOICES: dict[str, str] = {
+    "json_schema": "json_schema",
+    "json_object": "json_object",
+    "text": "none",
+}
 # The seed's rubric runs at temperature 0.5; the binary protocol (Mem0's J) at 0.
 DEFAULT_TEMPERATURE = {"rubric": 0.5, "binary": 0.0}
 
@@ -44,6 +50,9 @@ class JudgeSettings:
     max_cost_usd: float | None = None
     prices: PriceTable = field(default_factory=PriceTable)
     n_per_request: int | None = None  # OpenAI `n`: runs served by one request (None: all)
+    # --response-format: json_schema | json_object | text, forced (never negotiated); None:
+    # json_schema, downgraded once if a compatible server rejects it.
+    response_format: str | None = None
 
     def resolve(self) -> ResolvedJudge:
         if self.protocol not in PROTOCOLS:
@@ -56,6 +65,17 @@ class JudgeSettings:
             raise InputError("--runs must be at least 1")
         if self.concurrency < 1:
             raise InputError("--concurrency must be at least 1")
+        if self.response_format is not None:
+            if self.response_format not in RESPONSE_FORMAT_CHOICES:
+                choices = ", ".join(RESPONSE_FORMAT_CHOICES)
+                raise InputError(
+                    f"{self.response_format!r}: expected one of {choices}",
+                    field="--response-format",
+                )
+            if self.provider == "anthropic" and self.response_format != "json_schema":
+                raise InputError(
+                    "anthropic takes only json_schema (output_config)", field="--response-format"
+                )
         model = self.model or DEFAULT_MODELS.get(self.provider)
         if not model:
             raise InputError(f"--model is required for provider {self.provider}")
@@ -125,6 +145,7 @@ class ResolvedJudge:
             base_url=self.settings.base_url,
             timeout_s=self.settings.timeout_s,
             concurrency=self.settings.concurrency,
+            response_format=RESPONSE_FORMAT_CHOICES.get(self.settings.response_format or ""),
         )
 
     def describe(self, served: Served | None = None) -> dict[str, Any]:

@@ -65,9 +65,27 @@ class CallError:
     retry_after: float | None = None
     status: int | None = None
 
+    @property
+    def pressure(self) -> str | None:
+        """ "backpressure" for what a server that queues answers when it is full: a timeout,
+        a lost connection, a 503 or an overload."""
+        if self.kind in ("timeout", "connection", "overloaded") or self.status == 503:
+            return "backpressure"
+        return None
+
 
 _QUOTA_WORDS = ("insufficient_quota", "quota", "credit balance", "billing", "spend limit")
 _SAMPLING_WORDS = ("temperature", "top_p", "top_k")
+# How servers say a prompt does not fit the model's window (llama.cpp, llama-cpp-python,
+# vLLM, OpenAI, Ollama): recognised from the body, whatever the status.
+_CONTEXT_WORDS = (
+    "exceeds the available context size",
+    "maximum context length",
+    "context_length_exceeded",
+    "exceed_context_size",
+    "context window",
+    "prompt is too long",
+)
 
 
 def retry_after_seconds(headers: Any) -> float | None:
@@ -97,6 +115,10 @@ def classify_status(status: int, body_text: str, headers: Any) -> CallError:
     detail = f"HTTP {status}: {body_text}" if body_text else f"HTTP {status}"
     wait = retry_after_seconds(headers)
     lowered = body_text.lower()
+    if status != 429 and any(word in lowered for word in _CONTEXT_WORDS):
+        # The prompt does not fit: the same prompt never will, so no retry and no refusal
+        # streak (the next question's prompt may fit).
+        return CallError("context_overflow", detail, retryable=False, status=status)
     if status == 429 and any(word in lowered for word in _QUOTA_WORDS):
         return CallError("quota", detail, retryable=False, status=status)
     if status == 429:

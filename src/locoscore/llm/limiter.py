@@ -9,6 +9,12 @@ before it reflect the old limit, and 429s while nothing has yet succeeded at the
 are the same rate-limit window, so neither shrinks again (otherwise each pause-and-resume
 would cut the limit once more and collapse it far below what the provider allows). 5xx and
 timeouts pause growth without shrinking.
+
+A local server (`backpressure=True`, for openai-compatible endpoints) queues what it cannot
+serve at once, so its congestion shows as timeouts, 503s, connection resets and time spent
+queued, not as 429s: each of these shrinks the limit like a 429 (once per episode, no
+pause). Time queued is what the server reports (llama.cpp `timings`: the call's latency
+less the time it was served), else latency beyond `QUEUE_FACTOR` times the fastest call.
 """
 
 from __future__ import annotations
@@ -20,11 +26,27 @@ import time
 # Start here and grow while healthy, up to --concurrency.
 INITIAL_CONCURRENCY = 10
 GROWTH_PAUSE_S = 5.0
+# Queued at the server: longer than it was served (and 50 ms), i.e. more than the one call
+# ahead of it that keeps a slot busy between two calls; or, without the server's timings,
+# latency over QUEUE_FACTOR times the fastest call seen.
+QUEUE_SHARE = 1.0
+QUEUE_FACTOR = 3.0
+QUEUE_MIN_S = 0.05
 
 
 class AdaptiveLimiter:
-    def __init__(self, max_limit: int, initial: int | None = None, shrink: float = 0.8) -> None:
+    def __init__(
+        self,
+        max_limit: int,
+        initial: int | None = None,
+        shrink: float = 0.8,
+        *,
+        backpressure: bool = False,
+    ) -> None:
         self.max_limit = max_limit
+        self.backpressure = backpressure
+        self.fastest_s: float | None = None
+        self.congested = 0  # back-pressure signals seen (queueing, timeouts, 503s, resets)
         self.limit = float(min(max_limit, initial or INITIAL_CONCURRENCY))
         self.shrink = shrink
         self.in_flight = 0
@@ -60,9 +82,14 @@ class AdaptiveLimiter:
             self.in_flight -= 1
             self._cond.notify_all()
 
-    def on_success(self, epoch: int) -> None:
+    def on_success(
+        self, epoch: int, latency_s: float | None = None, served_s: float | None = None
+    ) -> None:
         if epoch == self.epoch:
             self._recovered = True
+        if self.backpressure and self._queued(latency_s, served_s):
+            self.on_congestion(epoch)
+            return
         if time.monotonic() < self.growth_paused_until or self.limit >= self.max_limit:
             return
         if self.slow_start:
@@ -73,8 +100,15 @@ class AdaptiveLimiter:
             self.limit = min(self.max_limit, self.limit + 1)
             self._healthy_streak = 0
 
-    def on_rate_limited(self, retry_after: float | None, epoch: int) -> None:
-        self.rate_limited += 1
+    def _queued(self, latency_s: float | None, served_s: float | None) -> bool:
+        if latency_s is None:
+            return False
+        if served_s is not None:
+            return latency_s - served_s > max(QUEUE_MIN_S, QUEUE_SHARE * served_s)
+        fastest = self.fastest_s = min(self.fastest_s or latency_s, latency_s)
+        return latency_s > QUEUE_FACTOR * fastest and latency_s - fastest > QUEUE_MIN_S
+
+    def _shrink(self, epoch: int) -> None:
         self.slow_start = False
         self._healthy_streak = 0
         if epoch == self.epoch and self._recovered:
@@ -82,9 +116,33 @@ class AdaptiveLimiter:
             self.epoch += 1
             self.shrinks += 1
             self._recovered = False
+
+    def on_congestion(self, epoch: int) -> None:
+        """Back-pressure from a server that queues: shrink as for a 429, without a pause."""
+        self.congested += 1
+        self._shrink(epoch)
+
+    def on_rate_limited(self, retry_after: float | None, epoch: int) -> None:
+        self.rate_limited += 1
+        self._shrink(epoch)
         loop = asyncio.get_running_loop()
         self.pause_until = max(self.pause_until, loop.time() + (retry_after or 1.0))
 
-    def on_transient_error(self) -> None:
+    def on_transient_error(self, epoch: int | None = None, kind: str | None = None) -> None:
+        """A 5xx, a timeout or a lost connection. From a server that queues, a timeout, a
+        503 or a reset is back-pressure (`kind` "backpressure"); otherwise growth pauses."""
         self._healthy_streak = 0
         self.growth_paused_until = time.monotonic() + GROWTH_PAUSE_S
+        if self.backpressure and kind == "backpressure" and epoch is not None:
+            self.on_congestion(epoch)
+
+    def describe(self) -> dict[str, float | int]:
+        """The concurrency as it went, for run.json and the judge summary."""
+        return {
+            "max": self.max_limit,
+            "final": int(self.limit),
+            "peak_in_flight": self.peak_in_flight,
+            "shrinks": self.shrinks,
+            "rate_limited": self.rate_limited,
+            "backpressure": self.congested,
+        }

@@ -38,6 +38,7 @@ class Outcome(Generic[T]):
     error: CallError | None = None
     latency_s: float = 0.0
     stopped: str | None = None  # why the pass stopped before this call could run
+    served_s: float | None = None  # of latency_s, the time the server says it served
 
     @property
     def ok(self) -> bool:
@@ -92,11 +93,14 @@ class CallPool:
         send: Callable[[], Awaitable[T]],
         estimate_usd: float = 0.0,
         cost_of: Callable[[T], float | None] | None = None,
+        served_of: Callable[[T], float | None] | None = None,
     ) -> Outcome[T]:
         """Send (again while retryable) until a value, a final error, or a stop.
 
         `cost_of(value)` is what a successful call cost: added to `spent_usd` before its
-        reservation is released, so a concurrent budget check never sees neither."""
+        reservation is released, so a concurrent budget check never sees neither.
+        `served_of(value)`: the seconds the server says it spent serving the call (the rest
+        of the latency was spent queued there), when it says."""
         attempt = 0  # failed attempts: 5xx, timeouts, connection errors
         paced = 0  # 429s: the provider pacing us, not failing; bounded separately
         while True:
@@ -124,9 +128,10 @@ class CallPool:
                 await self.limiter.release()
             latency = time.monotonic() - started
             if error is None:
-                self.limiter.on_success(epoch)
+                served = served_of(value) if served_of is not None and value is not None else None
+                self.limiter.on_success(epoch, latency, served)
                 self._refusal_streak = 0
-                return Outcome(value=value, latency_s=latency)
+                return Outcome(value=value, latency_s=latency, served_s=served)
             if error.kind == "response_format_downgraded":
                 # Negotiated with a compatible server: send again at once in the next mode.
                 if self.on_status is not None:
@@ -138,7 +143,7 @@ class CallPool:
             else:
                 attempt += 1
                 if error.retryable:
-                    self.limiter.on_transient_error()
+                    self.limiter.on_transient_error(epoch, error.pressure)
             if error.kind in ("quota", "client_error"):
                 # Five refusals in a row with no success between: every further call would
                 # be refused the same way (no credit left, a request shape the API rejects).

@@ -111,6 +111,9 @@ class ProviderConfig:
     timeout_s: float = 60.0
     # Calls in flight at most: idle connections kept open for reuse (the SDKs keep 100).
     concurrency: int = 100
+    # A structured-output mode forced by the user (one of RESPONSE_FORMATS): sent as is and
+    # never negotiated. None: the strictest mode, downgraded once if the server rejects it.
+    response_format: str | None = None
 
 
 @dataclass(frozen=True)
@@ -125,6 +128,8 @@ class Reply:
     output_tokens: int = 0
     refusal: bool = False
     truncated: bool = False
+    served_s: float | None = None  # the server's own serving time (llama.cpp `timings`)
+    usage_reported: bool = True  # False: the server sent no usage (tokens to count locally)
     model: str | None = None  # what the server said it served (the reply's `model`)
     fake: bool = False  # the server marked itself as locoscore's fake provider
 
@@ -267,7 +272,7 @@ class OpenAIClient:
         self.config = config
         self.wire = WireLog()
         self.supports_n = supports_n
-        self.response_format = RESPONSE_FORMATS[0]
+        self.response_format = config.response_format or RESPONSE_FORMATS[0]
         self._format_lock = threading.Lock()
         import openai
 
@@ -316,6 +321,8 @@ class OpenAIClient:
         to try (or the provider is not a compatible server)."""
         if self.config.provider != "openai-compatible" or rejected not in RESPONSE_FORMATS:
             return False
+        if self.config.response_format is not None:
+            return False  # forced with --response-format: the user's choice stands
         with self._format_lock:
             if self.response_format == rejected and rejected != RESPONSE_FORMATS[-1]:
                 self.response_format = RESPONSE_FORMATS[RESPONSE_FORMATS.index(rejected) + 1]
@@ -329,7 +336,7 @@ class OpenAIClient:
             completion = await self.client.chat.completions.create(
                 **self.request_params(prompt, n, mode)
             )
-        except openai.BadRequestError as exc:
+        except openai.APIStatusError as exc:  # whatever the status: read from the body
             if rejects_response_format(exc.status_code, exc.body) and (
                 self.downgrade_response_format(mode)
             ):
@@ -347,6 +354,7 @@ def replies_from_openai(body: dict[str, Any], *, fake: bool = False) -> list[Rep
     prompt_tokens = int(usage.get("prompt_tokens") or 0)
     completion_tokens = int(usage.get("completion_tokens") or 0)
     raw = json.dumps(body, ensure_ascii=False)
+    served = _served_s(body.get("timings"))
     replies = []
     for i, choice in enumerate(choices):
         message = choice.get("message") or {}
@@ -366,11 +374,23 @@ def replies_from_openai(body: dict[str, Any], *, fake: bool = False) -> list[Rep
                 + (completion_tokens % len(choices) if i == 0 else 0),
                 refusal=refused,
                 truncated=truncated,
+                served_s=served,
+                usage_reported=bool(body.get("usage")),
                 model=_served_model(body),
                 fake=fake,
             )
         )
     return replies
+
+
+def _served_s(timings: Any) -> float | None:
+    """llama.cpp's `timings`: prompt and generation milliseconds (time queued excluded)."""
+    if not isinstance(timings, dict):
+        return None
+    prompt_ms, predicted_ms = timings.get("prompt_ms"), timings.get("predicted_ms")
+    if not isinstance(prompt_ms, int | float) or not isinstance(predicted_ms, int | float):
+        return None
+    return (prompt_ms + predicted_ms) / 1000.0
 
 
 LLMClient = AnthropicClient | OpenAIClient

@@ -1,6 +1,7 @@
 """Structured-output negotiation with openai-compatible servers.
 
-vLLM, Ollama and llama.cpp builds often answer `response_format: json_schema` with HTTP 400.
+vLLM, Ollama and llama.cpp builds often answer `response_format: json_schema` with an error
+(HTTP 400, 422, or llama-cpp-python's 500).
 The client then asks with the next, looser mode; with "none" the parser's text fallbacks
 read the verdict. The verdict's meaning does not change, so the mode is recorded in the
 summary but is no part of the cache key or the signature.
@@ -38,8 +39,9 @@ class ResponseFormatDowngraded(Exception):
 def rejects_response_format(status: int, body: Any) -> bool:
     """Whether an error says the request's response format is unsupported (vLLM, Ollama,
     llama.cpp and OpenAI word it differently; all name the format and say it is not
-    supported)."""
-    if status != 400:
+    supported). Read from the body whatever the status: llama-cpp-python answers a
+    json_schema request with HTTP 500, others with 400 or 422."""
+    if status in (401, 403, 404, 429):
         return False
     lowered = json.dumps(body, default=str).lower()
     return any(w in lowered for w in _FORMAT_WORDS) and any(

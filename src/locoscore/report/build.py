@@ -150,6 +150,7 @@ def build_reports(
     paper_columns: bool = False,
     svg_dir: Path | None = None,
     errata: Errata | None = None,
+    compare_anyway: bool = False,
 ) -> BuiltReports:
     """Rebuild every report file in `directory` from its saved results.
 
@@ -160,7 +161,7 @@ def build_reports(
     if errata is not None:
         results = replace(results, summary={**results.summary, "errata": errata.summary_section()})
     analysis = an.analyse(results)
-    blocks = full_report_blocks(analysis, paper_columns)
+    blocks = full_report_blocks(analysis, paper_columns, compare_anyway)
     title = report_title(analysis)
     summary = dict(results.summary)
     summary["report"] = statistics_section(analysis)

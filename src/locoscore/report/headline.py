@@ -164,6 +164,23 @@ def metrics_table(a: Analysis) -> Table:
     )
 
 
+def failed_answers_line(a: Analysis) -> str | None:
+    """The headline's warning for a run whose answers failed, with the kinds."""
+    run = a.results.summary.get("run")
+    measures = (run.get("measures") or {}) if isinstance(run, dict) else {}
+    failed = int(measures.get("failed") or 0)
+    if not failed:
+        return None
+    kinds = measures.get("failed_by_kind") or {}
+    why = ", ".join(f"{kind} {n}" for kind, n in kinds.items())
+    return (
+        f"{failed} of {measures.get('questions', '?')} answers failed"
+        f"{f' ({why})' if why else ''}: they are scored as empty answers, and the rows stay "
+        "out of the published-baseline comparisons (`locoscore report "
+        "--compare-baselines-anyway` shows them)."
+    )
+
+
 def endpoint_blocks(summary: dict[str, Any]) -> list[Block]:
     """Where the answers and the verdicts came from, when not the provider's own API: a
     banner when it was locoscore's fake provider."""
@@ -189,6 +206,7 @@ def opening_blocks(a: Analysis) -> list[Block]:
         *subset_banner(a),
         *endpoint_blocks(s),
         Heading(HEADLINE),
+        *([Paragraph(line)] if (line := failed_answers_line(a)) is not None else []),
         headline_table(a),
         metrics_table(a),
         Paragraph(

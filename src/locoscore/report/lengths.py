@@ -49,6 +49,9 @@ class AnswerLengths:
 
 
 def answer_lengths(rows: Sequence[dict[str, Any]]) -> AnswerLengths | None:
+    """Over the questions answered: an empty prediction (a failed answer call, or none
+    given) is no answer of length 0; n says how many were counted."""
+    rows = [r for r in rows if str(r.get("prediction") or "").strip()]
     if not rows:
         return None
     by_category = {}

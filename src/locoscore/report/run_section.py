@@ -118,6 +118,15 @@ def _embedding_tokens(totals: dict[str, Any]) -> str:
     return f" + {tokens:,} embedding" if tokens else ""
 
 
+def _concurrency_text(concurrency: Any) -> str:
+    if not isinstance(concurrency, dict):
+        return ""
+    return (
+        f"; {concurrency.get('initial')} in flight at the start ({concurrency.get('source')}),"
+        f" {concurrency.get('peak_in_flight')} at most"
+    )
+
+
 def _cost_blocks(run: dict[str, Any]) -> list[Block]:
     totals = (run.get("ingestion") or {}).get("totals") or {}
     per_conv = totals.get("wall_s_per_conversation") or {}
@@ -135,8 +144,9 @@ def _cost_blocks(run: dict[str, Any]) -> list[Block]:
         ],
         [
             "answering (locoscore's answer step)",
-            answer_calls_phrase(calls),
-            f"{tokens.get('input', 0):,} / {tokens.get('output', 0):,}",
+            answer_calls_phrase(calls) + _concurrency_text(calls.get("concurrency")),
+            f"{tokens.get('input', 0):,} / {tokens.get('output', 0):,}"
+            + (" (usage: counted locally)" if calls.get("usage") == "counted locally" else ""),
             str(calls.get("made", 0)),
             _cost(calls.get("cost_usd")),
         ],

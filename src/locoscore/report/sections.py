@@ -12,7 +12,7 @@ from locoscore.report import figures
 from locoscore.report.analysis import Analysis
 from locoscore.report.audit_view import audit_blocks
 from locoscore.report.document import Block, Heading, Notes, Paragraph, Preformatted, Table
-from locoscore.report.headline import CONTENTS, contents, opening_blocks
+from locoscore.report.headline import CONTENTS, contents, failed_answers_line, opening_blocks
 from locoscore.report.markdown import render_markdown
 from locoscore.report.metrics import BLEU1_MEM0, F1_LOCOMO, F1_MEM0, J
 from locoscore.report.recorded_judge import recorded_judge_blocks
@@ -44,7 +44,17 @@ def _count(value: Any) -> Any:
     return value.get("count") if isinstance(value, dict) else value
 
 
-def comparison_blocks(a: Analysis, paper_columns: bool) -> list[Block]:
+def comparison_blocks(
+    a: Analysis, paper_columns: bool, compare_anyway: bool = False
+) -> list[Block]:
+    if not compare_anyway and failed_answers_line(a) is not None:
+        return [
+            Heading("Published baselines"),
+            Paragraph(
+                "Not compared: answers of this run failed (see the headline); a published "
+                "figure beside a score that counts failures as empty answers would mislead."
+            ),
+        ]
     blocks: list[Block] = [Heading("F1 and BLEU-1 against published baselines")]
     titles = {
         F1_LOCOMO.column: "Official LoCoMo F1 vs the LoCoMo paper",
@@ -316,10 +326,12 @@ def _mark_subset(blocks: list[Block], a: Analysis) -> list[Block]:
     return out
 
 
-def full_report_blocks(a: Analysis, paper_columns: bool = False) -> list[Block]:
+def full_report_blocks(
+    a: Analysis, paper_columns: bool = False, compare_anyway: bool = False
+) -> list[Block]:
     """The headline first, then a table of contents, then baselines and the detail."""
     detail = [
-        *comparison_blocks(a, paper_columns),
+        *comparison_blocks(a, paper_columns, compare_anyway),
         *breakdown_blocks(a),
         *judge_blocks(a),
         *run_blocks(a),

@@ -21,6 +21,11 @@ def attempts_phrase(calls: dict[str, Any]) -> str:
     return f" ({now:,} now, {earlier.get('requests', 0):,} by {attempts} earlier attempt{plural})"
 
 
+def _usage_source(usage: dict[str, Any]) -> str:
+    """' (usage: counted locally)' for a server that reported no usage (llama.cpp)."""
+    return f" (usage: {usage['source']})" if usage.get("source") else ""
+
+
 def judge_calls_line(calls: dict[str, Any], usage: dict[str, Any], label: str = "calls") -> str:
     """calls: 6 made (0 now, 6 by 1 earlier attempt), 6 cached, 0 failed; tokens …; cost …"""
     made = int(calls.get("made", 0))
@@ -30,7 +35,8 @@ def judge_calls_line(calls: dict[str, Any], usage: dict[str, Any], label: str = 
     return (
         f"{label}: {what}{attempts_phrase(calls)}{more}, {calls.get('cached', 0):,} cached, "
         f"{calls.get('failed', 0):,} failed; tokens {usage.get('input_tokens', 0):,} in / "
-        f"{usage.get('output_tokens', 0):,} out; cost {_cost(usage.get('estimated_cost_usd'))}"
+        f"{usage.get('output_tokens', 0):,} out{_usage_source(usage)}; "
+        f"cost {_cost(usage.get('estimated_cost_usd'))}"
     )
 
 

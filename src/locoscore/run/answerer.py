@@ -10,10 +10,11 @@ are asked again.
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from locoscore.errors import InputError
@@ -21,6 +22,7 @@ from locoscore.llm.cost import PriceTable, estimate_prompt_tokens
 from locoscore.llm.endpoint import Endpoint, Served, resolve_endpoint
 from locoscore.llm.ledger import Ledger, Spend
 from locoscore.llm.limiter import AdaptiveLimiter
+from locoscore.llm.local_server import ServerFacts, concurrency_plan, count_usage_locally, discover
 from locoscore.llm.pool import CallPool, Outcome, RetryPolicy
 from locoscore.llm.providers import (
     PROVIDERS,
@@ -57,6 +59,7 @@ class AnswerSettings:
     concurrency: int = 64
     max_cost_usd: float | None = None
     prices: PriceTable = field(default_factory=PriceTable)
+    context_window: int | None = None  # --answer-context-window: wins over the server's
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,28 @@ class AnswerStep:
     prompt: AnswerPrompt
     sampling: SamplingPlan | None
     endpoint: Endpoint | None = None  # None: extractive, no model called
+    server: ServerFacts | None = None  # what a compatible server said about itself
+
+    @property
+    def context_window(self) -> int | None:
+        """The model's window in tokens (prompt and answer), when known."""
+        if self.settings.context_window is not None:
+            return self.settings.context_window
+        return self.server.context_window if self.server is not None else None
+
+    @property
+    def window_source(self) -> str:
+        if self.settings.context_window is not None:
+            return "--answer-context-window"
+        source = self.server.window_source if self.server is not None else None
+        return f"the server's {source}" if source else "unknown"
+
+    def initial_concurrency(self) -> tuple[int, int, str]:
+        """(start, most, why): calls in flight the answer step starts with and may reach;
+        32 for the cloud providers (the judge's 10 takes round trips of slow start)."""
+        most = self.settings.concurrency
+        start, most, why = concurrency_plan(self.provider, self.server, most, min(most, 32))
+        return start or 1, most, why
 
     @property
     def provider(self) -> str:
@@ -114,6 +139,9 @@ class AnswerStep:
             "sampling": None if self.sampling is None else self.sampling.signature,
             "max_tokens": self.settings.max_tokens,
             "signature": self.signature_with(served),
+            "context_window": self.context_window,
+            "context_window_source": self.window_source,
+            "server": None if self.server is None else self.server.to_json(),
         }
 
 
@@ -135,11 +163,16 @@ def resolve_answer_step(
         raise InputError(
             f"needs a price for model {model}: add it with --prices FILE", field="--max-cost"
         )
+    if settings.context_window is not None and settings.context_window < 1:
+        raise InputError("--answer-context-window must be at least 1 token")
     sampling = resolve_sampling(settings.provider, model, settings.temperature)
     endpoint = resolve_endpoint(settings.provider, settings.base_url, field="--answer-base-url")
-    if needs_key:
-        api_key(settings.provider)  # a missing key stops the run before anything is spent
-    return AnswerStep(settings, model, prompt, sampling, endpoint)
+    # A missing key stops the run before anything is spent (a dry run sends nothing).
+    key = api_key(settings.provider) if needs_key else os.environ.get("OPENAI_API_KEY")
+    server = None
+    if settings.provider == "openai-compatible" and settings.base_url:
+        server = discover(settings.base_url, model, key)
+    return AnswerStep(settings, model, prompt, sampling, endpoint, server=server)
 
 
 @dataclass(frozen=True)
@@ -153,6 +186,8 @@ class Answer:
     stopped: bool = False  # not asked: the pass stopped (cost cap, fatal error)
     served_model: str = ""  # what the server said it served ("" when it said nothing)
     fake: bool = False
+    served_s: float | None = None  # of latency_s, served (the rest queued at the server)
+    usage_counted_locally: bool = False  # the server reported no usage: tiktoken counts
 
 
 _WHITESPACE = re.compile(r"\s+")
@@ -178,9 +213,13 @@ class Answerer:
         self.ledger = ledger  # this attempt's calls, beside the earlier attempts'
         self.client: LLMClient | None = None
         settings = step.settings
-        # Answer calls start at up to 32 in flight (the judge's 10 takes several round trips
-        # of slow start to fill a large pool); 429s shrink it as for the judge.
-        self.limiter = AdaptiveLimiter(settings.concurrency, min(settings.concurrency, 32))
+        # Answer calls start at up to 32 in flight, or a compatible server's slots; 429s (and
+        # for a compatible server, queueing, timeouts, 503s) shrink it as for the judge.
+        start, most, self.concurrency_source = step.initial_concurrency()
+        self.limiter = AdaptiveLimiter(
+            most, start, backpressure=settings.provider == "openai-compatible"
+        )
+        self.initial_concurrency = start
         self.pool = CallPool(
             self.limiter,
             RetryPolicy(
@@ -276,8 +315,13 @@ class Answerer:
             )
         client = self._client()
         outcome = await self.pool.call(
-            lambda: client.complete(prompt), self.estimate_usd(prompt), self._cost
+            lambda: client.complete(prompt),
+            self.estimate_usd(prompt),
+            self._cost,
+            lambda replies: replies[0].served_s if replies else None,
         )
+        if outcome.value and not outcome.value[0].usage_reported:
+            outcome = replace(outcome, value=count_usage_locally(prompt, outcome.value))
         try:
             return self._answer_from(key, outcome)
         finally:
@@ -317,7 +361,17 @@ class Answerer:
             reply.output_tokens,
             served_model=served_model,
             fake=reply.fake,
+            served_s=None if outcome.served_s is None else round(outcome.served_s, 4),
+            usage_counted_locally=not reply.usage_reported,  # `count_usage_locally`
         )
+
+    def concurrency(self) -> dict[str, Any]:
+        """The concurrency the answer calls ran at, for run.json."""
+        return {
+            "initial": self.initial_concurrency,
+            "source": self.concurrency_source,
+            **self.limiter.describe(),
+        }
 
     def stale(self, served_model: str, fake: bool) -> bool:
         """An answer from another server than this pass's live replies say it is."""

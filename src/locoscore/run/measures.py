@@ -4,13 +4,17 @@ F1 split by whether the evidence was retrieved, and the ingestion and answer-sid
 
 from __future__ import annotations
 
+import re
 import statistics
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from locoscore.categories import CATEGORY_NAMES
 from locoscore.scoring.protocols import get_protocol
 from locoscore.stats import LatencyStats
+
+LOCOMO_TYPES = tuple(CATEGORY_NAMES)
 
 
 def _latency(values: Sequence[float | None]) -> dict[str, Any] | None:
@@ -21,11 +25,13 @@ def _latency(values: Sequence[float | None]) -> dict[str, Any] | None:
 
 
 def _by_category(
-    records: Sequence[dict[str, Any]], value: Callable[[dict[str, Any]], float | None]
+    records: Sequence[dict[str, Any]],
+    value: Callable[[dict[str, Any]], float | None],
+    types: Sequence[int],
 ) -> dict[str, Any]:
     out: dict[str, Any] = {}
     groups: dict[str, list[dict[str, Any]]] = {"overall": list(records)}
-    for cid in CATEGORY_NAMES:
+    for cid in types:
         groups[str(cid)] = [r for r in records if r["category"] == cid]
     for name, rows in groups.items():
         values = [v for v in (value(r) for r in rows) if v is not None]
@@ -75,21 +81,43 @@ def ingestion_totals(ingestion: dict[str, dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def run_measures(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Per-run distributions of the per-question measures."""
+_KIND = re.compile(r"^(search failed|ingestion failed|not run|[a-z_]+)(?=:)")
+
+
+def failure_kinds(records: Sequence[dict[str, Any]]) -> Counter[str]:
+    """Failed questions by kind (context_overflow, timeout, search failed, ...): the reason
+    for a mass failure, for the final line and run.json."""
+    kinds: Counter[str] = Counter()
+    for r in records:
+        if r["error"] is not None:
+            match = _KIND.match(r["error"])
+            kinds[match.group(1) if match else "other"] += 1
+    return kinds
+
+
+def run_measures(
+    records: Sequence[dict[str, Any]],
+    types: Sequence[int] = LOCOMO_TYPES,
+    *,
+    lexical: bool = True,
+) -> dict[str, Any]:
+    """Per-run distributions of the per-question measures, per question type (`types`: the
+    benchmark's ids); F1 by evidence only for a benchmark scored lexically (LoCoMo)."""
     ok = [r for r in records if r["error"] is None]
     tokens_in = sum(int((r.get("answer_tokens") or {}).get("input", 0)) for r in records)
     tokens_out = sum(int((r.get("answer_tokens") or {}).get("output", 0)) for r in records)
     return {
         "questions": len(records),
         "failed": len(records) - len(ok),
+        "failed_by_kind": dict(failure_kinds(records).most_common()),
         "latency": {
             name: _latency([r[name] for r in ok])
             for name in ("search_latency_s", "answer_latency_s", "total_latency_s")
         },
         "context_tokens": _latency([r["context_tokens"] for r in ok]),
-        "evidence_recall": _by_category(ok, lambda r: r["evidence_recall"]),
-        "answer_words": _by_category(ok, lambda r: float(r["answer_words"])),
-        "f1_by_evidence": f1_by_evidence(records),
+        "evidence_recall": _by_category(ok, lambda r: r["evidence_recall"], types),
+        "answer_words": _by_category(ok, lambda r: float(r["answer_words"]), types),
+        "f1_by_evidence": f1_by_evidence(records) if lexical else None,
         "answer_tokens": {"input": tokens_in, "output": tokens_out},
+        "answer_queued_s": _latency([r.get("answer_queued_s") for r in ok]),
     }

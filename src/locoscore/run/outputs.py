@@ -41,13 +41,25 @@ def run_document(result: RunResult) -> dict[str, Any]:
             # n/a with its reason, never $0
             **({"cost_unknown_reason": why} if (why := result.answer_cost_unknown) else {}),
             **attempts_json(result.answer_spend, result.answer_spend_earlier, "answers"),
+            "concurrency": result.concurrency,
+            "usage": usage_source(result.records),
         },
-        "measures": run_measures(result.records),
+        "context_fit": result.context_fit,
+        "measures": run_measures(
+            result.records, run.benchmark.type_order, lexical=run.benchmark.scores_lexically
+        ),
         "probe": result.probe,
         "warnings": result.warnings,
         "stop_reason": result.stop_reason,
         "finished_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
+
+
+def usage_source(records: list[dict[str, Any]]) -> str:
+    """Where the answer tokens come from: the server's usage, or counted locally (tiktoken)
+    for a server that reports none."""
+    local = any((r.get("answer_tokens") or {}).get("counted_locally") for r in records)
+    return "counted locally" if local else "reported by the provider"
 
 
 def write_run_outputs(result: RunResult, out: Path) -> dict[str, Any]:

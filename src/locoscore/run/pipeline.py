@@ -33,10 +33,11 @@ from locoscore.llm.progress import ProgressSink
 from locoscore.results_dir import check_out_dir
 from locoscore.run.answer_prompt import load_answer_prompt
 from locoscore.run.answerer import Answer, Answerer, resolve_answer_step
+from locoscore.run.context_fit import ContextFit, check_bare_questions
 from locoscore.run.document import RUN_JSON, read_run
 from locoscore.run.dry_run import blocked_estimate, dry_run_estimate
 from locoscore.run.ingest import IngestionMeasures, ingest_conversation
-from locoscore.run.question import answer_question, failed_record, retrieve
+from locoscore.run.question import Retrieved, answer_question, failed_record, retrieve
 from locoscore.run.settings import ResolvedRun, RunSettings
 from locoscore.run.store import STATE_FILE, RunStore, stored_signature
 from locoscore.run.tokens import count_tokens
@@ -82,6 +83,8 @@ class RunResult:
     dry_run_estimate: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
     probe: dict[str, Any] | None = None  # the quick probe's report (None: --skip-probe)
+    concurrency: dict[str, Any] | None = None  # the answer calls' concurrency as it went
+    context_fit: dict[str, Any] | None = None  # the window check (None: window unknown)
     served: Served = field(default_factory=Served)  # who made the answers used
     answer_cost_unknown: str | None = None  # why the answer cost is n/a (None: known)
 
@@ -157,6 +160,7 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
     )
     answer_settings = dataclasses.replace(settings.answer, concurrency=settings.concurrency)
     answer = resolve_answer_step(answer_settings, prompt, needs_key=not settings.dry_run)
+    check_bare_questions(answer, questions)  # before anything is created
     system = make_system(
         settings.system,
         settings.system_options,
@@ -192,6 +196,8 @@ class _Harness:
         self.warnings: list[str] = []
         self.prompt_tokens: list[int] = []  # dry run: prompts that would be sent
         self.dry_search_errors: list[str] = []
+        answers = not (run.answer.is_extractive or run.system.answers_itself)
+        self.fit = ContextFit.for_step(run.answer) if answers else None
         self.cached_answers: dict[str, Answer] = {}  # question id -> answer from the cache
         self.ingest_spent = Usage()  # this attempt's ingestion, session by session
         self.sessions_total = 0
@@ -259,9 +265,28 @@ class _Harness:
                 self._finish(failed_record(question, f"ingestion failed: {measures.error}"))
             return
         self._check_bypass(conversation)
-        await all_or_none(self.question(q) for q in pending)
+        found: dict[str, Any] = {}  # question id -> its search (or the error it raised)
+        if self.fit is not None and not self.run.settings.dry_run:
+            # Every prompt counted before the first answer call: what does not fit is said
+            # once, per conversation, and recorded without a call.
+            await all_or_none(self._count_prompt(q, found) for q in pending)
+        if self.fit is not None:
+            ids = [q.question_id for q in pending]
+            if (line := self.fit.describe(ids, conversation.conversation_id)) is not None:
+                self.warn(line)
+        await all_or_none(self.question(q, found.get(q.question_id)) for q in pending)
 
-    async def question(self, question: Question) -> None:
+    async def _count_prompt(self, question: Question, found: dict[str, Any]) -> None:
+        assert self.fit is not None
+        s = self.run.settings
+        async with self.question_slots:
+            found[question.question_id] = await self.fit.retrieve_and_count(
+                question, self.run.system, top_k=s.top_k, budget=s.context_budget
+            )
+
+    async def question(
+        self, question: Question, retrieved: Retrieved | Exception | None = None
+    ) -> None:
         async with self.question_slots:
             if self.run.settings.dry_run:
                 await self._dry_question(question)
@@ -273,6 +298,8 @@ class _Harness:
                 self.run.answer.prompt,
                 top_k=self.run.settings.top_k,
                 budget=self.run.settings.context_budget,
+                retrieved=retrieved,
+                overflow=self.fit.recorded if self.fit is not None else None,
             )
             if answer is not None and answer.cached:
                 self.cached_answers[question.question_id] = answer
@@ -313,6 +340,8 @@ class _Harness:
         prompt = self.run.answer.prompt.render(
             question.text, retrieved.context.text, question.reader_date
         )
+        if self.fit is not None and await self.fit.overflow(question.question_id, prompt):
+            return  # the real run records it as context_overflow without a call
         if self.store.get_answer(self.answerer.key(prompt)) is None:
             self.prompt_tokens.append(count_tokens(prompt))
 
@@ -388,6 +417,8 @@ async def execute_run(
     finally:
         with contextlib.suppress(Exception):
             await harness.answerer.aclose()
+        if harness.fit is not None:
+            harness.fit.close()
         await run.system.aclose()
         if harness.progress is not None:
             harness.progress.stop()
@@ -406,6 +437,8 @@ async def execute_run(
         ingestion_spend_earlier=_earlier(harness.ingest_ledger),
         warnings=harness.warnings,
         probe=probe,
+        concurrency=harness.answerer.concurrency(),
+        context_fit=harness.fit.to_json(len(pending)) if harness.fit else None,
         served=harness.answerer.served,
         answer_cost_unknown=harness.answerer.cost_unknown_reason(),
     )
@@ -413,6 +446,9 @@ async def execute_run(
         result.dry_run_estimate = dry_run_estimate(
             run, harness.prompt_tokens, harness.dry_search_errors
         )
+        if harness.fit is not None:  # prompts that do not fit: no call, so not "to make"
+            result.dry_run_estimate["cached"] -= len(harness.fit.overflows)
+            result.dry_run_estimate["context_fit"] = harness.fit.to_json(len(run.questions))
         store.close()
         return result
     records = store.all_records()

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,10 +86,18 @@ async def answer_question(
     *,
     top_k: int,
     budget: int | None,
+    retrieved: Retrieved | Exception | None = None,
+    overflow: Callable[[str, str], Awaitable[str | None]] | None = None,
 ) -> tuple[dict[str, Any], Answer | None]:
-    """The question's prediction line (with `error` set when it failed) and its answer."""
+    """The question's prediction line (with `error` set when it failed) and its answer.
+
+    `retrieved`: the search already done (or the error it raised); `overflow(question id,
+    prompt)`: why the prompt does not fit the answer model's window (then no call is made)."""
     try:
-        retrieved = await retrieve(question, system, top_k=top_k, budget=budget)
+        if isinstance(retrieved, Exception):
+            raise retrieved
+        if retrieved is None:
+            retrieved = await retrieve(question, system, top_k=top_k, budget=budget)
     except Exception as exc:  # recorded per question; a rerun retries it
         return failed_record(question, f"search failed: {one_line_error(exc)}"), None
     result, context, search_s = retrieved.result, retrieved.context, retrieved.search_s
@@ -96,7 +105,11 @@ async def answer_question(
         answer = Answer(result.answer.strip(), None)
     else:
         rendered = prompt.render(question.text, context.text, question.reader_date)
-        answer = await answerer.answer(rendered, context)
+        too_long = await overflow(question.question_id, rendered) if overflow else None
+        if too_long is not None:
+            answer = Answer("", None, error=too_long)
+        else:
+            answer = await answerer.answer(rendered, context)
     answer_s = answer.latency_s
     total = search_s + (answer_s or 0.0)
     record = {
@@ -104,7 +117,8 @@ async def answer_question(
         "prediction": answer.text,
         "search_latency_s": round(search_s, 6),
         "answer_latency_s": None if answer_s is None else round(answer_s, 6),
-        "total_latency_s": round(total, 6),
+        # a failed answer has no total: its search time alone would pass for a fast answer
+        "total_latency_s": None if answer.error is not None else round(total, 6),
         "context_tokens": context.tokens,
         "answer_words": len(answer.text.split()),
         "evidence_recall": evidence_recall(question.evidence, context.items),
@@ -114,4 +128,10 @@ async def answer_question(
         "answer_tokens": {"input": answer.input_tokens, "output": answer.output_tokens},
         "error": answer.error,
     }
+    if answer.served_s is not None and answer_s is not None:
+        # The server's own timings: the answer latency split into queued there and served.
+        record["answer_served_s"] = round(answer.served_s, 6)
+        record["answer_queued_s"] = round(max(0.0, answer_s - answer.served_s), 6)
+    if answer.usage_counted_locally:
+        record["answer_tokens"]["counted_locally"] = True
     return record, answer

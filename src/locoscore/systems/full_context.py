@@ -3,10 +3,15 @@
 Search returns every session in order (its date, speakers and captions in the text), so the
 answer step sees the entire conversation. The upper bound papers report; top-k and the
 context budget do not apply.
+
+`window_tokens=N` is the shape of BEAM's official long-context baseline: when the
+conversation is longer than N cl100k tokens, only the most recent turns that fit are kept
+(whole turns, newest first; a session keeps its header when any of its turns stay).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, ClassVar
 
 from locoscore.data.conversation import Query, SessionInput
@@ -18,7 +23,11 @@ from locoscore.systems.registry import SystemContext
 class FullContextSystem(MemorySystem):
     name = "full-context"
     ignores_budget = True
-    OPTIONS: ClassVar[dict[str, OptionSpec]] = {}
+    OPTIONS: ClassVar[dict[str, OptionSpec]] = {
+        "window_tokens": OptionSpec(
+            int, None, "keep only the most recent turns that fit N cl100k tokens"
+        ),
+    }
 
     def __init__(self, options: dict[str, str], context: SystemContext) -> None:
         self.options: dict[str, Any] = resolve_options(self.name, self.OPTIONS, options)
@@ -33,6 +42,9 @@ class FullContextSystem(MemorySystem):
 
     async def search(self, query: Query) -> SearchResult:
         sessions = self._sessions.get(query.conversation_id, [])
+        window = self.options["window_tokens"]
+        if window is not None:
+            sessions = most_recent(sessions, window)
         return SearchResult(
             tuple(
                 MemoryItem(
@@ -47,3 +59,26 @@ class FullContextSystem(MemorySystem):
 
     def items_in(self, conversation_id: str) -> int | None:
         return len(self._sessions.get(conversation_id, []))
+
+
+def most_recent(sessions: list[SessionInput], window: int) -> list[SessionInput]:
+    """The sessions cut to the most recent whole turns whose rendered lines fit `window`
+    tokens (each kept session's header counted too)."""
+    from locoscore.run.tokens import count_tokens
+
+    kept: list[SessionInput] = []
+    used = 0
+    for session in reversed(sessions):
+        header = count_tokens(session.render().split("\n", 1)[0] + "\n")
+        turns: list = []
+        for turn in reversed(session.turns):
+            cost = count_tokens(turn.render() + "\n") + (0 if turns else header)
+            if used + cost > window:
+                break
+            used += cost
+            turns.append(turn)
+        if turns:
+            kept.append(dataclasses.replace(session, turns=tuple(reversed(turns))))
+        if len(turns) < len(session.turns):
+            break
+    return list(reversed(kept))

@@ -128,5 +128,30 @@ class LongMemEval(Benchmark):
 
         return await judge_longmemeval(data, answers, settings, out, **options)
 
+    def judge_lines(self, section: dict[str, Any], out: Path) -> list[str]:
+        lines = []
+        strict, submitted = section["missing_counts_as_wrong"], section["over_submitted"]
+        for label, block in (("missing counted as wrong", strict), ("over submitted", submitted)):
+            overall, task = block["overall"], block["task_averaged"]
+            lines.append(
+                f"J {label}: overall {overall['accuracy']} {overall['ci95']}, task-averaged "
+                f"{task['accuracy']}, abstention {block['abstention']['accuracy']}"
+            )
+        lines.append(
+            f"{section['submitted']} of {section['questions']} submitted, "
+            f"{section['missing']} missing; wrote {out}/judgments.jsonl, summary.json"
+        )
+        return lines
+
+    def audit_lines(self, document: dict[str, Any], out: Path) -> list[str]:
+        lines = []
+        for name, block in document["sets"].items():
+            overall = block["accepted"].get("overall", {})
+            lines.append(
+                f"{name}: {overall.get('rate', 0):.1f} % accepted (should be {block['expected']})"
+            )
+        lines.append(f"wrote {out}/audit.md, audit.json")
+        return lines
+
 
 LONGMEMEVAL = LongMemEval()

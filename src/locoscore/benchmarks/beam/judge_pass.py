@@ -1,0 +1,265 @@
+"""A BEAM judge pass over a run's predictions: expand, judge with the shared machinery, score.
+
+Each prediction becomes one judge record per rubric item (and per line/item pair for event
+ordering); the records go through `judge.api.run_pass` — the folder's cache, resume, batch,
+cost cap and dry run as for any judge — and their verdicts come back as question scores.
+A question with no prediction, or whose answer failed, scores 0 and is counted as missing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from locoscore.benchmarks.beam import judge as beam_judge
+from locoscore.benchmarks.beam.data import ABILITIES, BeamDataset, BeamQuestion
+from locoscore.benchmarks.beam.scoring import aggregate_abilities
+from locoscore.data.models import PredictionRecord
+from locoscore.errors import InputError
+from locoscore.judge.api import PassResult, run_pass
+from locoscore.judge.prompts import PromptTemplate
+from locoscore.judge.settings import JudgeSettings
+from locoscore.stats import normal_mean_ci, sample_std
+
+CACHE_FILE = "judge_cache.sqlite"
+ITEM_PROMPT = PromptTemplate("rubric", beam_judge.ITEM_TEMPLATE, name="locoscore-beam-item-v1")
+MATCH_PROMPT = PromptTemplate("binary", beam_judge.MATCH_TEMPLATE, name="locoscore-beam-match-v1")
+
+
+@dataclass(frozen=True)
+class BeamPrediction:
+    question_id: str
+    response: str
+    failed: bool
+
+
+def read_predictions(path: Path, data: BeamDataset) -> list[BeamPrediction]:
+    """A run's predictions.jsonl (or any JSONL of `{question_id, prediction}`; `hypothesis`
+    and `response` are accepted names); ids must be the dataset's."""
+    known = {q.question_id for q in data.questions}
+    out: list[BeamPrediction] = []
+    seen: set[str] = set()
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read predictions ({exc})", file=str(path)) from None
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = f"line {number}"
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            raise InputError("not valid JSON", file=str(path), record=where) from None
+        if not isinstance(record, dict):
+            raise InputError("expected a JSON object", file=str(path), record=where)
+        qid = record.get("question_id")
+        if not isinstance(qid, str):
+            raise InputError(
+                "missing or not a string", file=str(path), record=where, field="question_id"
+            )
+        if qid not in known:
+            raise InputError(
+                f"unknown BEAM question id {qid!r} (not in {data.path})",
+                file=str(path),
+                record=where,
+                field="question_id",
+            )
+        if qid in seen:
+            raise InputError(f"question {qid!r} appears twice", file=str(path), record=where)
+        seen.add(qid)
+        name = next((n for n in ("prediction", "hypothesis", "response") if n in record), None)
+        text = record.get(name) if name else None
+        if not isinstance(text, str):
+            raise InputError(
+                "missing or not a string", file=str(path), record=where, field="prediction"
+            )
+        out.append(BeamPrediction(qid, text, bool(record.get("error"))))
+    return out
+
+
+def _records(
+    questions: list[BeamQuestion], predictions: dict[str, BeamPrediction], *, official: bool
+) -> tuple[list[PredictionRecord], list[PredictionRecord]]:
+    items: list[PredictionRecord] = []
+    matches: list[PredictionRecord] = []
+    for question in questions:
+        prediction = predictions.get(question.question_id)
+        if prediction is None or prediction.failed:
+            continue
+        calls = beam_judge.question_calls(
+            question.question_id,
+            question.text,
+            question.rubric,
+            prediction.response,
+            ordering=question.ability == "event_ordering",
+            official=official,
+        )
+        for call in calls:
+            record = PredictionRecord(
+                sample_id=call.question_id if call.kind == "item" else f"{call.question_id}|pair",
+                qa_index=call.index,
+                category=ABILITIES.index(question.ability) + 1,
+                question=call.question,
+                answer=call.reference,
+                prediction=call.candidate,
+                source=f"{call.question_id} {call.kind} {call.index}",
+            )
+            (items if call.kind == "item" else matches).append(record)
+    return items, matches
+
+
+@dataclass
+class BeamJudgeResult:
+    items: PassResult
+    matches: PassResult | None
+    summary: dict[str, Any] | None = None
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+    def passes(self) -> list[PassResult]:
+        return [self.items] + ([self.matches] if self.matches else [])
+
+    @property
+    def calls_planned(self) -> int:
+        return sum(len(p.plan.missing) for p in self.passes())
+
+
+def settings_for(settings: JudgeSettings, *, official: bool) -> tuple[JudgeSettings, JudgeSettings]:
+    """The item judge (rubric protocol, BEAM item prompt) and the pair judge (binary). Both
+    at temperature 0 unless set (the official judge runs at 0); every ability is judged."""
+    temperature = 0.0 if settings.temperature is None else settings.temperature
+    prompt = ITEM_PROMPT
+    if official:
+        prompt = dataclasses.replace(ITEM_PROMPT, name="locoscore-beam-item-v1-official")
+    base = dataclasses.replace(settings, include_adversarial=True, temperature=temperature)
+    item = dataclasses.replace(base, protocol="rubric", template=prompt)
+    match = dataclasses.replace(base, protocol="binary", template=MATCH_PROMPT)
+    return item, match
+
+
+async def beam_judge_pass(
+    predictions: list[BeamPrediction],
+    data: BeamDataset,
+    settings: JudgeSettings,
+    out: Path,
+    *,
+    official: bool,
+    dry_run: bool = False,
+    batch: bool = False,
+    user_cache: bool = False,
+    **pass_options: Any,
+) -> BeamJudgeResult:
+    by_id = {p.question_id: p for p in predictions}
+    # every question of the conversations answered: an unanswered one counts as wrong
+    answered = {q.conversation_id for q in data.questions if q.question_id in by_id}
+    questions = [q for q in data.questions if q.conversation_id in answered]
+    item_records, match_records = _records(questions, by_id, official=official)
+    item_settings, match_settings = settings_for(settings, official=official)
+    common = {"batch": batch, "dry_run": dry_run, "user_cache": user_cache, **pass_options}
+    items = await run_pass(item_records, item_settings, out / CACHE_FILE, **common)
+    matches = None
+    if match_records:
+        matches = await run_pass(match_records, match_settings, out / CACHE_FILE, **common)
+    result = BeamJudgeResult(items, matches)
+    if dry_run:
+        return result
+    result.rows, result.summary = score_verdicts(
+        questions, by_id, items, matches, runs=settings.runs, official=official
+    )
+    return result
+
+
+def _verdicts(result: PassResult | None) -> dict[tuple[str, int], dict[int, float]]:
+    """(record sample id, run) → {index: score} from a pass's rows (done and made)."""
+    table: dict[tuple[str, int], dict[int, float]] = defaultdict(dict)
+    if result is None:
+        return table
+    for row in result.run.rows if result.run else []:
+        if row.score is not None and row.sample_id is not None and row.qa_index is not None:
+            table[(row.sample_id, row.run)][row.qa_index] = row.score
+    return table
+
+
+def score_verdicts(
+    questions: list[BeamQuestion],
+    predictions: dict[str, BeamPrediction],
+    items: PassResult,
+    matches: PassResult | None,
+    *,
+    runs: int,
+    official: bool,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    grades, pairs = _verdicts(items), _verdicts(matches)
+    rows: list[dict[str, Any]] = []
+    for question in questions:
+        prediction = predictions.get(question.question_id)
+        per_run: list[float | None] = []
+        order_f1: list[float] = []
+        ordering = question.ability == "event_ordering"
+        for run in range(runs):
+            if prediction is None or prediction.failed:
+                per_run.append(0.0)  # a missing answer counts as wrong
+                continue
+            pair_table = pairs.get((f"{question.question_id}|pair", run), {})
+            scored = beam_judge.score_question(
+                question.rubric,
+                prediction.response,
+                grades.get((question.question_id, run), {}),
+                {k: v >= 50 for k, v in pair_table.items()} if ordering else None,
+                official=official,
+            )
+            per_run.append(scored.score)
+            if scored.order is not None:
+                order_f1.append(scored.order.f1)
+        present = [s for s in per_run if s is not None]
+        rows.append(
+            {
+                "question_id": question.question_id,
+                "ability": question.ability,
+                "beam_runs": per_run,
+                "beam_score": sum(present) / len(present) if present else None,
+                "beam_order_f1": sum(order_f1) / len(order_f1) if order_f1 else None,
+                "beam_missing": prediction is None or prediction.failed,
+            }
+        )
+    return rows, summarise(rows, runs)
+
+
+def summarise(rows: list[dict[str, Any]], runs: int) -> dict[str, Any]:
+    scored = [r for r in rows if r["beam_score"] is not None]
+    agg = aggregate_abilities([(r["ability"], r["beam_score"]) for r in scored], ABILITIES)
+    per_ability: dict[str, Any] = {}
+    for ability in ABILITIES:
+        values = [r["beam_score"] for r in scored if r["ability"] == ability]
+        if not values:
+            continue
+        ci = normal_mean_ci(values)
+        per_ability[ability] = {
+            "mean": agg.per_ability[ability],
+            "ci95": [ci.low, ci.high],
+            "n": len(values),
+        }
+    run_means = []
+    for run in range(runs):
+        values = [r["beam_runs"][run] for r in rows if r["beam_runs"][run] is not None]
+        if values:
+            run_means.append(sum(values) / len(values))
+    order_f1 = [r["beam_order_f1"] for r in rows if r["beam_order_f1"] is not None]
+    overall = normal_mean_ci([r["beam_score"] for r in scored]) if scored else None
+    return {
+        "per_ability": per_ability,
+        "mean_of_abilities": agg.mean_of_abilities,
+        "question_weighted": agg.question_weighted,
+        "question_weighted_ci95": [overall.low, overall.high] if overall else None,
+        "questions": len(rows),
+        "scored": len(scored),
+        "unscored": len(rows) - len(scored),
+        "missing": sum(1 for r in rows if r["beam_missing"]),
+        "run_means": run_means,
+        "run_std": sample_std(run_means),
+        "event_ordering_matched_f1": sum(order_f1) / len(order_f1) if order_f1 else None,
+    }

@@ -1,0 +1,385 @@
+"""A stand-in llama.cpp server: what a small local model behind `llama-server` (or
+llama-cpp-python's server) does that the fake provider does not.
+
+    with LlamaServer(LlamaConfig(slots=1, n_ctx=8192)) as server:
+        openai.OpenAI(base_url=server.openai_url, api_key="x")
+
+- `slots` requests are served at once, each taking `service_s`; the rest wait in the
+  server's queue (FIFO). A client that hangs up while queued is dropped unserved
+  ("disconnected from client before llm invoked"), counted in `abandoned`.
+- `n_ctx` tokens per slot: a prompt of `n_ctx` tokens or more gets llama.cpp's HTTP 400
+  ("the request exceeds the available context size"), or with
+  `overflow_style="llama-cpp-python"` its "maximum context length is N tokens" wording.
+- `response_format` `json_schema` is answered with the HTTP 500 llama-cpp-python sends
+  ("Input should be 'text' or 'json_object'") unless `json_schema=True`.
+- Replies carry no `usage`, the server's own `model` name whatever was asked, and are cut
+  at `max_tokens` (finish_reason "length"); `timings` (llama.cpp's prompt/predicted ms)
+  when `timings=True`.
+- `GET /props` (`total_slots`, `default_generation_settings.n_ctx`), `GET /slots`,
+  `GET /v1/models`, and `POST /tokenize` (`tokenize=True`) as llama.cpp serves them; with
+  `flavour="vllm"` the model list carries `max_model_len` and `/tokenize` vLLM's
+  `{"count"}` instead (no /props), with `flavour="ollama"` the model list is Ollama's and
+  `POST /api/show` reports `llama.context_length` (no /props, no /tokenize).
+
+Tokens are the stand-in's own (words and punctuation marks, plus `TEMPLATE_TOKENS` for
+the chat template), so a client counting with tiktoken must leave a margin.
+
+Replies. A prompt with a `Reply with JSON: {...}` line (a judge prompt) is answered like a
+small model would: the keys in the order that line shows them, a verdict from
+`config.verdict(prompt)` ("CORRECT"/"WRONG" or 0-100) and a long explanation, so a
+reply cut at `max_tokens` keeps only the fields written first. Any other prompt gets
+`config.answer(prompt)`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import select
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, Self
+
+from locoscore._http_server import TrackingHandler, TrackingHTTPServer
+
+TEMPLATE_TOKENS = 8  # the chat template's tokens around one user message
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+_REPLY_KEYS = re.compile(r"Reply with JSON: \{(.*)\}\s*$", re.MULTILINE)
+_KEY = re.compile(r'"(\w+)"\s*:')
+RAMBLE = (
+    "The candidate answer and the reference answer are compared carefully here, "
+    "weighing every detail of wording, timing and substance, and the reasoning goes on "
+    "for a while as small models tend to do before they reach the point, repeating "
+    "itself and adding remarks that change nothing in the end."
+)
+
+
+def tokenize(text: str) -> list[str]:
+    return _TOKEN.findall(text)
+
+
+def _default_answer(prompt: str) -> str:
+    return "Not mentioned in the conversation"
+
+
+def _default_verdict(prompt: str) -> str | int:
+    return "CORRECT"
+
+
+@dataclass
+class LlamaConfig:
+    slots: int = 1
+    n_ctx: int = 8192  # per slot, as /props reports it
+    service_s: float = 0.0  # time one request holds a slot
+    model: str = "smollm2-135m"
+    json_schema: bool = False  # llama-cpp-python 0.3 rejects it with a 500
+    overflow_style: str = "llama.cpp"  # or "llama-cpp-python"
+    tokenize: bool = True
+    timings: bool = True
+    props: bool = True  # /props and /slots served (a non-llama.cpp server has neither)
+    flavour: str = "llama.cpp"  # or "vllm", "ollama": what the server says about itself
+    answer: Callable[[str], str] = _default_answer
+    verdict: Callable[[str], str | int] = _default_verdict
+    explanation: str = RAMBLE
+
+
+@dataclass
+class _State:
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    slot_free: threading.Condition = field(init=False)
+    busy: int = 0
+    queue: list[int] = field(default_factory=list)  # tickets in arrival order
+    next_ticket: int = 0
+    completions: int = 0  # chat completions answered 200
+    abandoned: int = 0  # clients that hung up before their request got a slot
+    peak_busy: int = 0
+    statuses: dict[int, int] = field(default_factory=dict)
+    formats: list[str] = field(default_factory=list)  # response_format type per request
+    max_tokens: list[int | None] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.slot_free = threading.Condition(self.lock)
+
+
+class LlamaServer:
+    """The stand-in, served from a daemon thread on 127.0.0.1 and a random port."""
+
+    def __init__(self, config: LlamaConfig | None = None) -> None:
+        self.config = config or LlamaConfig()
+        self.state = _State()
+        self.stopping = threading.Event()
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> Self:
+        self._server = _Server(("127.0.0.1", 0), self)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        server, self._server = self._server, None
+        if server is None:
+            return
+        self.stopping.set()
+        with self.state.lock:
+            self.state.slot_free.notify_all()
+        server.shutdown()
+        server.close_open_connections()
+        server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None, "the stand-in is not running"
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    @property
+    def openai_url(self) -> str:
+        return f"{self.url}/v1"
+
+    @property
+    def llama(self) -> bool:
+        return self.config.flavour == "llama.cpp"
+
+    @property
+    def completions(self) -> int:
+        return self.state.completions
+
+    @property
+    def abandoned(self) -> int:
+        return self.state.abandoned
+
+    # -- what the routes answer ----------------------------------------------------------
+
+    def props(self) -> dict[str, Any]:
+        c = self.config
+        return {
+            "default_generation_settings": {"n_ctx": c.n_ctx, "model": c.model},
+            "total_slots": c.slots,
+            "model_path": f"/models/{c.model}.gguf",
+        }
+
+    def slots(self) -> list[dict[str, Any]]:
+        busy = self.state.busy
+        return [
+            {"id": i, "n_ctx": self.config.n_ctx, "is_processing": i < busy}
+            for i in range(self.config.slots)
+        ]
+
+    def models(self) -> dict[str, Any]:
+        owner = {"vllm": "vllm", "ollama": "library"}.get(self.config.flavour, "llamacpp")
+        model: dict[str, Any] = {"id": self.config.model, "object": "model", "owned_by": owner}
+        if self.config.flavour == "vllm":
+            model["max_model_len"] = self.config.n_ctx
+        return {"object": "list", "data": [model]}
+
+    def overflow_error(self, n_prompt: int) -> tuple[int, dict[str, Any]]:
+        n_ctx = self.config.n_ctx
+        if self.config.overflow_style == "llama-cpp-python":
+            message = (
+                f"This model's maximum context length is {n_ctx} tokens. However, you "
+                f"requested {n_prompt} tokens ({n_prompt} in the messages, 0 in the "
+                "completion). Please reduce the length of the messages or completion."
+            )
+            return 400, {"error": {"message": message, "type": "invalid_request_error"}}
+        message = "the request exceeds the available context size, try increasing it"
+        error = {
+            "code": 400,
+            "message": message,
+            "type": "exceed_context_size_error",
+            "n_prompt_tokens": n_prompt,
+            "n_ctx": n_ctx,
+        }
+        return 400, {"error": error}
+
+    def reply_text(self, prompt: str) -> str:
+        keys = _REPLY_KEYS.search(prompt)
+        if keys is None:
+            return self.config.answer(prompt)
+        verdict = self.config.verdict(prompt)
+        out = []
+        for key in _KEY.findall(keys.group(1)):
+            if key == "label":
+                out.append(f'"label": "{verdict if isinstance(verdict, str) else "WRONG"}"')
+            elif key == "score":
+                out.append(f'"score": {verdict if isinstance(verdict, int) else 100}')
+            else:
+                out.append(f'"{key}": {json.dumps(self.config.explanation)}')
+        return "{" + ", ".join(out) + "}"
+
+    def complete(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        """One chat completion once a slot is held: a reply, or an error."""
+        c = self.config
+        fmt = (body.get("response_format") or {}).get("type", "text")
+        self.state.formats.append(fmt)
+        self.state.max_tokens.append(body.get("max_tokens"))
+        if fmt == "json_schema" and not c.json_schema:
+            message = (
+                "1 validation error for CreateChatCompletionRequest\nresponse_format.type\n"
+                "  Input should be 'text' or 'json_object' [type=literal_error, "
+                "input_value='json_schema', input_type=str]"
+            )
+            return 500, {"error": {"message": message, "type": "internal_server_error"}}
+        prompt = "\n".join(str(m.get("content") or "") for m in body.get("messages") or [])
+        n_prompt = len(tokenize(prompt)) + TEMPLATE_TOKENS
+        if n_prompt >= c.n_ctx:
+            return self.overflow_error(n_prompt)
+        started = time.monotonic()
+        if c.service_s > 0:
+            self.stopping.wait(c.service_s)
+        text = self.reply_text(prompt)
+        limit = body.get("max_tokens") or c.n_ctx
+        limit = min(int(limit), c.n_ctx - n_prompt)
+        finish = "stop"
+        words = list(re.finditer(_TOKEN, text))
+        if len(words) > limit:
+            text, finish = text[: words[limit].start()].rstrip(), "length"
+        reply: dict[str, Any] = {
+            "id": f"chatcmpl-{self.state.completions}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": c.model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text},
+                    "finish_reason": finish,
+                }
+            ],
+        }
+        if c.timings:
+            served_ms = (time.monotonic() - started) * 1000
+            reply["timings"] = {
+                "prompt_n": n_prompt,
+                "prompt_ms": round(served_ms / 4, 3),
+                "predicted_n": min(len(words), limit),
+                "predicted_ms": round(served_ms * 3 / 4, 3),
+            }
+        return 200, reply
+
+
+class _Server(TrackingHTTPServer):
+    def __init__(self, address: tuple[str, int], owner: LlamaServer) -> None:
+        self.owner = owner
+        super().__init__(address, _Handler)
+
+
+class _Handler(TrackingHandler):
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Silent: tests read the counters."""
+
+    def _send(self, status: int, body: Any) -> None:
+        data = json.dumps(body).encode("utf-8")
+        with self.server.owner.state.lock:
+            statuses = self.server.owner.state.statuses
+            statuses[status] = statuses.get(status, 0) + 1
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        owner, path = self.server.owner, self.path.split("?", 1)[0].rstrip("/")
+        if path == "/v1/models":
+            self._send(200, owner.models())
+        elif path in ("/props", "/slots") and owner.config.props and owner.llama:
+            self._send(200, owner.props() if path == "/props" else owner.slots())
+        elif path == "/health":
+            self._send(200, {"status": "ok"})
+        else:
+            self._send(404, {"error": {"code": 404, "message": "File Not Found"}})
+
+    def do_POST(self) -> None:
+        owner, path = self.server.owner, self.path.split("?", 1)[0].rstrip("/")
+        length = int(self.headers.get("content-length") or 0)
+        try:
+            body = json.loads(self.rfile.read(length) or b"{}")
+        except ValueError:
+            self._send(400, {"error": {"code": 400, "message": "invalid JSON"}})
+            return
+        flavour = owner.config.flavour
+        if path == "/tokenize" and owner.config.tokenize and flavour != "ollama":
+            text = str(body.get("prompt" if flavour == "vllm" else "content", ""))
+            tokens = list(range(len(tokenize(text))))
+            self._send(
+                200,
+                {"count": len(tokens), "tokens": tokens}
+                if flavour == "vllm"
+                else {"tokens": tokens},
+            )
+        elif path == "/api/show" and flavour == "ollama":
+            info = {"general.architecture": "llama", "llama.context_length": owner.config.n_ctx}
+            self._send(200, {"model_info": info, "details": {"family": "llama"}})
+        elif path == "/v1/chat/completions":
+            self._chat(body)
+        else:
+            self._send(404, {"error": {"code": 404, "message": "File Not Found"}})
+
+    def _chat(self, body: dict[str, Any]) -> None:
+        owner = self.server.owner
+        state = owner.state
+        if not self._wait_for_slot():
+            return
+        try:
+            status, reply = owner.complete(body)
+        finally:
+            with state.lock:
+                state.busy -= 1
+                state.slot_free.notify_all()
+        with state.lock:
+            if status == 200:
+                state.completions += 1
+        self._send(status, reply)
+
+    def _wait_for_slot(self) -> bool:
+        """Queue (FIFO) until a slot is free; False when the client hung up meanwhile."""
+        owner = self.server.owner
+        state = owner.state
+        with state.lock:
+            ticket = state.next_ticket
+            state.next_ticket += 1
+            state.queue.append(ticket)
+            while not owner.stopping.is_set():
+                if state.queue[0] == ticket and state.busy < owner.config.slots:
+                    state.queue.pop(0)
+                    state.busy += 1
+                    state.peak_busy = max(state.peak_busy, state.busy)
+                    state.slot_free.notify_all()
+                    return True
+                state.slot_free.wait(0.05)
+                if self._client_gone():
+                    state.queue.remove(ticket)
+                    state.abandoned += 1
+                    state.slot_free.notify_all()
+                    self.close_connection = True
+                    return False
+            state.queue.remove(ticket)
+            return False
+
+    def _client_gone(self) -> bool:
+        readable, _, _ = select.select([self.connection], [], [], 0)
+        if not readable:
+            return False
+        try:
+            return self.connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True

@@ -1,0 +1,29 @@
+"""A deterministic stand-in for BEAM's judge, applied by the fake provider and by the tests."""
+
+from __future__ import annotations
+
+import re
+
+_REQUIREMENT = re.compile(r"The requirement \(.*?\):\n(.*?)\n\n", re.DOTALL)
+_FIRST = re.compile(r"First snippet \(a reference event\):\n(.*?)\n\n", re.DOTALL)
+_FENCED = re.compile(r"<candidate-[0-9a-f]+>\n(.*)\n</candidate-[0-9a-f]+>", re.DOTALL)
+
+
+def grade(requirement: str, reply: str) -> int:
+    """100 when the reply holds the requirement's text, 50 when it holds its first word."""
+    if requirement.lower() in reply.lower():
+        return 100
+    first = requirement.split()[0].lower()
+    return 50 if first in reply.lower() else 0
+
+
+def rule(prompt: str) -> int | str:
+    """The verdict for a BEAM judge prompt (0 for any other prompt, e.g. an answerer's)."""
+    fenced = _FENCED.search(prompt)
+    if fenced is None:
+        return 0
+    reply = fenced.group(1)
+    if (match := _FIRST.search(prompt)) is not None:
+        return "CORRECT" if match.group(1).lower() in reply.lower() else "WRONG"
+    requirement = _REQUIREMENT.search(prompt)
+    return 0 if requirement is None else grade(requirement.group(1), reply)

@@ -1,0 +1,148 @@
+"""The BEAM rubric judge end to end over real HTTP (the fake provider decides each item by a
+rule the test applies too): one call per rubric item and run, event-order pairs, 0.5 kept
+or truncated, the ability aggregations, a missing answer scored 0."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from locoscore.benchmarks.beam.data import load_beam
+from locoscore.benchmarks.beam.judge_pass import BeamPrediction, beam_judge_pass, read_predictions
+from locoscore.benchmarks.beam.scoring import align_events, event_order_score
+from locoscore.errors import InputError
+from locoscore.judge.settings import JudgeSettings
+from locoscore.testing.fake_provider import FakeConfig, FakeProvider
+
+BEAM_100K = Path(__file__).resolve().parents[2] / "../shared/data/beam/100K"
+pytestmark = pytest.mark.skipif(not BEAM_100K.exists(), reason="BEAM 100K not at ../shared")
+
+from beam_helpers import grade, rule  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def data():
+    full = load_beam(BEAM_100K)
+    keep = {"1", "2"}
+    import dataclasses
+
+    return dataclasses.replace(
+        full,
+        conversations=tuple(c for c in full.conversations if c.conversation_id in keep),
+        questions=tuple(q for q in full.questions if q.conversation_id in keep),
+    )
+
+
+def _answers(data) -> dict[str, str]:
+    """Conversation 1 answered: each question with its first rubric item (a hit), except
+    event ordering, answered with the rubric reversed; conversation 2 mostly unanswered."""
+    out = {}
+    for q in data.questions:
+        if q.conversation_id == "1":
+            if q.ability == "event_ordering":
+                out[q.question_id] = "\n".join(reversed(q.rubric))
+            else:
+                out[q.question_id] = q.rubric[0]
+    out["2:abstention:0"] = "I do not know."
+    return out
+
+
+def _run(data, tmp_path: Path, fake: FakeProvider, *, official: bool, runs: int = 1, **kw):
+    predictions = [BeamPrediction(qid, text, False) for qid, text in _answers(data).items()]
+    settings = JudgeSettings(base_url=fake.url, runs=runs, concurrency=8, timeout_s=5.0)
+    return asyncio.run(
+        beam_judge_pass(predictions, data, settings, tmp_path, official=official, **kw)
+    )
+
+
+def _expected(data, *, official: bool) -> dict[str, float]:
+    answers = _answers(data)
+    expected: dict[str, float] = {}
+    for q in data.questions:
+        text = answers.get(q.question_id)
+        if text is None:
+            expected[q.question_id] = 0.0
+            continue
+        if q.ability == "event_ordering":
+            lines = [line for line in text.split("\n") if official or line.strip()]
+            rubric = q.rubric
+
+            def said(r: int, i: int, rubric=rubric, lines=lines) -> bool:
+                return rubric[r].lower() in lines[i].lower()
+
+            canonical = align_events(rubric, lines, said)
+            expected[q.question_id] = event_order_score(q.rubric, canonical).tau_norm
+            continue
+        grades = [grade(item, text) / 100 for item in q.rubric]
+        if official:
+            grades = [float(int(g)) for g in grades]
+        expected[q.question_id] = sum(grades) / len(grades)
+    return expected
+
+
+@pytest.mark.parametrize("official", [False, True])
+def test_scores_equal_hand_computed_values(data, tmp_path: Path, official: bool) -> None:
+    with FakeProvider(FakeConfig(verdict=rule)) as fake:
+        dry = _run(data, tmp_path, fake, official=official, dry_run=True, runs=2)
+        assert fake.generation_calls == 0
+        result = _run(data, tmp_path, fake, official=official, runs=2)
+        calls = fake.generation_calls
+    answers = _answers(data)
+    items = sum(len(q.rubric) for q in data.questions if q.question_id in answers)
+    pairs = sum(
+        len(q.rubric)
+        * len([x for x in answers[q.question_id].split("\n") if official or x.strip()])
+        for q in data.questions
+        if q.ability == "event_ordering" and q.question_id in answers
+    )
+    assert dry.calls_planned == (items + pairs) * 2 == calls
+    expected = _expected(data, official=official)
+    got = {row["question_id"]: row["beam_score"] for row in result.rows}
+    assert got == pytest.approx(expected)
+    summary = result.summary
+    assert summary is not None and summary["questions"] == 40
+    assert summary["missing"] == 19  # conversation 2 answered once
+    weighted = sum(expected.values()) / 40
+    assert summary["question_weighted"] == pytest.approx(weighted)
+    by_ability: dict[str, list[float]] = {}
+    for q in data.questions:
+        by_ability.setdefault(q.ability, []).append(expected[q.question_id])
+    means = [sum(v) / len(v) for v in by_ability.values()]
+    assert summary["mean_of_abilities"] == pytest.approx(sum(means) / len(means))
+    assert summary["run_std"] == pytest.approx(0.0)  # a deterministic judge
+
+
+def test_half_points_differ_between_the_protocols(data, tmp_path: Path) -> None:
+    with FakeProvider(FakeConfig(verdict=rule)) as fake:
+        beam = _run(data, tmp_path / "b", fake, official=False)
+        official = _run(data, tmp_path / "o", fake, official=True)
+    halves = [
+        q.question_id
+        for q in data.questions
+        if q.question_id in _answers(data)
+        and q.ability != "event_ordering"
+        and any(grade(i, _answers(data)[q.question_id]) == 50 for i in q.rubric)
+    ]
+    assert halves, "the fixture must exercise a half point"
+    b = {r["question_id"]: r["beam_score"] for r in beam.rows}
+    o = {r["question_id"]: r["beam_score"] for r in official.rows}
+    assert all(b[qid] > o[qid] for qid in halves)
+
+
+def test_rerun_is_served_from_the_cache(data, tmp_path: Path) -> None:
+    with FakeProvider(FakeConfig(verdict=rule)) as fake:
+        first = _run(data, tmp_path, fake, official=False)
+        made = fake.generation_calls
+        second = _run(data, tmp_path, fake, official=False)
+        assert fake.generation_calls == made
+    assert second.rows == first.rows
+
+
+def test_predictions_with_unknown_ids_are_refused(data, tmp_path: Path) -> None:
+    path = tmp_path / "p.jsonl"
+    path.write_text(json.dumps({"question_id": "99:abstention:0", "prediction": "x"}) + "\n")
+    with pytest.raises(InputError, match="line 1, field 'question_id': unknown BEAM question"):
+        read_predictions(path, data)
