@@ -81,6 +81,7 @@ WRITES = {
               "report.html", "scores.csv", "summary.json"],
     "report": ["report.md", "report.html", "scores.csv", "summary.json", ".svg"],
     "compare": ["compare.md", "compare.html", "differences.csv"],
+    "board": ["board.html", "board.md", "board.json"],
     "probe": ["--json FILE"],
     "serve": ["--state-dir"],
     "dataset info": ["Writes nothing"],
