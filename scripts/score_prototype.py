@@ -26,7 +26,12 @@ from locoscore.data.models import PredictionRecord
 from locoscore.data.readers import read_predictions
 from locoscore.errors import InputError
 from locoscore.judge import JudgeSettings, judge_pass
-from locoscore.report.terminal import judge_table, lexical_table
+from locoscore.report.terminal import (
+    judge_table,
+    lexical_signatures,
+    lexical_table,
+    print_signatures,
+)
 from locoscore.scoring.protocols import get_protocol
 from locoscore.scoring.run import lexical_summary, score_records
 from locoscore.stats import LatencyStats
@@ -69,6 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     spec = get_protocol("spec")
     summary = lexical_summary(score_records(records, [spec]), [spec])
     console.print(lexical_table(summary, ["spec"]))
+    print_signatures(console, lexical_signatures(summary, ["spec"]))
 
     with contextlib.ExitStack() as stack:
         base_url = args.base_url
@@ -90,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     assert result.summary is not None
     console.print(judge_table(result.summary))
+    print_signatures(console, [result.summary["signature"]])
     for line in latency_lines(records):
         console.print(line)
     if args.fake_provider:

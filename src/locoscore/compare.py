@@ -4,13 +4,20 @@ Questions are paired by (sample_id, qa_index). For every metric both folders hav
 and overall (each protocol's own convention for adversarial questions): the mean difference
 B - A with a paired bootstrap 95 % CI (resampling questions, seeded) and a two-sided Wilcoxon
 signed-rank test; for a binary judge, McNemar's exact test on majority verdicts as well.
-With gold errata, the same again on the shared questions whose gold stands. A warning when
-the two sides' mean answer lengths differ by more than 2x (a judge confound).
+With gold errata, the same again on the shared questions whose gold stands. Warnings for the
+confounds: mean answer lengths that differ by more than 2x, a folder whose judge model also
+produced its answers (self-judging), different judges or lexical signatures.
+
+With more than two folders (`compare_many`), each is compared with the first, and every test
+is corrected for multiple comparisons with Holm's step-down method: the family is the N - 1
+comparisons against the baseline, separately for each metric and each category cell (and for
+McNemar's test), so a two-folder comparison is left exactly as it was.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any
 
 from locoscore import stats
@@ -38,14 +45,20 @@ class PairedCell:
     mean_b: float
     ci: stats.Interval  # of the mean difference B - A
     wilcoxon: stats.WilcoxonResult
+    p_adjusted: float | None = None  # Holm-adjusted Wilcoxon p, with more than one comparison
 
     @property
     def difference(self) -> float:
         return self.ci.estimate
 
     @property
+    def p_value(self) -> float:
+        """The p-value the verdict uses: Holm-adjusted when there are several comparisons."""
+        return self.wilcoxon.p_value if self.p_adjusted is None else self.p_adjusted
+
+    @property
     def significant(self) -> bool:
-        return self.wilcoxon.p_value < ALPHA
+        return self.p_value < ALPHA
 
 
 @dataclass(frozen=True)
@@ -55,6 +68,7 @@ class MetricComparison:
     overall: PairedCell
     includes_adversarial: bool
     mcnemar: stats.McNemarResult | None = None  # binary judge only, overall
+    mcnemar_p_adjusted: float | None = None  # Holm-adjusted, with more than one comparison
 
 
 @dataclass(frozen=True)
@@ -80,6 +94,11 @@ class Comparison:
     # answer words of A and of B on the paired questions
     answer_lengths: tuple[AnswerLengths, AnswerLengths] | None = None
     verified: VerifiedComparison | None = None  # with --verified-gold
+
+
+def side_name(index: int) -> str:
+    """A, B, C, ... for the folders in command-line order (A is the baseline)."""
+    return chr(ord("A") + index) if index < 26 else f"#{index + 1}"
 
 
 def paired_rows(c: Comparison) -> list[tuple[dict[str, Any], dict[str, Any]]]:
@@ -144,15 +163,35 @@ def _compare_metric(
     )
 
 
-def _signature_warnings(a: Results, b: Results) -> list[str]:
-    out = []
+def self_judging_warning(results: Results, name: str) -> str | None:
+    """A model grading its own answers is lenient with them: say so when the folder's judge
+    model is the model its `locoscore run` answered with."""
+    judge_model = (results.judge or {}).get("model")
+    run = results.summary.get("run")
+    answer = run.get("answer") if isinstance(run, dict) else None
+    answer_model = answer.get("model") if isinstance(answer, dict) else None
+    if judge_model is None or judge_model != answer_model:
+        return None
+    return (
+        f"self-judging: {name}'s answers were produced by {answer_model} and judged by it; "
+        "its J favours its own answers"
+    )
+
+
+def _signature_warnings(a: Results, b: Results, names: tuple[str, str]) -> list[str]:
+    na, nb = names
+    out = [
+        w
+        for r, n in zip((a, b), names, strict=True)
+        if (w := self_judging_warning(r, n)) is not None
+    ]
     lex_a = a.summary.get("lexical") or {}
     lex_b = b.summary.get("lexical") or {}
     for name in sorted(set(lex_a) & set(lex_b)):
         sig_a, sig_b = lex_a[name].get("signature"), lex_b[name].get("signature")
         if sig_a != sig_b:
-            out.append(f"{name} signatures differ: A {sig_a} / B {sig_b}")
-    for side, results in (("A", a), ("B", b)):
+            out.append(f"{name} signatures differ: {na} {sig_a} / {nb} {sig_b}")
+    for side, results in zip(names, (a, b), strict=True):
         for what, section in (("questions", results.summary.get("run")), ("J", results.judge)):
             sample = section.get("sample") if isinstance(section, dict) else None
             if isinstance(sample, dict):
@@ -163,7 +202,7 @@ def _signature_warnings(a: Results, b: Results) -> list[str]:
     ja, jb = a.judge, b.judge
     if ja and jb and ja.get("signature") != jb.get("signature"):
         out.append(
-            f"judge signatures differ (A {ja.get('signature')} / B {jb.get('signature')}): "
+            f"judge signatures differ ({na} {ja.get('signature')} / {nb} {jb.get('signature')}): "
             "a J difference mixes the systems with the judges"
         )
     return out
@@ -188,9 +227,30 @@ def _compare_metrics(
     return metrics
 
 
-def compare_results(a: Results, b: Results, errata: ErrataFlags | None = None) -> Comparison:
+def paired_metric(
+    a: Results,
+    b: Results,
+    metric: Metric,
+    keep: Callable[[dict[str, Any]], bool] | None = None,
+) -> MetricComparison | None:
+    """One metric of B against A on their shared questions (those `keep` accepts), with the
+    conventions `compare_results` uses; None when the metric is not comparable."""
+    rows_a = {_key(r): r for r in a.rows}
+    rows_b = {_key(r): r for r in b.rows}
+    pairs = [(rows_a[k], rows_b[k]) for k in sorted(set(rows_a) & set(rows_b))]
+    if keep is not None:
+        pairs = [(x, y) for x, y in pairs if keep(x)]
+    return next((mc for mc in _compare_metrics(a, b, pairs) if mc.metric == metric), None)
+
+
+def compare_results(
+    a: Results,
+    b: Results,
+    errata: ErrataFlags | None = None,
+    names: tuple[str, str] = ("A", "B"),
+) -> Comparison:
     """Compare B with A on their shared questions; with `errata`, also on the shared
-    questions whose gold stands (the verified-gold view)."""
+    questions whose gold stands (the verified-gold view). `names` label the two in warnings."""
     rows_a = {_key(r): r for r in a.rows}
     rows_b = {_key(r): r for r in b.rows}
     shared = sorted(set(rows_a) & set(rows_b))
@@ -198,13 +258,13 @@ def compare_results(a: Results, b: Results, errata: ErrataFlags | None = None) -
     gold_differs = [
         k for k in shared if str(rows_a[k].get("answer")) != str(rows_b[k].get("answer"))
     ]
-    warnings = _signature_warnings(a, b)
+    warnings = _signature_warnings(a, b, names)
     if gold_differs:
         warnings.append(f"{len(gold_differs)} paired questions have different gold answers")
     if _judge_protocol(a) != _judge_protocol(b) and a.judge and b.judge:
         warnings.append("the judge protocols differ; J is not compared")
     elif bool(a.judge) != bool(b.judge):
-        judged = "A" if a.judge else "B"
+        judged = names[0] if a.judge else names[1]
         warnings.append(
             f"only {judged} has judge scores (run `locoscore judge`); J is not compared"
         )
@@ -215,7 +275,7 @@ def compare_results(a: Results, b: Results, errata: ErrataFlags | None = None) -
         assert length_a is not None and length_b is not None
         lengths = (length_a, length_b)
         if (
-            warning := length_ratio_warning(length_a.overall.mean, length_b.overall.mean)
+            warning := length_ratio_warning(length_a.overall.mean, length_b.overall.mean, names)
         ) is not None:
             warnings.append(warning)
     verified = None
@@ -236,3 +296,71 @@ def compare_results(a: Results, b: Results, errata: ErrataFlags | None = None) -
         answer_lengths=lengths,
         verified=verified,
     )
+
+
+def _holm_families(
+    metric_lists: list[list[MetricComparison]],
+) -> list[list[MetricComparison]]:
+    """Each metric list's cells with Holm-adjusted p-values, the family of a cell being the
+    same metric and cell in every list (one list per comparison with the baseline)."""
+    families: dict[tuple[str, object], list[tuple[int, float]]] = {}
+    for i, mcs in enumerate(metric_lists):
+        for mc in mcs:
+            cells: list[tuple[object, PairedCell]] = [("overall", mc.overall)]
+            cells += list(mc.by_category.items())
+            for cell_key, paired in cells:
+                families.setdefault((mc.metric.column, cell_key), []).append(
+                    (i, paired.wilcoxon.p_value)
+                )
+            if mc.mcnemar is not None:
+                families.setdefault((mc.metric.column, "mcnemar"), []).append(
+                    (i, mc.mcnemar.p_value)
+                )
+    adjusted: dict[tuple[str, object, int], float] = {}
+    for (column, cell_key), members in families.items():
+        values = stats.holm_adjust([p for _, p in members])
+        for (i, _), value in zip(members, values, strict=True):
+            adjusted[(column, cell_key, i)] = value
+
+    def cell(mc: MetricComparison, key: object, c: PairedCell, i: int) -> PairedCell:
+        return replace(c, p_adjusted=adjusted[(mc.metric.column, key, i)])
+
+    return [
+        [
+            replace(
+                mc,
+                overall=cell(mc, "overall", mc.overall, i),
+                by_category={k: cell(mc, k, c, i) for k, c in mc.by_category.items()},
+                mcnemar_p_adjusted=adjusted.get((mc.metric.column, "mcnemar", i)),
+            )
+            for mc in mcs
+        ]
+        for i, mcs in enumerate(metric_lists)
+    ]
+
+
+def compare_many(results: list[Results], errata: ErrataFlags | None = None) -> list[Comparison]:
+    """Every folder after the first against the first (the baseline). With two folders this
+    is `compare_results` unchanged; with more, each test is Holm-corrected across the
+    comparisons (see the module docstring)."""
+    baseline, *others = results
+    comparisons = [
+        compare_results(baseline, other, errata, ("A", side_name(i)))
+        for i, other in enumerate(others, start=1)
+    ]
+    if len(comparisons) < 2:
+        return comparisons
+    metrics = _holm_families([c.metrics for c in comparisons])
+    out = []
+    verified_sets = [c.verified for c in comparisons]
+    verified_metrics = (
+        _holm_families([v.metrics for v in verified_sets if v is not None])
+        if all(v is not None for v in verified_sets)
+        else None
+    )
+    for i, c in enumerate(comparisons):
+        verified = c.verified
+        if verified is not None and verified_metrics is not None:
+            verified = replace(verified, metrics=verified_metrics[i])
+        out.append(replace(c, metrics=metrics[i], verified=verified))
+    return out

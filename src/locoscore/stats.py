@@ -341,3 +341,19 @@ def mcnemar_exact(a_correct: Sequence[bool], b_correct: Sequence[bool]) -> McNem
     tail = sum(math.comb(n, k) for k in range(min(only_a, only_b) + 1))
     p = Fraction(2 * tail, 2**n)
     return McNemarResult(only_a, only_b, float(min(Fraction(1), p)))
+
+
+def holm_adjust(p_values: Sequence[float]) -> list[float]:
+    """Holm's step-down adjusted p-values (family-wise error control, any dependence).
+
+    Sorted ascending, p_(i) is multiplied by (m - i) for 0-based rank i, the running maximum
+    keeps the adjusted values monotone, and each is capped at 1. One test is left as it is.
+    """
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    adjusted = [0.0] * m
+    running = 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p_values[index]))
+        adjusted[index] = running
+    return adjusted

@@ -12,6 +12,7 @@ from judge_helpers import ANTHROPIC_KEY, OPENAI_KEY, make_records, write_native
 from typer.testing import CliRunner
 
 from locoscore.cli import app
+from locoscore.llm.endpoint import without_served
 from locoscore.testing.fake_provider import FakeProvider
 
 REPO = Path(__file__).resolve().parents[2]
@@ -150,10 +151,12 @@ def test_dry_run_counts_calls_after_cache_and_calls_nothing(
     assert _judge(fake, predictions, out, "--runs", "2").exit_code == 0
     more = write_native(tmp_path / "q.jsonl", make_records(8))
     fake.reset_counters()
-    result = _judge(fake, more, out, "--runs", "2", "--dry-run")
+    # other predictions: --replace (a dry run drops nothing; the cache still answers)
+    result = _judge(fake, more, out, "--runs", "2", "--dry-run", "--replace")
     assert result.exit_code == 0, result.output
     assert fake.requests == 0
     assert "calls to make: 6 (cached: 10" in result.output
+    assert (out / "judgments.jsonl").is_file()
     assert "estimated cost: $" in result.output
 
 
@@ -376,3 +379,22 @@ def test_anthropic_base_url_from_the_environment_is_honoured(
     )
     assert result.exit_code == 0, result.output
     assert fake.generation_calls == 4
+
+
+def test_judge_signature_is_one_whole_line_at_40_columns(
+    fake: FakeProvider, tmp_path: Path
+) -> None:
+    predictions = write_native(tmp_path / "p.jsonl", make_records(2))
+    out = tmp_path / "out"
+    outputs = []
+    for extra in (["--dry-run"], []):
+        args = ["judge", str(predictions), "--out", str(out), "--base-url", fake.url, "--runs", "1"]
+        result = runner.invoke(app, [*args, "--no-progress", *extra], env={"COLUMNS": "40"})
+        assert result.exit_code == 0, result.output
+        outputs.append(result.output.splitlines())
+    signature = json.loads((out / "summary.json").read_text())["judge"]["signature"]
+    assert len(signature) > 40
+    dry, real = outputs
+    assert signature in real
+    # before any call, the dry run cannot know what the server says it serves
+    assert without_served(signature) in dry

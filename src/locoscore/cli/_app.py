@@ -12,8 +12,27 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from locoscore._version import __version__
 from locoscore.cli._interrupt import Interrupted, signals_stop_cleanly
 from locoscore.errors import InputError, LocoscoreError
+
+
+def _flags_show_no_type() -> None:
+    """Rich help in typer 0.2x labels every flag (`--batch`, `--help`) `<bool>`, as if it
+    took a value; a flag takes none, so it is shown with no type (plain help already does)."""
+    option = getattr(getattr(typer, "core", None), "TyperOption", None)
+    shown = getattr(option, "display_type_rich", None)
+    if option is None or shown is None or getattr(shown, "flags_untyped", False):
+        return
+
+    def display_type_rich(self: Any, ctx: Any) -> Any:
+        return None if getattr(self, "is_flag", False) else shown(self, ctx)
+
+    display_type_rich.flags_untyped = True  # type: ignore[attr-defined]
+    option.display_type_rich = display_type_rich
+
+
+_flags_show_no_type()
 
 app = typer.Typer(
     name="locoscore",
@@ -22,6 +41,27 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"locoscore {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False,
+        "--version",
+        callback=_print_version,
+        is_eager=True,
+        help="Print the version and exit.",
+    ),
+) -> None:
+    """Score conversational memory systems on LoCoMo: exact F1, BLEU-1 and an LLM judge."""
+
+
 console = Console()
 err_console = Console(stderr=True)
 
@@ -66,6 +106,16 @@ def handle_errors(func: F) -> F:
             raise typer.Exit(EXIT_FAILED) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def report_dropped(dropped: list[str], out: object) -> None:
+    """What `--replace` removed, on one line (nothing when the folder held no other input)."""
+    if dropped:
+        err_console.print(
+            f"replaced: dropped {', '.join(dropped)} from {escape(str(out))}",
+            highlight=False,
+            soft_wrap=True,
+        )
 
 
 def main() -> None:

@@ -159,8 +159,10 @@ def print_estimate(result: PassResult, batch: bool, sample: QuestionSample | Non
         if estimate.cost_usd is None
         else (f"${estimate.cost_usd:.2f}" + (" (batch price)" if batch else ""))
     )
-    signature = with_sample(result.judge.signature, sample)
-    console.print(f"[bold]dry run[/]: {signature}", highlight=False)
+    from locoscore.report.terminal import print_signatures
+
+    console.print("[bold]dry run[/] of", highlight=False)
+    print_signatures(console, [with_sample(result.judge.signature, sample)])
     console.print(
         f"calls to make: {estimate.calls:,} (cached: {result.plan.cached:,}, "
         f"graded 0 without a call: {result.plan.short_circuited:,})\n"

@@ -26,7 +26,12 @@ FolderBenchmarkOpt = Annotated[
 PredictionsArg = Annotated[Path, typer.Argument(help="Predictions file (see --format).")]
 DatasetOpt = Annotated[
     Path | None,
-    typer.Option("--dataset", help="locomo10.json to join against (default: $LOCOSCORE_DATASET)."),
+    typer.Option(
+        "--dataset",
+        help="The LoCoMo dataset, locomo10.json (default: $LOCOSCORE_DATASET, then the copy "
+        "`locoscore dataset fetch` saved, then, for a results folder, the one its summary.json "
+        "records).",
+    ),
 ]
 FormatOpt = Annotated[
     str | None,
@@ -48,6 +53,14 @@ ErrataOpt = Annotated[
         "--errata",
         help="Gold errata list (dial481/locomo-audit errors.json) for the verified-gold view "
         "(default: $LOCOSCORE_ERRATA, then the copy `dataset fetch errata` saved).",
+    ),
+]
+ReplaceOpt = Annotated[
+    bool,
+    typer.Option(
+        "--replace",
+        help="DIR holds results of other predictions: drop them (scores, summary, judge "
+        "columns, reports, audit, run files) instead of refusing. The judge cache stays.",
     ),
 ]
 LimitOpt = Annotated[

@@ -10,7 +10,14 @@ from rich.markup import escape
 from rich.table import Table
 
 from locoscore.benchmarks import Benchmark, get_benchmark
-from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_errors
+from locoscore.cli._app import (
+    EXIT_FAILED,
+    app,
+    console,
+    err_console,
+    handle_errors,
+    report_dropped,
+)
 from locoscore.cli._interrupt import run_pass
 from locoscore.cli._judge_options import (
     ApiVersionOpt,
@@ -42,12 +49,14 @@ from locoscore.cli._options import (
     FormatOpt,
     LimitOpt,
     LimitPerOpt,
+    ReplaceOpt,
     SeedOpt,
 )
 from locoscore.data.dataset import load_dataset
 from locoscore.data.probes import cached_probe_paths
 from locoscore.data.sample import SampleSpec, sample_spec
 from locoscore.errors import InputError
+from locoscore.folder_input import claim_folder
 from locoscore.judge.audit import (
     DEFAULT_ACCEPT_THRESHOLD,
     ProbeSet,
@@ -58,13 +67,10 @@ from locoscore.judge.audit import (
     run_audit,
     sample_sets,
 )
-from locoscore.judge.audit_stats import placement_sentence
 from locoscore.judge.cache import user_cache_path
 from locoscore.judge.settings import JudgeSettings
 from locoscore.llm.endpoint import through_sentence
 from locoscore.llm.progress import progress_for
-from locoscore.report.audit_report import audit_document, write_audit
-from locoscore.report.build import build_reports
 from locoscore.report.spend import judge_calls_line
 from locoscore.results_dir import SCORES, SUMMARY
 
@@ -72,7 +78,9 @@ from locoscore.results_dir import SCORES, SUMMARY
 def _print_sets(document: dict[str, object]) -> None:
     table = Table(title="judge audit: % of answers accepted")
     for name in ("probe set", "should", "n", "accepted", "95 % CI", "run ±", "recorded", "ref."):
-        table.add_column(name, justify="left" if name in ("probe set", "should") else "right")
+        table.add_column(
+            name, justify="left" if name in ("probe set", "should") else "right", overflow="fold"
+        )
     sets = document["probe_sets"]
     assert isinstance(sets, list)
     for s in sets:
@@ -173,10 +181,21 @@ def audit(
     limit: LimitOpt = None,
     limit_per: LimitPerOpt = None,
     seed: SeedOpt = None,
+    replace: ReplaceOpt = False,
 ) -> None:
     """Audit the judge: the gold as the answer (should be accepted) and deliberately wrong
-    answers (should be rejected), judged exactly as `locoscore judge` would; write
-    audit.md, audit.html and audit.json. Rerunning resumes from DIR/judge_cache.sqlite."""
+    answers (should be rejected), judged exactly as `locoscore judge` would. Rerunning
+    resumes from DIR/judge_cache.sqlite.
+
+    Writes into DIR: audit.json, audit.md, audit.html, judge_cache.sqlite; in a results
+    folder also report.md, report.html, scores.csv and summary.json (rebuilt with the
+    audit); with --user-cache also the user-level judge_cache.sqlite. A dry run writes
+    nothing."""
+    # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
+    from locoscore.judge.audit_stats import placement_sentence
+    from locoscore.report.audit_report import audit_document, write_audit
+    from locoscore.report.build import build_reports
+
     bench = get_benchmark(benchmark)
     bench.require("audit")
     if not 0 < accept_threshold <= 100:
@@ -209,7 +228,10 @@ def audit(
     sets: list[ProbeSet] = [gold_probe_set(ds)]
     sets += [probe_file_set(path, ds) for path in (probes or cached_probe_paths())]
     if predictions is not None:
-        sets.append(predictions_set(predictions, ds, fmt))
+        own = predictions_set(predictions, ds, fmt)
+        assert own.identity is not None
+        report_dropped(claim_folder(out, own.identity, replace=replace, dry_run=dry_run), out)
+        sets.append(own)
     sample = None
     if spec is not None:
         sets, sample = sample_sets(sets, spec)

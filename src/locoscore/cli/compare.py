@@ -1,32 +1,45 @@
-"""`locoscore compare DIR_A DIR_B`: paired differences, intervals and tests on shared questions."""
+"""`locoscore compare A B [C ...]`: paired differences, intervals and tests on shared questions;
+with more than two folders, each against the first, Holm-corrected."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from locoscore.benchmarks import benchmark_of
 from locoscore.cli._app import app, console, handle_errors
-from locoscore.cli._options import ErrataOpt, FolderBenchmarkOpt
-from locoscore.compare import compare_results
+from locoscore.cli._options import DatasetOpt, ErrataOpt, FolderBenchmarkOpt
 from locoscore.data.dataset import resolve_dataset_path
 from locoscore.data.errata import errata_for
-from locoscore.report.comparison import format_p, write_comparison
-from locoscore.report.load import load_results
-from locoscore.report.verified import comparison_errata
+from locoscore.errors import InputError
+
+if TYPE_CHECKING:
+    from locoscore.compare import Comparison
 
 
 @app.command("compare")
 @handle_errors
 def compare(
-    dir_a: Annotated[Path, typer.Argument(help="Results folder of system A (the reference).")],
-    dir_b: Annotated[Path, typer.Argument(help="Results folder of system B.")],
+    folders: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Results folders: the first is the baseline (A), every other is compared "
+            "with it (B, C, ...).",
+            show_default=False,
+            metavar="DIR",
+        ),
+    ],
     out: Annotated[
         Path,
-        typer.Option("--out", help="Where to write compare.md, compare.html and differences.csv."),
+        typer.Option(
+            "--out",
+            help="Where to write compare.md, compare.html and differences.csv "
+            "(differences-B.csv, differences-C.csv, ... for more than two folders).",
+        ),
     ] = Path("locoscore-compare"),
     verified_gold: Annotated[
         bool,
@@ -37,22 +50,33 @@ def compare(
         ),
     ] = False,
     errata: ErrataOpt = None,
-    dataset: Annotated[
-        Path | None,
-        typer.Option(
-            "--dataset",
-            help="locomo10.json to map --errata onto (default: $LOCOSCORE_DATASET, the cache, "
-            "then the dataset the folders recorded).",
-        ),
-    ] = None,
+    dataset: DatasetOpt = None,
     benchmark: FolderBenchmarkOpt = None,
 ) -> None:
     """Is B really better than A? Mean B - A per category with a paired bootstrap CI and a
-    Wilcoxon signed-rank test (McNemar on majority verdicts for a binary judge).
-    --errata implies --verified-gold."""
-    bench = benchmark_of([dir_a, dir_b], benchmark)
+    Wilcoxon signed-rank test (McNemar on majority verdicts for a binary judge). With more
+    folders (C, D, ...), each is compared with A and every p-value is Holm-adjusted across
+    the comparisons. --errata implies --verified-gold.
+
+    Writes into --out: compare.md, compare.html, differences.csv (differences-B.csv, ... for
+    more than two folders; a benchmark with its own report: compare.md, compare.json)."""
+    # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
+    from locoscore.compare import compare_many, side_name
+    from locoscore.report.comparison import write_comparisons
+    from locoscore.report.load import load_results
+    from locoscore.report.verified import comparison_errata
+
+    if len(folders) < 2:
+        raise InputError("compare needs at least two results folders (A B [C ...])")
+    bench = benchmark_of(folders, benchmark)
     bench.require("compare")
     if bench.own_report:
+        if len(folders) != 2:
+            raise InputError(
+                f"compare of {bench.name} folders takes exactly two (A B); "
+                f"{len(folders)} were given"
+            )
+        dir_a, dir_b = folders
         result = bench.compare(dir_a, dir_b, out)
         for name, row in result["groups"].items():
             console.print(
@@ -63,21 +87,32 @@ def compare(
             )
         console.print(f"wrote {out}/compare.md, compare.json", highlight=False)
         return
-    results_a, results_b = load_results(dir_a), load_results(dir_b)
+    results = [load_results(folder) for folder in folders]
     flags = None
     if verified_gold or errata is not None:
-        dataset_path = (
-            resolve_dataset_path(dataset)
-            or results_a.recorded_dataset_path()
-            or results_b.recorded_dataset_path()
+        recorded = (r.recorded_dataset_path() for r in results)
+        dataset_path = resolve_dataset_path(dataset) or next(
+            (path for path in recorded if path is not None), None
         )
-        flags = comparison_errata(errata_for(errata, dataset_path), results_a, results_b)
-    comparison = compare_results(results_a, results_b, flags)
-    table = Table(title=f"B - A on {comparison.paired} shared questions")
-    for column in ("metric", "A", "B", "B - A", "95 % CI", "Wilcoxon p"):
-        table.add_column(column, justify="left" if column == "metric" else "right")
+        flags = comparison_errata(errata_for(errata, dataset_path), *results)
+    comparisons = compare_many(results, flags)
+    for i, comparison in enumerate(comparisons, start=1):
+        _print_comparison(comparison, side_name(i), several=len(comparisons) > 1)
+    for path in write_comparisons(comparisons, out):
+        console.print(f"wrote {path}", highlight=False)
+
+
+def _print_comparison(comparison: Comparison, b: str, several: bool) -> None:
+    from locoscore.report.comparison import format_p
+
+    table = Table(title=f"{b} - A on {comparison.paired} shared questions")
+    columns = ["metric", "A", b, f"{b} - A", "95 % CI", "Wilcoxon p"]
+    columns += ["Holm p"] if several else []
+    for column in columns:
+        table.add_column(column, justify="left" if column == "metric" else "right", overflow="fold")
     for mc in comparison.metrics:
         cell, d = mc.overall, mc.metric.decimals
+        holm = [format_p(cell.p_value)] if several else []
         table.add_row(
             mc.metric.label,
             f"{cell.mean_a:.{d}f}",
@@ -85,13 +120,14 @@ def compare(
             f"{cell.difference:+.{d}f}",
             f"[{cell.ci.low:+.{d}f}, {cell.ci.high:+.{d}f}]",
             format_p(cell.wilcoxon.p_value),
+            *holm,
         )
     console.print(table)
     missing = len(comparison.only_in_a) + len(comparison.only_in_b)
     if missing:
         console.print(
             f"[yellow]{len(comparison.only_in_a)} questions only in A, "
-            f"{len(comparison.only_in_b)} only in B (not compared)[/]"
+            f"{len(comparison.only_in_b)} only in {b} (not compared)[/]"
         )
     if comparison.verified is not None:
         v = comparison.verified
@@ -101,6 +137,7 @@ def compare(
             highlight=False,
         )
     for warning in comparison.warnings:
-        console.print(f"[yellow]warning:[/] {warning}", highlight=False)
-    for path in write_comparison(comparison, out):
-        console.print(f"wrote {path}", highlight=False)
+        prefix = f"{b}: " if several else ""
+        console.print(
+            f"[yellow]warning:[/] {escape(prefix + warning)}", highlight=False, soft_wrap=True
+        )

@@ -11,7 +11,7 @@ from rich.table import Table
 
 from locoscore.benchmarks import BENCHMARKS, get_benchmark
 from locoscore.cli._app import app, console, handle_errors
-from locoscore.cli._options import BenchmarkOpt
+from locoscore.cli._options import BenchmarkOpt, DatasetOpt
 from locoscore.data.dataset import LOCOMO_SHA256, LOCOMO_URL, fetch_dataset
 from locoscore.data.errata import ERRATA_SHA256, ERRATA_URL, fetch_errata
 from locoscore.data.probes import PROBE_SOURCES, PROBES_BASE_URL, fetch_probes
@@ -24,12 +24,12 @@ app.add_typer(dataset_app, name="dataset")
 @dataset_app.command("info")
 @handle_errors
 def info(
-    dataset: Path | None = typer.Option(
-        None, "--dataset", help="The data file (LoCoMo default: $LOCOSCORE_DATASET, the cache)."
-    ),
+    dataset: DatasetOpt = None,
     benchmark: BenchmarkOpt = "locomo",
 ) -> None:
-    """Print the dataset's checksum and per-type question counts."""
+    """Print the dataset's checksum and per-type question counts.
+
+    Writes nothing."""
     bench = get_benchmark(benchmark)
     data = bench.load(dataset)
     console.print(f"path     {data.path}")
@@ -100,7 +100,10 @@ def fetch(
     dest: Path | None = typer.Option(None, help="Destination (default: the user cache dir)."),
 ) -> None:
     """Download locomo10.json, the gold errata or the judge probe sets into the user cache,
-    each checked against its pinned sha256."""
+    each checked against its pinned sha256.
+
+    Writes into the user cache folder (or --dest): locomo10.json, locomo-audit-errors.json
+    (errata), or judge-probes/specific-but-wrong.json and vague-but-topical.json (probes)."""
     item = _FETCHABLE.get(what)
     if item is None:
         files = ", ".join(name for name, _ in _BENCHMARK_FILES)

@@ -12,7 +12,14 @@ from rich.markup import escape
 
 from locoscore.benchmarks import Benchmark, get_benchmark
 from locoscore.benchmarks.base import parse_type_templates
-from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_errors
+from locoscore.cli._app import (
+    EXIT_FAILED,
+    app,
+    console,
+    err_console,
+    handle_errors,
+    report_dropped,
+)
 from locoscore.cli._interrupt import run_pass
 from locoscore.cli._judge_options import (
     ApiVersionOpt,
@@ -49,6 +56,7 @@ from locoscore.cli._options import (
     LimitPerOpt,
     PredictionKeyOpt,
     PredictionsArg,
+    ReplaceOpt,
     SeedOpt,
     StrictOpt,
 )
@@ -56,15 +64,14 @@ from locoscore.data.errata import errata_for
 from locoscore.data.load import load_predictions
 from locoscore.data.sample import SampleSpec, sample_spec
 from locoscore.errors import InputError
+from locoscore.folder_input import claim_folder
 from locoscore.judge.api import judge_pass, judge_sample
 from locoscore.judge.cache import user_cache_path
 from locoscore.judge.plan import JudgmentRow
 from locoscore.judge.settings import JudgeSettings
 from locoscore.llm.endpoint import through_sentence
 from locoscore.llm.progress import progress_for
-from locoscore.report.build import build_reports
 from locoscore.report.spend import judge_calls_line
-from locoscore.report.terminal import judge_table, verified_gold_line
 from locoscore.run.document import read_run_answer
 
 # Above this share of judge runs without a verdict a pass exits 1 (--max-unscored).
@@ -116,9 +123,17 @@ def judge(
         help="TYPE=FILE: your template for one question type (or 'abstention'), for "
         "benchmarks with per-type rules (longmemeval). Repeatable.",
     ),
+    replace: ReplaceOpt = False,
 ) -> None:
-    """Judge every prediction N times; write judgments.jsonl, j_* fields in scores.jsonl and
-    a "judge" section in summary.json. Rerunning resumes from DIR/judge_cache.sqlite."""
+    """Judge every prediction N times; rerunning resumes from DIR/judge_cache.sqlite.
+
+    Writes into DIR: judgments.jsonl, judge_cache.sqlite, the j_* fields of scores.jsonl, the
+    "judge" section of summary.json, report.md, report.html, scores.csv; with --user-cache
+    also the user-level judge_cache.sqlite. A dry run writes nothing."""
+    # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
+    from locoscore.report.build import build_reports
+    from locoscore.report.terminal import verified_gold_line
+
     bench = get_benchmark(benchmark)
     bench.require("judge")
     settings = judge_settings(
@@ -160,6 +175,8 @@ def judge(
         )
     gold_errata = errata_for(errata, loaded.dataset)  # a bad list fails before any call
     _warn_if_self_judging(settings, predictions, out)
+    dropped = claim_folder(out, loaded.identity(), replace=replace, dry_run=dry_run)
+    report_dropped(dropped, out)
     bar = progress_for(err_console, progress and not dry_run, "judging", "judgments")
     result = run_pass(
         judge_pass(
@@ -314,7 +331,10 @@ _FORMAT_NOTES = {
 
 
 def _print_table(section: dict[str, Any]) -> None:
+    from locoscore.report.terminal import judge_table, print_signatures
+
     console.print(judge_table(section), highlight=False)
+    print_signatures(console, [section["signature"]])
     run_level = section["run_level"]
     if run_level["mean"] is not None:
         std = "" if run_level["std"] is None else f" ± {run_level['std']:.2f}"

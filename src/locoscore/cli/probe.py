@@ -143,7 +143,9 @@ def probe(
 ) -> None:
     """Check that a memory system keeps session dates and image captions, isolates
     conversations, empties on reset and honours top-k, on a synthetic conversation pair it
-    generates. Prints each check with its evidence; exits 1 when a check fails."""
+    generates. Prints each check with its evidence; exits 1 when a check fails.
+
+    Writes nothing but --json FILE (the system's state goes to a temporary folder)."""
     name, options = _system_spec(url, system, system_option or [])
     checks = _checks(quick, check or [])
     extra = get_benchmark(benchmark).probe_checks

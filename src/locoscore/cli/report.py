@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
 from locoscore.benchmarks import benchmark_of
 from locoscore.cli._app import app, console, handle_errors
-from locoscore.cli._options import ErrataOpt, FolderBenchmarkOpt
+from locoscore.cli._options import DatasetOpt, ErrataOpt, FolderBenchmarkOpt
 from locoscore.data.dataset import resolve_dataset_path
 from locoscore.data.errata import errata_for
-from locoscore.report.analysis import Analysis
-from locoscore.report.build import build_reports
-from locoscore.report.load import load_results
+
+if TYPE_CHECKING:
+    from locoscore.report.analysis import Analysis
 
 
 def _headline(analysis: Analysis) -> Table:
@@ -24,7 +24,7 @@ def _headline(analysis: Analysis) -> Table:
         caption="bootstrap over questions; clustered by conversation",
     )
     for column in ("metric", "n", "score", "bootstrap", "clustered"):
-        table.add_column(column, justify="left" if column == "metric" else "right")
+        table.add_column(column, justify="left" if column == "metric" else "right", overflow="fold")
     rows = [(ms, "") for ms in analysis.metrics]
     if analysis.verified is not None:
         rows += [(ms, " (verified gold)") for ms in analysis.verified.metrics]
@@ -64,19 +64,20 @@ def report(
             help="Show the published baselines even when answers of the run failed.",
         ),
     ] = False,
-    dataset: Annotated[
-        Path | None,
-        typer.Option(
-            "--dataset",
-            help="locomo10.json to map the errata onto (default: $LOCOSCORE_DATASET, the "
-            "cache, then the dataset recorded in summary.json).",
-        ),
-    ] = None,
+    dataset: DatasetOpt = None,
     benchmark: FolderBenchmarkOpt = None,
 ) -> None:
-    """Write report.md, report.html (self-contained, charts inline), scores.csv and the
-    statistics section of summary.json. With gold errata (--errata, $LOCOSCORE_ERRATA, the
-    fetched copy, or recorded earlier in summary.json), also the verified-gold view."""
+    """Rebuild the reports of a results folder, with no API call. With gold errata
+    (--errata, $LOCOSCORE_ERRATA, the fetched copy, or recorded earlier in summary.json),
+    also the verified-gold view.
+
+    Writes into DIR: report.md, report.html (self-contained, charts inline), scores.csv and
+    the "report" section of summary.json; with --svg, one .svg per chart into that
+    folder."""
+    # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
+    from locoscore.report.build import build_reports
+    from locoscore.report.load import load_results
+
     bench = benchmark_of([directory], benchmark)
     bench.require("report")
     if bench.own_report:

@@ -8,19 +8,30 @@ from typing import Any
 import typer
 from rich.markup import escape
 
-from locoscore.cli._app import EXIT_FAILED, app, console, err_console, handle_errors
+from locoscore.cli._app import (
+    EXIT_FAILED,
+    app,
+    console,
+    err_console,
+    handle_errors,
+    report_dropped,
+)
 from locoscore.cli._interrupt import run_pass
-from locoscore.cli._options import BenchmarkOpt, ErrataOpt, LimitOpt, LimitPerOpt, SeedOpt
+from locoscore.cli._options import (
+    BenchmarkOpt,
+    DatasetOpt,
+    ErrataOpt,
+    LimitOpt,
+    LimitPerOpt,
+    ReplaceOpt,
+    SeedOpt,
+)
 from locoscore.data.sample import sample_spec
 from locoscore.llm.cost import PriceTable
 from locoscore.llm.endpoint import through_sentence
 from locoscore.llm.progress import progress_for
-from locoscore.report.build import build_reports
 from locoscore.report.spend import answer_calls_phrase
-from locoscore.report.terminal import lexical_table
 from locoscore.run.answerer import ANSWER_PROVIDERS, AnswerSettings
-from locoscore.run.measures import failure_kinds
-from locoscore.run.outputs import write_run_outputs
 from locoscore.run.pipeline import execute_run, resolve_run
 from locoscore.run.settings import RunSettings
 from locoscore.systems.options import parse_option_pairs
@@ -42,9 +53,7 @@ def run(
         help=f"The memory system: {', '.join(system_names())}, or python:module:Class.",
     ),
     out: Path = typer.Option(..., "--out", help="Output folder (resumable)."),
-    dataset: Path | None = typer.Option(
-        None, "--dataset", help="locomo10.json (default: $LOCOSCORE_DATASET, then the cache)."
-    ),
+    dataset: DatasetOpt = None,
     system_option: list[str] = typer.Option(
         [], "--system-option", help="KEY=VALUE passed to the system (repeatable)."
     ),
@@ -100,10 +109,20 @@ def run(
     limit_per: LimitPerOpt = None,
     seed: SeedOpt = None,
     benchmark: BenchmarkOpt = "locomo",
+    replace: ReplaceOpt = False,
 ) -> None:
     """Ingest each conversation into the system, ask every question, answer with a fixed
-    prompt, and write predictions.jsonl, run.json and the scores and reports. Rerunning the
-    same command resumes."""
+    prompt, and score the answers. Rerunning the same command resumes.
+
+    Writes into DIR: predictions.jsonl, run.json, run_state.sqlite, system_state/ (the
+    system's own files), scores.jsonl, summary.json, report.md, report.html, scores.csv. A
+    dry run writes only what ingestion itself stores (system_state/)."""
+    # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
+    from locoscore.report.build import build_reports
+    from locoscore.report.terminal import lexical_signatures, lexical_table, print_signatures
+    from locoscore.run.measures import failure_kinds
+    from locoscore.run.outputs import write_run_outputs
+
     settings = RunSettings(
         system=system,
         out=out,
@@ -128,9 +147,10 @@ def run(
         errata=errata,
         sample=sample_spec(limit, limit_per, seed),
         benchmark=benchmark,
+        replace=replace,
     )
     resolved = resolve_run(settings)
-    console.print(f"[bold]run[/]: {escape(resolved.signature)}", highlight=False)
+    print_signatures(console, [resolved.signature])
     if resolved.sample is not None:
         console.print(f"smoke test on {resolved.sample.describe()}: every number is a subset")
     bar = progress_for(err_console, progress and not dry_run, "answering", "questions")
@@ -139,11 +159,13 @@ def run(
         _print_estimate(result.dry_run_estimate or {})
         return
     summary = write_run_outputs(result, out)
+    report_dropped(result.dropped, out)
     if "lexical" in summary:  # a benchmark with lexical protocols: their scores and reports
         build_reports(out, errata=resolved.errata)
         console.print(lexical_table(summary["lexical"]), highlight=False)
+        print_signatures(console, lexical_signatures(summary["lexical"]))
     if result.signature != resolved.signature:  # what the server said it served, now known
-        console.print(f"[bold]run[/]: {escape(result.signature)}", highlight=False, soft_wrap=True)
+        print_signatures(console, [result.signature])
     calls = summary["run"]["answer_calls"]
     if not (resolved.answer.is_extractive or resolved.system.answers_itself):
         cost = calls["cost_usd"]

@@ -8,7 +8,7 @@ import typer
 from rich.markup import escape
 
 from locoscore.benchmarks import get_benchmark
-from locoscore.cli._app import app, console, handle_errors
+from locoscore.cli._app import app, console, handle_errors, report_dropped
 from locoscore.cli._options import (
     BenchmarkOpt,
     DatasetOpt,
@@ -16,19 +16,19 @@ from locoscore.cli._options import (
     FormatOpt,
     PredictionKeyOpt,
     PredictionsArg,
+    ReplaceOpt,
     StrictOpt,
 )
 from locoscore.data.errata import errata_for
 from locoscore.data.load import load_predictions
 from locoscore.errors import InputError
-from locoscore.report.build import build_reports
-from locoscore.report.terminal import lexical_table, verified_gold_line
+from locoscore.folder_input import claim_folder
 from locoscore.results_dir import check_out_dir
-from locoscore.scoring.folder import score_into_folder
-from locoscore.scoring.protocols import PROTOCOLS
 
 
 def _parse_protocols(value: str) -> list[str]:
+    from locoscore.scoring.protocols import PROTOCOLS
+
     names = [name.strip() for name in value.split(",") if name.strip()]
     for name in names:
         if name not in PROTOCOLS:
@@ -54,9 +54,21 @@ def score(
     ),
     errata: ErrataOpt = None,
     benchmark: BenchmarkOpt = "locomo",
+    replace: ReplaceOpt = False,
 ) -> None:
-    """Score predictions with exact lexical protocols; write scores.jsonl, summary.json,
-    report.md."""
+    """Score predictions with exact lexical protocols.
+
+    Writes into DIR: scores.jsonl, summary.json, report.md, report.html, scores.csv."""
+    # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
+    from locoscore.report.build import build_reports
+    from locoscore.report.terminal import (
+        lexical_signatures,
+        lexical_table,
+        print_signatures,
+        verified_gold_line,
+    )
+    from locoscore.scoring.folder import score_into_folder
+
     get_benchmark(benchmark).require("score")
     names = _parse_protocols(protocols)
     check_out_dir(out)
@@ -64,10 +76,12 @@ def score(
         predictions, fmt, prediction_key=prediction_key, dataset=dataset, strict=strict
     )
     gold_errata = errata_for(errata, loaded.dataset)  # checked before anything is written
+    report_dropped(claim_folder(out, loaded.identity(), replace=replace), out)
     summary = score_into_folder(loaded, out, names)
     # one report format everywhere: the full report (`locoscore report` rebuilds the same)
     built = build_reports(out, errata=gold_errata)
     console.print(lexical_table(summary["lexical"]), highlight=False)
+    print_signatures(console, lexical_signatures(summary["lexical"]))
     if (line := verified_gold_line(built.analysis)) is not None:
         console.print(line, highlight=False)
     console.print(

@@ -66,7 +66,10 @@ def serve(
         None, "--state-dir", help="Where the system keeps caches/stores (default: a temp dir)."
     ),
 ) -> None:
-    """Serve a memory system over the HTTP contract until Ctrl-C; prints `listening URL`."""
+    """Serve a memory system over the HTTP contract until Ctrl-C; prints `listening URL`.
+
+    Writes nothing but the system's own files, into --state-dir (default: a temporary
+    folder, removed at exit)."""
     token = _token(token_env)
     if host not in _LOOPBACK and token is None:
         warnings.warn(

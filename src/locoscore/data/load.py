@@ -12,6 +12,7 @@ from locoscore.data.join import JoinReport, join_to_dataset
 from locoscore.data.models import PredictionRecord
 from locoscore.data.readers import ReadResult, read_predictions
 from locoscore.data.readers.memos import resolve_question_ids
+from locoscore.folder_input import InputIdentity, identity_of_rows
 
 
 @dataclass
@@ -20,6 +21,11 @@ class LoadedPredictions:
     records: list[PredictionRecord]  # joined (and de-duplicated) when a dataset was given
     dataset: Dataset | None
     join: JoinReport | None
+
+    def identity(self) -> InputIdentity:
+        """The predictions as a results folder records them (`folder_input`)."""
+        rows = [r.base_row() for r in self.records]
+        return identity_of_rows(str(self.read.path), rows, file_sha256=self.read.sha256)
 
     def provenance(self) -> dict[str, Any]:
         """The `input`, `dataset` and `join` sections of summary.json; `input` carries the
@@ -31,6 +37,7 @@ class LoadedPredictions:
             "sha256": self.read.sha256,
             "format": self.read.format,
             "records": len(self.records),
+            "fingerprint": self.identity().fingerprint,
         }
         recorded = recorded_judge_summary(self.records, self.read.metadata)
         if recorded is not None:

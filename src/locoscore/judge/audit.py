@@ -26,6 +26,7 @@ from locoscore.data.readers import read_predictions
 from locoscore.data.readers.memos import resolve_question_ids
 from locoscore.data.sample import QuestionSample, SampleSpec
 from locoscore.errors import InputError
+from locoscore.folder_input import InputIdentity, identity_of_rows
 from locoscore.judge.api import PassResult, run_pass
 from locoscore.judge.outputs import CACHE_FILE
 from locoscore.judge.runner import ProgressSink
@@ -66,6 +67,7 @@ class ProbeSet:
     recorded: dict[str, Any] | None = None  # the file's own verdicts (recorded J)
     reference: ProbeSource | None = None  # published acceptance for a pinned probe file
     notes: list[str] = field(default_factory=list)
+    identity: InputIdentity | None = None  # the user's predictions, as a results folder names them
 
     @property
     def expect(self) -> str | None:
@@ -118,8 +120,8 @@ def probe_file_set(path: Path, dataset: Dataset) -> ProbeSet:
     return ProbeSet(name, "probe", probes, source, recorded, pinned)
 
 
-def _results_folder_records(directory: Path) -> list[PredictionRecord]:
-    """The questions of a locoscore results folder (`scores.jsonl`)."""
+def _results_folder_records(directory: Path) -> tuple[list[PredictionRecord], InputIdentity]:
+    """The questions of a locoscore results folder (`scores.jsonl`), and their identity."""
     path = directory / SCORES
     if not path.is_file():
         raise InputError(
@@ -148,20 +150,23 @@ def _results_folder_records(directory: Path) -> list[PredictionRecord]:
             raise InputError(
                 "missing or invalid", file=str(path), record=f"line {number}", field=field_name
             ) from None
-    return records
+    return records, identity_of_rows(str(directory), rows)
 
 
 def predictions_set(path: Path, dataset: Dataset, fmt: str | None = None) -> ProbeSet:
     """The user's own predictions: a predictions file (any format) or a results folder."""
     if path.is_dir():
-        records, _ = join_to_dataset(_results_folder_records(path), dataset, file=path / SCORES)
+        folder_records, identity = _results_folder_records(path)
+        records, _ = join_to_dataset(folder_records, dataset, file=path / SCORES)
         source: dict[str, Any] = {"path": str(path), "format": "results folder"}
         metadata: dict[str, Any] = {}
     else:
         loaded = load_predictions(path, fmt, dataset=dataset.path)
         records = loaded.records
+        identity = loaded.identity()
         source = {"path": str(path), "sha256": loaded.read.sha256, "format": loaded.read.format}
         metadata = loaded.read.metadata
+    source.update(identity.to_json())
     probes = [_as_probe(r, "") for r in records if r.category != ADVERSARIAL]
     if not probes:
         raise InputError("no non-adversarial predictions", file=str(path))
@@ -171,6 +176,7 @@ def predictions_set(path: Path, dataset: Dataset, fmt: str | None = None) -> Pro
         probes,
         source,
         recorded_judge_summary(probes, metadata),
+        identity=identity,
     )
 
 

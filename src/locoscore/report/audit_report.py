@@ -14,6 +14,7 @@ from locoscore._version import __version__
 from locoscore.categories import CATEGORY_NAMES
 from locoscore.data.dataset import Dataset
 from locoscore.data.sample import QuestionSample, with_sample
+from locoscore.folder_input import AUDIT_JSON
 from locoscore.judge.api import PassResult
 from locoscore.judge.audit import ProbeSet
 from locoscore.judge.audit_stats import (
@@ -41,7 +42,7 @@ from locoscore.report.html import render_html
 from locoscore.report.markdown import render_markdown
 from locoscore.report.spend import judge_calls_line
 
-AUDIT_JSON, AUDIT_MD, AUDIT_HTML = "audit.json", "audit.md", "audit.html"
+AUDIT_MD, AUDIT_HTML = "audit.md", "audit.html"
 SCHEMA_VERSION = 1
 CATEGORY_COLUMNS = (4, 1, 2, 3)  # the LoCoMo paper's order, adversarial never probed
 DASH = "–"

@@ -8,10 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from locoscore.data.sample import without_sample
+from locoscore.folder_input import AUDIT_JSON
 from locoscore.report.analysis import Analysis
 from locoscore.report.document import Block, Heading, Paragraph, Table
-
-AUDIT_FILE = "audit.json"
 
 
 def _check_shape(document: object) -> dict[str, Any]:
@@ -30,7 +29,7 @@ def _check_shape(document: object) -> dict[str, Any]:
 def load_audit(directory: Path, *, warn: bool = True) -> dict[str, Any] | None:
     """The folder's audit.json; an unreadable one is skipped with a warning (the rest of
     the report does not depend on it)."""
-    path = directory / AUDIT_FILE
+    path = directory / AUDIT_JSON
     if not path.is_file():
         return None
     try:
@@ -66,7 +65,7 @@ def audit_summary(a: Analysis) -> dict[str, Any] | None:
         return None
     ours = a.judge.config.get("signature") if a.judge else None
     return {
-        "file": AUDIT_FILE,
+        "file": AUDIT_JSON,
         "summary_line": audit.get("summary_line"),
         "signature": audit["judge"]["signature"],
         # the judge's configuration: a sample (of the audit or of J) is not another judge

@@ -27,6 +27,8 @@ from locoscore.report.sections import full_report_blocks
 from locoscore.stats import Interval
 
 REPORT_SCHEMA_VERSION = 1
+REPORT_MD, REPORT_HTML, SCORES_CSV = "report.md", "report.html", "scores.csv"
+REPORT_FILES = (REPORT_MD, REPORT_HTML, SCORES_CSV)
 
 
 def _finite(value: float | None) -> float | None:
@@ -166,9 +168,9 @@ def build_reports(
     summary = dict(results.summary)
     summary["report"] = statistics_section(analysis)
     outputs: dict[Path, str] = {
-        directory / "report.md": render_markdown(blocks),
-        directory / "report.html": render_html(blocks, title),
-        directory / "scores.csv": scores_csv(_csv_rows(analysis)),
+        directory / REPORT_MD: render_markdown(blocks),
+        directory / REPORT_HTML: render_html(blocks, title),
+        directory / SCORES_CSV: scores_csv(_csv_rows(analysis)),
         directory / SUMMARY_FILE: dumps_json(summary),
     }
     if svg_dir is not None:

@@ -255,3 +255,67 @@ def cdf_chart(
     out += _legend(list(series))
     out.append("</svg>")
     return "\n".join(out)
+
+
+@dataclass(frozen=True)
+class Point:
+    name: str
+    x: float
+    y: float
+
+
+def _pareto(points: Sequence[Point]) -> list[Point]:
+    """The points no other point beats on both axes (lower x, higher y), by x."""
+    front: list[Point] = []
+    for p in sorted(points, key=lambda p: (p.x, -p.y)):
+        if not front or p.y > front[-1].y:
+            front.append(p)
+    return front
+
+
+def scatter_chart(
+    title: str,
+    points: Sequence[Point],
+    x_label: str,
+    y_label: str,
+    y_max: float | None = None,
+    standalone: bool = False,
+) -> str:
+    """One dot per point (x from 0, e.g. a cost; y e.g. accuracy), the frontier of points no
+    other beats on both (cheaper and better) joined by a line; each dot named in the legend."""
+    plot_w = WIDTH - LEFT - RIGHT
+    x_max = _nice_max(max((p.x for p in points), default=1.0))
+    top = y_max if y_max is not None else _nice_max(max((p.y for p in points), default=1.0))
+    names = [p.name for p in points]
+    out = _open(title, standalone, _height(names)) + _y_axis(top, y_label)
+
+    def xy(p: Point) -> tuple[str, str]:
+        x = LEFT + plot_w * min(max(p.x, 0.0), x_max) / x_max
+        return _num(x), _num(TOP + PLOT_H * (1 - min(max(p.y, 0.0), top) / top))
+
+    for i in range(6):
+        x = LEFT + plot_w * i / 5
+        out.append(
+            f'<text x="{_num(x)}" y="{TOP + PLOT_H + 16}" text-anchor="middle">'
+            f"{x_max * i / 5:.3g}</text>"
+        )
+    out.append(
+        f'<text x="{LEFT + plot_w / 2}" y="{TOP + PLOT_H + 32}" '
+        f'text-anchor="middle">{escape(x_label)}</text>'
+    )
+    front = _pareto(points)
+    if len(front) > 1:
+        path = " ".join(",".join(xy(p)) for p in front)
+        out.append(
+            f'<polyline class="frontier" points="{path}" fill="none" stroke="#999" '
+            'stroke-dasharray="4 3" stroke-width="1.5"/>'
+        )
+    for k, p in enumerate(points):
+        cx, cy = xy(p)
+        out.append(
+            f'<circle class="dot" cx="{cx}" cy="{cy}" r="5" fill="{PALETTE[k % len(PALETTE)]}">'
+            f"<title>{escape(p.name)}: {p.x:.4g}, {p.y:.2f}</title></circle>"
+        )
+    out += _legend(names)
+    out.append("</svg>")
+    return "\n".join(out)

@@ -1,11 +1,15 @@
 """Render report blocks as one self-contained HTML file: inline CSS and SVG, no script at all.
 
 Every text is escaped with `html.escape`; a Content-Security-Policy forbids scripts and any
-network load, as a second line of defence behind the escaping.
+network load, as a second line of defence behind the escaping. A page that needs a script of
+its own (the board's sorting) passes it whole: the policy then allows exactly that script, by
+its sha256, and still no other script, handler or network load.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 from collections.abc import Sequence
 from html import escape
 
@@ -37,6 +41,9 @@ pre { background: #f6f8fa; padding: 0.8rem; font-size: 12px;
       white-space: pre-wrap; overflow-wrap: anywhere; }
 figure { margin: 1rem 0; } figcaption { color: #555; font-size: 13px; }
 svg.chart { max-width: 100%; height: auto; border: 1px solid #eee; }
+th[data-sort] { cursor: pointer; } th[aria-sort=ascending]::after { content: " \\25B2"; }
+th[aria-sort=descending]::after { content: " \\25BC"; }
+input.filter { font: inherit; padding: 4px 8px; width: 22rem; margin: 0.4rem 0; }
 p.banner { background: #fff4e5; border-left: 4px solid #e8590c; padding: 0.6rem 0.8rem;
            font-weight: 600; }
 caption.subset { color: #b3440b; }
@@ -86,12 +93,24 @@ def render_block(block: Block) -> str:
     raise TypeError(f"unknown block {block!r}")
 
 
-def render_html(blocks: Sequence[Block], title: str) -> str:
+def script_hash(script: str) -> str:
+    """The CSP source that allows exactly this inline script."""
+    digest = hashlib.sha256(script.encode("utf-8")).digest()
+    return f"'sha256-{base64.b64encode(digest).decode('ascii')}'"
+
+
+def render_html(blocks: Sequence[Block], title: str, script: str = "") -> str:
     body = "\n".join(render_block(b) for b in blocks)
+    csp = CSP
+    if script:
+        if "</" in script:
+            raise ValueError("an inline script must not contain '</'")
+        csp += f"; script-src {script_hash(script)}"
+        body += f"\n<script>{script}</script>"
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">\n'
-        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">\n'
+        f'<meta http-equiv="Content-Security-Policy" content="{csp}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{escape(title)}</title>\n<style>\n{_CSS}\n</style></head>\n"
         f"<body>\n{body}\n</body></html>\n"

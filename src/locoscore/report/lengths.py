@@ -67,16 +67,19 @@ def answer_lengths(rows: Sequence[dict[str, Any]]) -> AnswerLengths | None:
 LENGTH_RATIO_WARNING = 2.0
 
 
-def length_ratio_warning(mean_a: float, mean_b: float) -> str | None:
+def length_ratio_warning(
+    mean_a: float, mean_b: float, names: tuple[str, str] = ("A", "B")
+) -> str | None:
     """A warning when one side's mean answer is more than twice as long as the other's."""
     longer, shorter = max(mean_a, mean_b), min(mean_a, mean_b)
     if longer <= LENGTH_RATIO_WARNING * shorter:
         return None
-    which = "B" if mean_b > mean_a else "A"
+    na, nb = names
+    which = nb if mean_b > mean_a else na
     ratio = "no words at all on the other side" if shorter == 0 else f"{longer / shorter:.1f}x"
     return (
         f"mean answer lengths differ by more than {LENGTH_RATIO_WARNING:g}x "
-        f"(A {mean_a:.1f} words, B {mean_b:.1f}; {which}'s answers are longer: {ratio}): "
+        f"({na} {mean_a:.1f} words, {nb} {mean_b:.1f}; {which}'s answers are longer: {ratio}): "
         "a lenient judge finds the gold more easily in a longer answer, so a J difference "
         "may reflect answer length as much as memory"
     )

@@ -10,6 +10,7 @@ from typing import Any
 
 from locoscore.categories import CATEGORY_NAMES
 from locoscore.errors import InputError
+from locoscore.folder_input import check_consistent
 from locoscore.report.metrics import METRICS
 
 SCORES_FILE = "scores.jsonl"
@@ -116,4 +117,5 @@ def load_results(directory: Path) -> Results:
         raise InputError(f"not JSON ({exc.msg})", file=str(summary_path)) from None
     if not isinstance(summary, dict):
         raise InputError("expected a JSON object", file=str(summary_path))
+    check_consistent(directory, rows)  # every part names the same predictions
     return Results(path=directory, rows=rows, summary=summary)

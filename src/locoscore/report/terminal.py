@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.console import Console
 from rich.table import Table
 
 from locoscore.categories import CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
@@ -17,14 +18,14 @@ def _short(cid: int) -> str:
 
 
 def lexical_table(lexical: dict[str, Any], protocols: list[str] | None = None) -> Table:
-    """Per-category lexical scores (x100) of the summary's `lexical` section, signatures in
-    the caption."""
+    """Per-category lexical scores (x100) of the summary's `lexical` section (the signatures
+    are printed after it, whole: `print_signatures`)."""
     chosen = {k: v for k, v in lexical.items() if protocols is None or k in protocols}
     table = Table(title="locoscore: lexical scores (x100)", caption_justify="left")
-    table.add_column("metric")
+    table.add_column("metric", overflow="fold")
     for cid in LOCOMO_COLUMN_ORDER:
-        table.add_column(_short(cid), justify="right")
-    table.add_column("overall", justify="right")
+        table.add_column(_short(cid), justify="right", overflow="fold")
+    table.add_column("overall", justify="right", overflow="fold")
     for label, _signature, cells in lexical_table_rows({"lexical": chosen}, with_counts=False):
         table.add_row(label.replace(" (", " ").rstrip(")"), *cells)
     first = next(iter(chosen.values()))["metrics"]["f1"]
@@ -33,23 +34,33 @@ def lexical_table(lexical: dict[str, Any], protocols: list[str] | None = None) -
     ]
     table.add_row("[dim]questions[/]", *[f"[dim]{c}[/]" for c in counts], "")
     table.caption = "overall: each protocol's own convention (locomo, spec include adversarial; "
-    table.caption += "mem0 excludes it)\n" + "\n".join(p["signature"] for p in chosen.values())
+    table.caption += "mem0 excludes it)"
     return table
+
+
+def lexical_signatures(lexical: dict[str, Any], protocols: list[str] | None = None) -> list[str]:
+    return [p["signature"] for k, p in lexical.items() if protocols is None or k in protocols]
+
+
+def print_signatures(console: Console, signatures: list[str]) -> None:
+    """Each signature alone on its line, never wrapped or cut at the terminal's width (nor
+    at 80 columns when piped), so it can be copied whole."""
+    for signature in signatures:
+        console.print(signature, soft_wrap=True, highlight=False, markup=False)
 
 
 def judge_table(section: dict[str, Any]) -> Table:
     """J ± std per category and overall from the summary's `judge` section."""
     table = Table(
         title=f"locoscore: LLM judge J ({section['protocol']}, 0-100, {section['runs']} runs)",
-        caption="± is the std across questions (the run-to-run ± follows below)\n"
-        + section["signature"],
+        caption="± is the std across questions (the run-to-run ± follows below)",
         caption_justify="left",
     )
-    table.add_column("")
+    table.add_column("", overflow="fold")
     shown = [c for c in LOCOMO_COLUMN_ORDER if str(c) in section["by_category"]]
     for cid in shown:
-        table.add_column(_short(cid), justify="right")
-    table.add_column("overall", justify="right")
+        table.add_column(_short(cid), justify="right", overflow="fold")
+    table.add_column("overall", justify="right", overflow="fold")
 
     def cell(stats: dict[str, Any]) -> str:
         if stats.get("mean") is None:

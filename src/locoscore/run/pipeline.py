@@ -26,20 +26,21 @@ from locoscore.benchmarks import get_benchmark
 from locoscore.data.conversation import Conversation, Question
 from locoscore.data.errata import errata_for
 from locoscore.errors import InputError, LocoscoreError
+from locoscore.folder_input import drop_results
 from locoscore.llm.call_errors import one_line_error
-from locoscore.llm.endpoint import Served, served_note, without_served
+from locoscore.llm.endpoint import Served, served_note
 from locoscore.llm.ledger import Ledger, Spend
 from locoscore.llm.progress import ProgressSink
 from locoscore.results_dir import check_out_dir
 from locoscore.run.answer_prompt import load_answer_prompt
 from locoscore.run.answerer import Answer, Answerer, resolve_answer_step
 from locoscore.run.context_fit import ContextFit, check_bare_questions
-from locoscore.run.document import RUN_JSON, read_run
 from locoscore.run.dry_run import blocked_estimate, dry_run_estimate
+from locoscore.run.folder import check_run_folder
 from locoscore.run.ingest import IngestionMeasures, ingest_conversation
 from locoscore.run.question import Retrieved, answer_question, failed_record, retrieve
 from locoscore.run.settings import ResolvedRun, RunSettings
-from locoscore.run.store import STATE_FILE, RunStore, stored_signature
+from locoscore.run.store import STATE_FILE, RunStore
 from locoscore.run.tokens import count_tokens
 from locoscore.systems.base import Usage
 from locoscore.systems.probe import QUICK_CHECKS, require_probe
@@ -83,6 +84,7 @@ class RunResult:
     dry_run_estimate: dict[str, Any] | None = None
     warnings: list[str] = field(default_factory=list)
     probe: dict[str, Any] | None = None  # the quick probe's report (None: --skip-probe)
+    dropped: list[str] = field(default_factory=list)  # what --replace removed from the folder
     concurrency: dict[str, Any] | None = None  # the answer calls' concurrency as it went
     context_fit: dict[str, Any] | None = None  # the window check (None: window unknown)
     served: Served = field(default_factory=Served)  # who made the answers used
@@ -108,25 +110,6 @@ def _select_conversations(
         known = ", ".join(by_id)
         raise InputError(f"--conversations: unknown conversation {unknown[0]!r} (known: {known})")
     return [by_id[cid] for cid in dict.fromkeys(wanted)]
-
-
-def _check_earlier_run(out: Path, signature: str) -> None:
-    """The folder's run.json, or its resume state (a run that crashed wrote no run.json yet),
-    must belong to the same run: another signature would mix two runs' predictions."""
-    run = read_run(out)
-    path = out / RUN_JSON
-    if run is None and path.exists():
-        raise InputError(
-            "earlier run.json cannot be read; remove it or choose another --out", file=str(path)
-        )
-    earlier = run.get("signature") if run is not None else stored_signature(out / STATE_FILE)
-    if earlier is not None and without_served(str(earlier)) != signature:
-        where = path if run is not None else out / STATE_FILE
-        raise InputError(
-            f"holds a run with another signature ({earlier}); this run is {signature}: "
-            "choose another --out",
-            file=str(where),
-        )
 
 
 def resolve_run(settings: RunSettings) -> ResolvedRun:
@@ -171,7 +154,7 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
     resolved = ResolvedRun(
         settings, dataset, conversations, questions, system, answer, errata, sample
     )
-    _check_earlier_run(settings.out, resolved.signature)
+    resolved.drop = check_run_folder(settings.out, resolved.signature, replace=settings.replace)
     return resolved
 
 
@@ -390,6 +373,7 @@ async def execute_run(
             stacklevel=2,
         )
     dry = s.dry_run
+    dropped = [] if dry or run.drop is None else drop_results(s.out, keep_run=run.drop != "all")
     state = s.out / STATE_FILE
     store = RunStore(state if not dry or state.exists() else Path(":memory:"))
     if not dry:
@@ -437,6 +421,7 @@ async def execute_run(
         ingestion_spend_earlier=_earlier(harness.ingest_ledger),
         warnings=harness.warnings,
         probe=probe,
+        dropped=dropped,
         concurrency=harness.answerer.concurrency(),
         context_fit=harness.fit.to_json(len(pending)) if harness.fit else None,
         served=harness.answerer.served,

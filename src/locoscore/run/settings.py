@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from locoscore._version import __version__
 from locoscore.benchmarks import Benchmark, get_benchmark
@@ -37,6 +37,7 @@ class RunSettings:
     errata: Path | None = None  # --errata (else $LOCOSCORE_ERRATA or the fetched copy)
     benchmark: str = "locomo"
     sample: SampleSpec | None = None  # --limit: a smoke test on a stratified sample
+    replace: bool = False  # --replace: drop a folder's other run or other predictions
 
 
 @dataclass
@@ -49,6 +50,7 @@ class ResolvedRun:
     answer: AnswerStep
     errata: Errata | None = None  # the verified-gold view of the run's reports
     sample: QuestionSample | None = None  # the questions asked are this sample
+    drop: Literal["all", "results"] | None = None  # what --replace drops before the run
 
     @property
     def benchmark(self) -> Benchmark:

@@ -64,6 +64,20 @@ def stored_signature(path: Path) -> str | None:
         store.close()
 
 
+def forget_run(path: Path) -> bool:
+    """Drop a state file's run (its questions, ingestion and signature), keeping the answer
+    cache, whose key covers the whole prompt: `--replace` starts another run over it.
+    False when there is no state file."""
+    if not path.exists():
+        return False
+    store = RunStore(path)
+    try:
+        store.conn.executescript("DELETE FROM questions; DELETE FROM ingested; DELETE FROM meta;")
+    finally:
+        store.close()
+    return True
+
+
 def answer_key(params: dict[str, Any], prompt: str) -> str:
     payload = json.dumps({"params": params, "prompt": prompt}, sort_keys=True)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()

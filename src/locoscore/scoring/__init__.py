@@ -1,15 +1,44 @@
-"""Lexical scoring: the `locomo`, `mem0` and `spec` protocols."""
+"""Lexical scoring: the `locomo`, `mem0` and `spec` protocols.
 
-from locoscore.scoring.locomo import normalize_answer_locomo, score_f1_locomo
-from locoscore.scoring.mem0 import bleu1, score_f1_mem0, word_tokenize
-from locoscore.scoring.protocols import PROTOCOLS, LexicalProtocol, get_protocol
-from locoscore.scoring.results import (
-    aggregate_f1_by_category,
-    compute_overall_f1,
-    score_f1,
-    score_results_f1,
-)
-from locoscore.scoring.spec import compute_token_f1, normalize_answer, porter_stem, tokenize
+Names are loaded on first use (PEP 562): importing a submodule such as
+`locoscore.scoring.protocols` does not import NLTK through this package.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from locoscore.scoring.locomo import normalize_answer_locomo, score_f1_locomo
+    from locoscore.scoring.mem0 import bleu1, score_f1_mem0, word_tokenize
+    from locoscore.scoring.protocols import PROTOCOLS, LexicalProtocol, get_protocol
+    from locoscore.scoring.results import (
+        aggregate_f1_by_category,
+        compute_overall_f1,
+        score_f1,
+        score_results_f1,
+    )
+    from locoscore.scoring.spec import compute_token_f1, normalize_answer, porter_stem, tokenize
+
+_HOMES = {
+    "normalize_answer_locomo": "locomo",
+    "score_f1_locomo": "locomo",
+    "bleu1": "mem0",
+    "score_f1_mem0": "mem0",
+    "word_tokenize": "mem0",
+    "PROTOCOLS": "protocols",
+    "LexicalProtocol": "protocols",
+    "get_protocol": "protocols",
+    "aggregate_f1_by_category": "results",
+    "compute_overall_f1": "results",
+    "score_f1": "results",
+    "score_results_f1": "results",
+    "compute_token_f1": "spec",
+    "normalize_answer": "spec",
+    "porter_stem": "spec",
+    "tokenize": "spec",
+}
 
 __all__ = [
     "PROTOCOLS",
@@ -29,3 +58,10 @@ __all__ = [
     "tokenize",
     "word_tokenize",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'locoscore.scoring' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{home}"), name)

@@ -15,7 +15,6 @@ from typing import Any
 
 from locoscore.categories import CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
 from locoscore.data.models import PredictionRecord
-from locoscore.stats import run_level
 
 SOURCE_LABEL = "recorded by the source harness"
 _FIELDS = ("llm_judgments", "grade", "llm_score")
@@ -40,6 +39,8 @@ def _round(value: float | None, digits: int = 4) -> float | None:
 def _cell(runs: Sequence[Sequence[bool | None]]) -> dict[str, Any]:
     """Percentages: per-run accuracy, their mean and sample std, and the majority vote."""
     as_scores = [[None if v is None else 100.0 * v for v in r] for r in runs]
+    from locoscore.stats import run_level  # NumPy: only when a file recorded verdicts
+
     level = run_level(as_scores)
     majority = [sum(1 for v in r if v) * 2 > sum(1 for v in r if v is not None) for r in runs]
     return {

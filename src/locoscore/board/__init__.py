@@ -1,0 +1,82 @@
+"""`locoscore board`: many results folders on one page, ranked only within comparable groups.
+
+`build_board` reads every folder (given, or found under a given parent) before anything is
+written; `write_board` renders board.md, board.html (self-contained, one inline script allowed
+by hash) and board.json, each atomically.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from locoscore._io import dumps_json, write_text_atomic
+from locoscore.board.entries import Entry, folder_entries
+from locoscore.board.groups import Group, build_groups
+from locoscore.board.page import board_blocks, board_json
+from locoscore.board.script import SCRIPT
+from locoscore.errors import InputError
+from locoscore.report.html import render_html
+from locoscore.report.load import SCORES_FILE, SUMMARY_FILE
+from locoscore.report.markdown import render_markdown
+
+DEFAULT_TITLE = "locoscore board"
+OUTPUT_FILES = ("board.md", "board.html", "board.json")
+
+
+@dataclass(frozen=True)
+class Board:
+    title: str
+    folders: list[str]  # each results folder as given (or as found under a given parent)
+    groups: list[Group]
+
+
+def _is_results_folder(path: Path) -> bool:
+    return (path / SUMMARY_FILE).exists() or (path / SCORES_FILE).exists()
+
+
+def results_folders(arg: Path) -> list[tuple[Path, str]]:
+    """`arg` itself when it is a results folder, else every results folder under it (sorted);
+    each with the path to show for it (`arg` joined with the part found)."""
+    if not arg.is_dir():
+        raise InputError(
+            "not a results folder (give results folders or a folder holding them)", file=str(arg)
+        )
+    if _is_results_folder(arg):
+        return [(arg, str(arg))]
+    found = sorted({p.parent for name in (SUMMARY_FILE, SCORES_FILE) for p in arg.rglob(name)})
+    if not found:
+        raise InputError(
+            f"not a results folder, and none under it (a results folder holds {SCORES_FILE} "
+            f"and {SUMMARY_FILE})",
+            file=str(arg),
+        )
+    return [(p, str(arg / p.relative_to(arg))) for p in found]
+
+
+def build_board(dirs: list[Path], title: str = DEFAULT_TITLE) -> Board:
+    seen: set[Path] = set()
+    entries: list[Entry] = []
+    folders: list[str] = []
+    for arg in dirs:
+        for path, shown in results_folders(arg):
+            if path.resolve() in seen:
+                continue
+            seen.add(path.resolve())
+            folders.append(shown)
+            entries += folder_entries(path, shown)
+    return Board(title, folders, build_groups(entries))
+
+
+def write_board(board: Board, out: Path) -> list[Path]:
+    if out.exists() and not out.is_dir():
+        raise InputError("exists and is not a folder", file=str(out), field="--out")
+    blocks = board_blocks(board.title, board.groups, board.folders)
+    texts = {
+        "board.md": render_markdown(blocks),
+        "board.html": render_html(blocks, board.title, SCRIPT),
+        "board.json": dumps_json(board_json(board.title, board.groups, board.folders)),
+    }
+    for name, text in texts.items():
+        write_text_atomic(out / name, text)
+    return [out / name for name in texts]

@@ -1,0 +1,109 @@
+"""Comparable groups: entries with the same identity, ranked by the group's headline metric.
+
+Rows are never ranked across groups. Within one, each row is tested against the group's
+leader on the questions both answered (the paired Wilcoxon test of `locoscore compare`), the
+p-values Holm-adjusted across the group's rows; a row the test cannot tell from the leader
+shares rank 1 with it, and rows with equal headline means share a rank.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from locoscore import stats
+from locoscore.board.entries import Entry
+from locoscore.board.identity import Identity
+from locoscore.compare import ALPHA, paired_metric
+from locoscore.report.metrics import Metric
+
+
+@dataclass(frozen=True)
+class Versus:
+    """A row against its group's leader, on the headline metric (row - leader)."""
+
+    n: int
+    difference: float
+    ci_low: float
+    ci_high: float
+    p: float  # Wilcoxon signed-rank, two-sided
+    p_holm: float  # Holm-adjusted across the group's rows
+
+    @property
+    def indistinguishable(self) -> bool:
+        return self.p_holm >= ALPHA
+
+
+@dataclass(frozen=True)
+class Row:
+    entry: Entry
+    rank: int
+    tied: bool
+    versus: Versus | None  # None for the leader, or with no shared scored question
+
+
+@dataclass(frozen=True)
+class Group:
+    number: int  # 1-based, in order of first appearance on the command line
+    identity: Identity
+    headline: Metric | None
+    rows: list[Row]
+
+    @property
+    def name(self) -> str:
+        return f"Group {self.number}"
+
+
+def _versus(leader: Entry, entry: Entry, metric: Metric) -> tuple[int, float, float, float, float]:
+    mc = paired_metric(leader.results, entry.results, metric, leader.keep)
+    if mc is None:
+        return (0, 0.0, 0.0, 0.0, 1.0)
+    cell = mc.overall
+    return (cell.n, cell.difference, cell.ci.low, cell.ci.high, cell.wilcoxon.p_value)
+
+
+def rank_group(number: int, entries: Sequence[Entry]) -> Group:
+    headline = entries[0].headline()
+
+    def score(e: Entry) -> float:
+        value = e.mean(headline) if headline is not None else None
+        return float("-inf") if value is None else value
+
+    ordered = sorted(entries, key=lambda e: (-score(e), e.folder))
+    leader, others = ordered[0], ordered[1:]
+    tests = [_versus(leader, e, headline) for e in others] if headline is not None else []
+    adjusted = stats.holm_adjust([t[4] for t in tests if t[0] > 0])
+    versus: list[Versus | None] = [None]
+    held = iter(adjusted)
+    for n, diff, low, high, p in tests:
+        versus.append(Versus(n, diff, low, high, p, next(held)) if n > 0 else None)
+    ranks: list[int] = []
+    for i, (entry, vs) in enumerate(zip(ordered, versus, strict=True)):
+        if i == 0 or (vs is not None and vs.indistinguishable):
+            ranks.append(1)
+        elif score(entry) == score(ordered[i - 1]):
+            ranks.append(ranks[-1])
+        else:
+            ranks.append(i + 1)
+    rows = [
+        Row(entry, rank, ranks.count(rank) > 1, vs)
+        for entry, rank, vs in zip(ordered, ranks, versus, strict=True)
+    ]
+    return Group(number, leader.identity, headline, rows)
+
+
+def build_groups(entries: Sequence[Entry]) -> list[Group]:
+    """Entries grouped by identity, groups in order of their first entry."""
+    by_identity: dict[Identity, list[Entry]] = {}
+    for entry in entries:
+        by_identity.setdefault(entry.identity, []).append(entry)
+    return [rank_group(i, members) for i, members in enumerate(by_identity.values(), start=1)]
+
+
+def differing_aspects(groups: Sequence[Group]) -> list[str]:
+    """The aspects (benchmark, data file, question set, ...) whose value is not the same in
+    every group: what the page says separates the tables."""
+    if len(groups) < 2:
+        return []
+    aspects = [g.identity.aspects() for g in groups]
+    return [name for name in aspects[0] if len({a[name] for a in aspects}) > 1]

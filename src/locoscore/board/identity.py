@@ -1,0 +1,170 @@
+"""What makes two results folders' numbers comparable, read from their summary.json.
+
+A number is comparable with another only on the same benchmark and data file, the same
+questions (the full set or the same sample; all questions or the verified-gold view), the same
+lexical protocols and, for J, the same judge. Each is read generically: from a `benchmark` or
+`sample` record when summary.json has one, else from the `bench:` / `sample:` part of any of
+its signatures; a folder that names neither is LoCoMo's full question set.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from locoscore.report.load import Results
+from locoscore.results_dir import row_key
+
+DEFAULT_BENCHMARK = "locomo"
+FULL_SET = "full"
+ALL_QUESTIONS = "all questions"
+SHA_SHOWN = 12
+# values of a `sample:` part that mean no sampling at all
+_NO_SAMPLE = {"", "none", "full", "all"}
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Everything a board row's numbers depend on besides the system itself."""
+
+    benchmark: str
+    dataset_sha256: str | None  # first SHA_SHOWN hex digits; None when nothing recorded it
+    sample: str  # FULL_SET, or the sample's own description
+    view: str  # ALL_QUESTIONS, or the verified-gold view and its errata
+    questions: int
+    questions_sha256: str  # of the sorted question keys the numbers are computed on
+    lexical: tuple[tuple[str, str], ...]  # (protocol, signature), sorted by protocol
+    judge: str | None  # the judge signature; None when not judged
+
+    def aspects(self) -> dict[str, str]:
+        """The comparable-group key, one readable value per aspect (names as the page shows)."""
+        lexical = "; ".join(f"{name}: {sig}" for name, sig in self.lexical) or "none"
+        return {
+            "benchmark": self.benchmark,
+            "data file": f"sha256 {self.dataset_sha256}…" if self.dataset_sha256 else "unknown",
+            "question set": f"{self.sample}, {self.view}",
+            "questions": f"{self.questions} (keys sha256 {self.questions_sha256[:SHA_SHOWN]}…)",
+            "lexical protocols": lexical,
+            "judge": self.judge or "not judged",
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "benchmark": self.benchmark,
+            "dataset_sha256_prefix": self.dataset_sha256,
+            "sample": self.sample,
+            "view": self.view,
+            "questions": self.questions,
+            "questions_sha256": self.questions_sha256,
+            "lexical_signatures": dict(self.lexical),
+            "judge_signature": self.judge,
+        }
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def signatures(summary: dict[str, Any]) -> list[str]:
+    """Every signature the folder records: run, lexical protocols, judge, benchmark, sample."""
+    found = [
+        _dict(summary.get("run")).get("signature"),
+        _dict(summary.get("judge")).get("signature"),
+    ]
+    found += [_dict(section).get("signature") for section in _dict(summary.get("lexical")).values()]
+    found += [_dict(summary.get(k)).get("signature") for k in ("benchmark", "sample")]
+    return [s for s in found if isinstance(s, str)]
+
+
+def signature_part(summary: dict[str, Any], name: str) -> str | None:
+    """The value of the first `name:` part in any of the folder's signatures."""
+    for signature in signatures(summary):
+        for part in signature.split("|"):
+            key, _, value = part.partition(":")
+            if key == name:
+                return value
+    return None
+
+
+def _benchmark(summary: dict[str, Any]) -> str:
+    """The benchmark's registered name (summary.json, its run or judge section), else the
+    `bench:` signature part's name, else LoCoMo (folders from before the field)."""
+    for section in (summary, _dict(summary.get("run")), _dict(summary.get("judge"))):
+        record = section.get("benchmark")
+        if isinstance(record, str) and record:
+            return record
+        for key in ("name", "id", "benchmark"):
+            if isinstance(_dict(record).get(key), str):
+                return str(_dict(record)[key])
+    part = signature_part(summary, "bench")
+    return part.split("@")[0] if part else DEFAULT_BENCHMARK
+
+
+def _dataset_sha(summary: dict[str, Any]) -> str | None:
+    candidates = [
+        _dict(summary.get("dataset")).get("sha256"),
+        _dict(_dict(summary.get("run")).get("dataset")).get("sha256"),
+        _dict(summary.get("benchmark")).get("sha256"),
+        _dict(_dict(summary.get("benchmark")).get("dataset")).get("sha256"),
+    ]
+    for part_name in ("bench", "data"):
+        part = signature_part(summary, part_name)
+        if part and "@" in part:
+            candidates.append(part.rsplit("@", 1)[1])
+    found = next((c for c in candidates if isinstance(c, str) and c), None)
+    return found[:SHA_SHOWN].lower() if found else None
+
+
+def _sample_text(value: str) -> str:
+    return value if value.startswith("sample:") else f"sample:{value}"
+
+
+def _sample(summary: dict[str, Any]) -> str:
+    """The run's sample (`run.sample`, a top-level `sample`, or the judge's own), else the
+    `sample:` part of a signature, else FULL_SET."""
+    records = (
+        summary.get("sample"),
+        _dict(summary.get("run")).get("sample"),
+        _dict(summary.get("judge")).get("sample"),
+    )
+    for record in records:
+        if isinstance(record, str) and record.strip().lower() not in _NO_SAMPLE:
+            return _sample_text(record)
+        if isinstance(record, dict) and record:
+            described = record.get("signature") or record.get("description")
+            if isinstance(described, str) and described:
+                return _sample_text(described)
+            return "sample " + json.dumps(record, sort_keys=True, separators=(",", ":"))
+    part = signature_part(summary, "sample")
+    if part is not None and part.strip().lower() not in _NO_SAMPLE:
+        return _sample_text(part)
+    return FULL_SET
+
+
+def _questions_sha(rows: list[dict[str, Any]]) -> str:
+    keys = "\n".join(sorted(row_key(r) for r in rows))
+    return hashlib.sha256(keys.encode("utf-8")).hexdigest()
+
+
+def identity_of(results: Results, rows: list[dict[str, Any]], view: str) -> Identity:
+    """The identity of `results`' numbers on `rows` (all of them, or a view's subset)."""
+    summary = results.summary
+    lexical = tuple(
+        sorted(
+            (name, str(_dict(section).get("signature")))
+            for name, section in _dict(summary.get("lexical")).items()
+        )
+    )
+    judge = results.judge.get("signature") if results.judge else None
+    return Identity(
+        benchmark=_benchmark(summary),
+        dataset_sha256=_dataset_sha(summary),
+        sample=_sample(summary),
+        view=view,
+        questions=len(rows),
+        questions_sha256=_questions_sha(rows),
+        lexical=lexical,
+        judge=str(judge) if judge is not None else None,
+    )

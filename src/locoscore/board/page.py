@@ -1,0 +1,320 @@
+"""The board as report blocks (board.md, board.html) and as data (board.json)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from locoscore._version import __version__
+from locoscore.board.entries import Entry, row_facts
+from locoscore.board.groups import Group, Row, differing_aspects
+from locoscore.board.identity import FULL_SET
+from locoscore.categories import CATEGORY_NAMES
+from locoscore.compare import ALPHA
+from locoscore.report import charts
+from locoscore.report.comparison import format_p
+from locoscore.report.document import Banner, Block, Figure, Heading, Notes, Paragraph, Table
+from locoscore.report.metrics import METRICS, Metric
+from locoscore.report.tables import DASH, fmt
+
+BOARD_SCHEMA_VERSION = 1
+CHART_ROWS = 5  # rows drawn in a group's per-category chart
+METHOD = (
+    "Rows are ranked only within a comparable group: the same benchmark and data file, the "
+    "same questions (full set or the same sample; all questions or the verified-gold view), "
+    "the same lexical protocols and, for J, the same judge signature. A group's headline is J "
+    "when it is judged, else its official lexical metric; intervals are 95 % paired-bootstrap "
+    "intervals over questions, as in each folder's report. 'vs leader' is the row minus the "
+    "group's leader on the questions both answered, with the Wilcoxon signed-rank p of "
+    "`locoscore compare`, Holm-adjusted across the group's rows; a row the test cannot tell "
+    f"from the leader at {ALPHA:.0%} shares rank 1 with it (shown as =1), and equal headline "
+    "means share a rank. F1 and BLEU-1 x100, J 0-100."
+)
+
+
+def _cell_text(metric: Metric, cell: dict[str, Any] | None) -> str:
+    if not cell or cell.get("mean") is None:
+        return DASH
+    ci = cell.get("ci95_bootstrap") or {}
+    d = metric.decimals
+    low, high = ci.get("low"), ci.get("high")
+    interval = f" [{low:.{d}f}, {high:.{d}f}]" if low is not None and high is not None else ""
+    return f"{cell['mean']:.{d}f}{interval}"
+
+
+def _rank(row: Row) -> str:
+    return f"={row.rank}" if row.tied else str(row.rank)
+
+
+def _versus_text(group: Group, row: Row) -> str:
+    if row.versus is None:
+        return "leader" if row is group.rows[0] else "no shared questions"
+    v, d = row.versus, group.headline.decimals if group.headline else 1
+    verdict = "worse" if v.difference < 0 else "better"  # paired, so it can differ in sign
+    verdict = "indistinguishable" if v.indistinguishable else verdict
+    interval = f"[{v.ci_low:+.{d}f}, {v.ci_high:+.{d}f}]"
+    return f"{v.difference:+.{d}f} {interval}, p {format_p(v.p_holm)} ({verdict})"
+
+
+def _seconds(pair: dict[str, Any]) -> str:
+    p50, p95 = pair.get("p50"), pair.get("p95")
+    if p50 is None or p95 is None:
+        return DASH
+    if p95 < 1:
+        return f"{p50 * 1000:.1f} / {p95 * 1000:.1f} ms"
+    return f"{p50:.2f} / {p95:.2f} s"
+
+
+def _usd(value: float | None) -> str:
+    """n/a: not priced (the folder's run.json says why)."""
+    return "n/a" if value is None else f"${value:.2f}"
+
+
+def _signature_text(signature: dict[str, Any]) -> list[str]:
+    if "imported" in signature:
+        return [f"imported ({signature['imported']})", DASH, DASH]
+    budget = signature.get("budget")
+    return [
+        str(signature.get("answer") or DASH),
+        str(signature.get("top_k") if signature.get("top_k") is not None else DASH),
+        "none" if budget is None else str(budget),
+    ]
+
+
+def group_metrics(group: Group) -> list[Metric]:
+    """The headline first, then every other metric the group's rows have (METRICS order)."""
+    present = [m for m in METRICS if any(m.column in r.entry.metrics for r in group.rows)]
+    return sorted(present, key=lambda m: m != group.headline)
+
+
+def _scores_table(group: Group, facts: list[dict[str, Any]]) -> Table:
+    metrics = group_metrics(group)
+    headers = ["Rank", "System", "Folder", "Answer model", "top-k", "Budget"]
+    headers += [metrics[0].label + " [95 % CI]", "vs leader [95 % CI], Holm p"]
+    headers += [m.label for m in metrics[1:]] + ["J run-to-run ±", "Recorded J"]
+    rows = []
+    for row, f in zip(group.rows, facts, strict=True):
+        cells = [_rank(row), f["system"], row.entry.folder, *_signature_text(f["signature"])]
+        cells += [
+            _cell_text(metrics[0], row.entry.metrics.get(metrics[0].column, {}).get("overall"))
+        ]
+        cells += [_versus_text(group, row)]
+        cells += [
+            _cell_text(m, row.entry.metrics.get(m.column, {}).get("overall")) for m in metrics[1:]
+        ]
+        cells += [fmt(f["judge_run_std"], 2), fmt(f["recorded_j"], 2)]
+        rows.append(cells)
+    numeric: tuple[bool, ...] = (True, False, False, False, True, False, True, False)
+    numeric += (*(True for _ in metrics[1:]), True, True)
+    highlight = frozenset(i for i, r in enumerate(group.rows) if r.rank == 1)
+    return Table(headers, rows, highlight, numeric, subset=_subset(group))
+
+
+def _costs_table(group: Group, facts: list[dict[str, Any]]) -> Table:
+    headers = [
+        "Rank", "System", "Folder", "Evidence recall %", "Context tokens", "Search p50 / p95",
+        "Total p50 / p95", "Answer words", "Ingestion cost", "Answer cost", "Questions",
+        "Failed",
+    ]  # fmt: skip
+    rows = []
+    for row, f in zip(group.rows, facts, strict=True):
+        recall = f["evidence_recall"]
+        rows.append(
+            [
+                _rank(row),
+                f["system"],
+                row.entry.folder,
+                fmt(None if recall is None else recall * 100, 1),
+                fmt(f["context_tokens"], 0),
+                _seconds(f["search_latency_s"]),
+                _seconds(f["total_latency_s"]),
+                fmt(f["answer_words"], 1),
+                _usd(f["ingestion_cost_usd"]),
+                _usd(f["answer_cost_usd"]),
+                str(f["questions"]),
+                DASH if f["failed"] is None else str(f["failed"]),
+            ]
+        )
+    numeric = (True, False, False, *(True for _ in headers[3:]))
+    return Table(headers, rows, numeric=numeric, subset=_subset(group))
+
+
+def _label(row: Row, facts: dict[str, Any]) -> str:
+    """A chart's name for a row: rank, system and the folder's last part (systems repeat)."""
+    return f"{_rank(row)} {facts['system']} ({Path(row.entry.folder).name})"
+
+
+def _subset(group: Group) -> str:
+    """The sample a group's numbers come from ("" for the full question set)."""
+    sample = group.identity.sample
+    return "" if sample == FULL_SET else sample
+
+
+def _category_name(key: str) -> str:
+    return CATEGORY_NAMES.get(int(key), key) if key.isdigit() else key
+
+
+def _category_chart(group: Group, facts: list[dict[str, Any]]) -> Figure | None:
+    metric = group.headline
+    if metric is None:
+        return None
+    top = list(zip(group.rows, facts, strict=True))[:CHART_ROWS]
+    by_category = [r.entry.metrics.get(metric.column, {}).get("by_category") or {} for r, _ in top]
+    keys = list(dict.fromkeys(k for cats in by_category for k in cats))
+    if not keys:
+        return None
+    series = []
+    for (row, f), cats in zip(top, by_category, strict=True):
+        cells = [cats.get(k) or {} for k in keys]
+        ci = [c.get("ci95_bootstrap") or {} for c in cells]
+        series.append(
+            charts.BarSeries(
+                _label(row, f),
+                [c.get("mean") for c in cells],
+                [i.get("low") for i in ci],
+                [i.get("high") for i in ci],
+            )
+        )
+    title = f"{group.name}: {metric.label} by category (top {len(top)}, 95 % CI)"
+    svg = charts.grouped_bar_chart(
+        title, [_category_name(k) for k in keys], series, metric.label, y_max=100
+    )
+    return Figure(f"board-group{group.number}-categories", title, svg)
+
+
+def _cost_chart(group: Group, facts: list[dict[str, Any]]) -> Figure | None:
+    metric = group.headline
+    if metric is None:
+        return None
+    costs = [
+        None if f["ingestion_cost_usd"] is None or f["answer_cost_usd"] is None
+        else f["ingestion_cost_usd"] + f["answer_cost_usd"]
+        for f in facts
+    ]  # fmt: skip
+    # all-zero costs (no priced call anywhere) would stack every dot at 0: use the proxy
+    if all(c is not None for c in costs) and any(costs):
+        xs, x_label = costs, "cost in USD (ingestion + answers)"
+    else:
+        xs = [f["context_tokens"] for f in facts]
+        known = all(c is not None for c in costs)
+        why = "no row made a priced call" if known else "a row's dollar cost is not recorded"
+        x_label = f"context tokens per question ({why})"
+    points = [
+        charts.Point(_label(r, f), float(x), mean)
+        for r, f, x in zip(group.rows, facts, xs, strict=True)
+        if x is not None and (mean := r.entry.mean(metric)) is not None
+    ]
+    if not points:
+        return None
+    title = f"{group.name}: {metric.label} against cost"
+    svg = charts.scatter_chart(title, points, x_label, metric.label, y_max=100)
+    caption = "Dashed line: the frontier (no other row is both cheaper and better)."
+    return Figure(f"board-group{group.number}-cost", title, svg, caption)
+
+
+def group_title(group: Group) -> str:
+    ident = group.identity
+    parts = dict(part.partition(":")[::2] for part in (ident.judge or "").split("|"))
+    scored = (
+        f"judged {parts.get('judge', '?')} by {parts.get('model', '?')}"
+        if ident.judge
+        else "not judged"
+    )
+    ranked = f"ranked by {group.headline.label}" if group.headline else "no metric"
+    return f"{group.name}: {ident.benchmark}, {ident.sample}, {ident.view}; {scored}; {ranked}"
+
+
+def board_blocks(title: str, groups: list[Group], folders: list[str]) -> list[Block]:
+    rows = sum(len(g.rows) for g in groups)
+    blocks: list[Block] = [
+        Heading(title, 1),
+        Paragraph(
+            f"{len(folders)} results folders, {rows} rows in {len(groups)} comparable groups."
+        ),
+        Paragraph(METHOD),
+    ]
+    differ = differing_aspects(groups)
+    if differ:
+        blocks += [
+            Heading("How the groups differ"),
+            Paragraph(
+                "Rows of different groups are never ranked against each other. The groups "
+                "differ in: " + ", ".join(differ) + "."
+            ),
+            Table(
+                ["Group", "Rows", *differ],
+                [
+                    [g.name, str(len(g.rows)), *(g.identity.aspects()[a] for a in differ)]
+                    for g in groups
+                ],
+            ),
+        ]
+    for group in groups:
+        facts = [row_facts(r.entry) for r in group.rows]
+        blocks.append(Heading(group_title(group)))
+        if subset := _subset(group):
+            blocks.append(
+                Banner(
+                    f"{group.name} is a sample of the questions ({subset}): its numbers are a "
+                    "smoke test, not the full benchmark, and are never ranked against it."
+                )
+            )
+        blocks += [
+            Notes([f"{name}: {value}" for name, value in group.identity.aspects().items()]),
+            Heading("Scores", 3),
+            _scores_table(group, facts),
+            Heading("Cost and speed", 3),
+            _costs_table(group, facts),
+        ]
+        blocks += [f for f in (_category_chart(group, facts), _cost_chart(group, facts)) if f]
+    return blocks
+
+
+def _row_json(group: Group, row: Row) -> dict[str, Any]:
+    entry: Entry = row.entry
+    v = row.versus
+    return {
+        "rank": row.rank,
+        "tied": row.tied,
+        "folder": entry.folder,
+        **row_facts(entry),
+        "metrics": entry.metrics,
+        "versus_leader": None
+        if v is None
+        else {
+            "metric": group.headline.column if group.headline else None,
+            "n": v.n,
+            "difference": v.difference,
+            "ci95_bootstrap": {"low": v.ci_low, "high": v.ci_high},
+            "wilcoxon_p": v.p,
+            "holm_p": v.p_holm,
+            "indistinguishable": v.indistinguishable,
+        },
+    }
+
+
+def board_json(title: str, groups: list[Group], folders: list[str]) -> dict[str, Any]:
+    return {
+        "board_schema_version": BOARD_SCHEMA_VERSION,
+        "built_by": f"locoscore {__version__}",
+        "title": title,
+        "method": {
+            "text": METHOD,
+            "versus_leader": "paired Wilcoxon signed-rank on the questions both answered",
+            "correction": "holm",
+            "alpha": ALPHA,
+            "scale": "F1 and BLEU-1 x100, J 0-100",
+        },
+        "folders": folders,
+        "groups_differ_in": differing_aspects(groups),
+        "groups": [
+            {
+                "group": g.number,
+                "identity": g.identity.to_json(),
+                "aspects": g.identity.aspects(),
+                "headline": g.headline.column if g.headline else None,
+                "rows": [_row_json(g, r) for r in g.rows],
+            }
+            for g in groups
+        ],
+    }

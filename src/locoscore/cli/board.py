@@ -1,0 +1,42 @@
+"""`locoscore board DIR...`: many results folders side by side, ranked within comparable groups."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from locoscore.cli._app import app, console, handle_errors
+
+
+@app.command("board")
+@handle_errors
+def board(
+    dirs: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Results folders, or folders searched for results folders.",
+            show_default=False,
+            metavar="DIR",
+        ),
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", help="Where to write board.html, board.md and board.json.")
+    ] = Path("locoscore-board"),
+    title: Annotated[str, typer.Option("--title", help="The page's title.")] = "locoscore board",
+) -> None:
+    """One page for many runs: rows grouped by what makes numbers comparable (benchmark and
+    data file, question set, lexical protocols, judge), ranked by the group's headline metric
+    with 95 % intervals, each tested against the group's leader (paired Wilcoxon,
+    Holm-adjusted). Writes board.html (self-contained), board.md and board.json."""
+    from locoscore.board import build_board, write_board
+
+    result = build_board(dirs, title)
+    for group in result.groups:
+        leader = group.rows[0]
+        console.print(
+            f"{group.name}: {len(group.rows)} rows, leader {leader.entry.folder}", highlight=False
+        )
+    for path in write_board(result, out):
+        console.print(f"wrote {path}", highlight=False)
