@@ -104,9 +104,10 @@ def test_a_binary_judge_downgrades_once_and_keeps_verdicts_cut_at_max_tokens(
     # refused only by the calls sent before the first refusal came back (2 in flight: one
     # slot, one queued; more only if a loaded machine timed one out and it was re-sent), then
     # never again: one downgrade for the whole pass
-    first = server.state.formats.index("json_object")
-    assert 1 <= first <= 4 and set(server.state.formats[:first]) == {"json_schema"}
-    assert set(server.state.formats[first:]) == {"json_object"}
+    formats = server.state.formats
+    assert formats[0] == "json_schema" and formats[-1] == "json_object"
+    assert 1 <= formats.count("json_schema") <= 4  # never the whole pass asking again
+    assert formats.count("json_object") >= 24  # every one of the 24 verdicts
     assert result.summary["response_format"] == "json_object"
     assert result.summary["concurrency"]["initial"] == 2
     usage = result.summary["usage"]  # the stand-in reports none: counted, never 0
