@@ -18,6 +18,8 @@ from locoscore.board.identity import Identity
 from locoscore.compare import ALPHA, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, paired_metric
 from locoscore.report.metrics import Metric
 
+DIFFERENCE_DECIMALS = 6
+
 
 @dataclass(frozen=True)
 class Versus:
@@ -62,7 +64,8 @@ def _own_versus(leader: Entry, entry: Entry) -> tuple[int, float, float, float, 
     shared = sorted(set(a) & set(b))
     if not shared:
         return (0, 0.0, 0.0, 0.0, 1.0)
-    differences = [b[k] - a[k] for k in shared]
+    # rounded: scores scaled to 0-100 must not have their ties broken by float noise
+    differences = [round(b[k] - a[k], DIFFERENCE_DECIMALS) for k in shared]
     ci = stats.bootstrap_mean_ci(differences, resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED)
     p = stats.wilcoxon_signed_rank(differences).p_value
     return (len(shared), ci.estimate, ci.low, ci.high, p)

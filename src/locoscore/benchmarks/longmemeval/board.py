@@ -27,8 +27,10 @@ def _block(block: dict[str, Any], directory: Path, name: str) -> BoardCell:
     return cell(block.get("accuracy"), block.get("ci95"), block.get("count"), directory, name)
 
 
-def _by_type(block: dict[str, Any], directory: Path, name: str) -> dict[str, BoardCell]:
-    types = need(block, directory, "judge", name, "by_type")
+def _by_type(summary: dict[str, Any], directory: Path, name: str) -> dict[str, BoardCell]:
+    """The six types, then abstention (the `_abs` questions across them)."""
+    block = need(summary, directory, "judge", name)
+    types = need(summary, directory, "judge", name, "by_type")
     cells = {t: _block(c, directory, f"judge.{name}.by_type.{t}") for t, c in types.items()}
     if isinstance(block.get("abstention"), dict):
         cells["abstention"] = _block(block["abstention"], directory, f"judge.{name}.abstention")
