@@ -46,7 +46,6 @@ class BoardRow:
     scores: dict[str, float]  # question id -> headline score (0-100), answered questions only
     judge_signature: str | None
     judge_run_std: float | None = None  # run-to-run std of the headline, 0-100
-    judge_cost_usd: float | None = None
 
 
 def read_summary(directory: Path) -> dict[str, Any]:

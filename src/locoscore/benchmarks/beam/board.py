@@ -85,5 +85,4 @@ def board_row(directory: Path, ability_names: dict[str, str]) -> BoardRow:
         scores,
         str(need(judge, directory, "signature")),
         judge_run_std=None if run_std is None else SCALE * run_std,
-        judge_cost_usd=number(judge.get("cost_usd"), directory, "judge.cost_usd"),
     )

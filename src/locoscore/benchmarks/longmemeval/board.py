@@ -80,5 +80,4 @@ def board_row(directory: Path) -> BoardRow:
         judge.get("failed_answers") if isinstance(judge.get("failed_answers"), int) else None,
         scores,
         str(need(judge, directory, "signature")),
-        judge_cost_usd=number(judge.get("cost_usd"), directory, "judge.cost_usd"),
     )
