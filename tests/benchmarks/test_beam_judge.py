@@ -146,3 +146,52 @@ def test_predictions_with_unknown_ids_are_refused(data, tmp_path: Path) -> None:
     path.write_text(json.dumps({"question_id": "99:abstention:0", "prediction": "x"}) + "\n")
     with pytest.raises(InputError, match="line 1, field 'question_id': unknown BEAM question"):
         read_predictions(path, data)
+
+
+def test_limit_samples_the_answered_conversations_by_ability(data, tmp_path: Path) -> None:
+    """`--limit 10` of the 40 questions (4 per ability): one per ability, the one with the
+    smallest sha256("0:<id>"), e.g. 2:abstention:0 (1f1a…) before 2:abstention:1 (4c43…),
+    1:abstention:0 (5d54…) and 1:abstention:1 (8f15…)."""
+    from locoscore.benchmarks.beam.folder import judge_folder
+    from locoscore.data.sample import SampleSpec
+
+    picks = [
+        "2:abstention:0", "2:contradiction_resolution:0", "2:event_ordering:1",
+        "1:information_extraction:1", "1:instruction_following:1", "2:knowledge_update:1",
+        "2:multi_session_reasoning:0", "2:preference_following:1", "1:summarization:1",
+        "2:temporal_reasoning:0",
+    ]  # fmt: skip
+    spec = SampleSpec(10)
+    with FakeProvider(FakeConfig(verdict=rule)) as fake:
+        result = _run(data, tmp_path, fake, official=False, sample=spec)
+        calls, port = fake.generation_calls, fake.port
+        settings = JudgeSettings(base_url=fake.url, runs=1, timeout_s=5.0)
+        answers = tmp_path / "p.jsonl"
+        answers.write_text(
+            "".join(
+                json.dumps({"question_id": q, "prediction": t}) + "\n"
+                for q, t in _answers(data).items()
+            )
+        )
+        dry = asyncio.run(
+            judge_folder(answers, data, settings, tmp_path / "d", dry_run=True, sample=spec)
+        )
+    assert result.sample is not None and sorted(result.sample.ids) == sorted(picks)
+    assert {k: v["sample"] for k, v in result.sample.strata.items()} == dict.fromkeys(
+        sorted({p.split(":")[1] for p in picks}), 1
+    )
+    assert sorted(row["question_id"] for row in result.rows) == sorted(picks)
+    summary = result.summary
+    assert summary is not None and (summary["questions"], summary["missing"]) == (10, 6)
+    # only the four answered questions of the sample are judged, one call per rubric item
+    answered = [q for q in data.questions if q.question_id in picks and q.conversation_id == "1"]
+    answered += [q for q in data.questions if q.question_id == "2:abstention:0"]
+    assert calls == sum(len(q.rubric) for q in answered)
+    expected = _expected(data, official=False)
+    got = {row["question_id"]: row["beam_score"] for row in result.rows}
+    assert got == pytest.approx({q: expected[q] if q in {a.question_id for a in answered}
+                                 else 0.0 for q in picks})  # fmt: skip
+    assert "|sample:10/40@seed0:strat-ability|version:" in dry.signature
+    # the endpoint judged through is named (as in every judge signature); BEAM has no `adv:`
+    assert f"|provider:anthropic|endpoint:127.0.0.1:{port}|model:" in dry.signature
+    assert "|adv:" not in dry.signature

@@ -101,9 +101,11 @@ def test_a_binary_judge_downgrades_once_and_keeps_verdicts_cut_at_max_tokens(
     assert result.run is not None and result.summary is not None
     assert result.run.stats.failed == 0
     assert all(row.method == "json_prefix" and row.score == 100.0 for row in result.run.rows)
-    # refused only by the calls already in flight (2: one slot, one queued), then never
+    # refused only by the calls sent before the first refusal came back (2 in flight: one
+    # slot, one queued; more only if a loaded machine timed one out and it was re-sent), then
+    # never again: one downgrade for the whole pass
     first = server.state.formats.index("json_object")
-    assert 1 <= first <= 2 and set(server.state.formats[:first]) == {"json_schema"}
+    assert 1 <= first <= 4 and set(server.state.formats[:first]) == {"json_schema"}
     assert set(server.state.formats[first:]) == {"json_object"}
     assert result.summary["response_format"] == "json_object"
     assert result.summary["concurrency"]["initial"] == 2

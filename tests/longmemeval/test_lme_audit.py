@@ -52,3 +52,31 @@ def test_audit_accepts_gold_and_rejects_the_rest(fake: Any, tmp_path: Path) -> N
     assert sets["abstain"]["accepted"]["overall"] == {"count": 6, "rate": 0.0}
     assert sets["wrong"]["accepted"]["overall"] == {"count": 6, "rate": 0.0}
     assert "| gold | accepted |" in (out / "audit.md").read_text()
+
+
+def test_audit_limit_cuts_every_set_to_one_sample(fake: Any, tmp_path: Path) -> None:
+    """`--limit 5`: the judge's sample (see test_lme_judge): a3f9c2d1_abs, 7c2d9e10,
+    5d1a6c3e, d3d94468_abs, gpt4_1a2b3c4d. Gold: all 5 (2 `_abs`); abstain: the 3
+    answerable ones; wrong: the 4 with a plausible wrong answer (7c2d9e10 has none)."""
+    dataset = write_fixture(tmp_path / "s.json")
+    out = tmp_path / "audit"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = CliRunner().invoke(app, [
+            "audit", "--benchmark", "longmemeval", "--dataset", str(dataset), "--out", str(out),
+            "--protocol", "binary", "--provider", "openai", "--model", "gpt-4o-2024-08-06",
+            "--base-url", fake.openai_url, "--runs", "1", "--no-progress", "--limit", "5",
+        ])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "sample:5/10@seed0:strat-type" in " ".join(result.output.split())
+    document = json.loads((out / "audit.json").read_text())
+    sets = document["sets"]
+    assert sets["gold"]["accepted"]["overall"] == {"count": 5, "rate": 100.0}
+    assert sets["gold"]["accepted"]["abstention"] == {"count": 2, "rate": 100.0}
+    assert sets["abstain"]["accepted"]["overall"] == {"count": 3, "rate": 0.0}
+    assert sets["wrong"]["accepted"]["overall"] == {"count": 4, "rate": 0.0}
+    assert document["judge"]["signature"].endswith("|sample:5/10@seed0:strat-type|version:0.1.0")
+    assert document["sample"]["question_ids"] == sorted(
+        ["a3f9c2d1_abs", "7c2d9e10", "5d1a6c3e", "d3d94468_abs", "gpt4_1a2b3c4d"]
+    )
+    assert "Subset (sample:5/10@seed0:strat-type)" in (out / "audit.md").read_text()

@@ -70,6 +70,10 @@ def test_run_judge_report_compare(fake: FakeProvider, tmp_path: Path) -> None:
     assert official.exit_code == 0, official.output
 
     summaries = [json.loads((f / "summary.json").read_text()) for f in folders]
+    # LongMemEval excludes no type from its overall: no `adv:` part in either signature
+    run_signature = json.loads((folders[1] / "run.json").read_text())["signature"]
+    assert "|bench:longmemeval-unknown@" in run_signature and "|adv:" not in run_signature
+    assert summaries[1]["judge"]["signature"].endswith("|runs:2|std:sample|version:0.1.0")
     strict = [s["judge"]["missing_counts_as_wrong"]["overall"]["accuracy"] for s in summaries]
     again = json.loads((tmp_path / "official" / "summary.json").read_text())["judge"]
     assert (

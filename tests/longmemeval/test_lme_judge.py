@@ -153,3 +153,54 @@ def test_bad_answers_are_one_line_exit_2_nothing_written(
     text = " ".join(result.output.split())
     assert expected in text and "line 2" in text and "Traceback" not in text
     assert not out.exists() and judge_fake.requests_log == []
+
+
+def test_limit_judges_a_sample_stratified_by_type(judge_fake: FakeProvider, tmp_path: Path) -> None:
+    """`--limit 5` of the fixture's 10 questions, by largest remainder over the six types
+    (2, 1, 1, 2, 2, 2): quotas 1, .5, .5, 1, 1, 1, floors 4, the leftover to the tie at .5
+    broken by the smaller key (single-session-assistant). Within a type the smallest
+    sha256("0:<id>") wins: a3f9c2d1_abs (8d26…) over e47becba (9cf2…), 5d1a6c3e (f4f6…) over
+    9f3b2a81_abs (f84a…), d3d94468_abs (b8ad…) over c81e728d (d964…), gpt4_1a2b3c4d (0a23…)
+    over gpt4_9e8d7c6b_abs (e3f2…)."""
+    dataset = write_fixture(tmp_path / "s.json")
+    answers = _write(
+        tmp_path / "hyp.jsonl", [{"question_id": q, "hypothesis": h} for q, h in HYPOTHESES.items()]
+    )
+    out = tmp_path / "j"
+    result = _judge(judge_fake, dataset, answers, out, "--limit", "5", "--runs", "1")
+    assert result.exit_code == 0, result.output
+    assert "sample:5/10@seed0:strat-type" in " ".join(result.output.split())
+    section = json.loads((out / "summary.json").read_text())["judge"]
+    assert "|adv:" not in section["signature"]  # LongMemEval excludes no type
+    assert section["signature"].endswith("|std:sample|sample:5/10@seed0:strat-type|version:0.1.0")
+    sample = section["sample"]
+    assert sample["question_ids"] == sorted(
+        ["a3f9c2d1_abs", "7c2d9e10", "5d1a6c3e", "d3d94468_abs", "gpt4_1a2b3c4d"]
+    )
+    assert {k: v["sample"] for k, v in sample["by_stratum"].items()} == {
+        "knowledge-update": 1, "multi-session": 1, "single-session-assistant": 1,
+        "single-session-preference": 0, "single-session-user": 1, "temporal-reasoning": 1,
+    }  # fmt: skip
+    # right: a3f9c2d1_abs, 5d1a6c3e, gpt4_1a2b3c4d; wrong: 7c2d9e10; missing: d3d94468_abs
+    assert (section["questions"], section["submitted"], section["missing"]) == (5, 4, 1)
+    strict, official = section["missing_counts_as_wrong"], section["over_submitted"]
+    assert strict["overall"]["accuracy"] == 60.0 and official["overall"]["accuracy"] == 75.0
+    assert strict["abstention"]["accuracy"] == 50.0 and strict["abstention"]["count"] == 2
+    assert len(judge_fake.requests_log) == 4  # only the sample's submitted answers
+    scores = [json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()]
+    assert [r["question_id"] for r in scores] == [
+        "a3f9c2d1_abs", "7c2d9e10", "5d1a6c3e", "d3d94468_abs", "gpt4_1a2b3c4d"
+    ]  # fmt: skip
+    # the report marks the subset, before any number
+    assert CliRunner().invoke(app, ["report", str(out)]).exit_code == 0
+    report = (out / "report.md").read_text()
+    banner = report.index("J comes from a sample of 5 of 10 questions")
+    assert banner < report.index("J overall, missing = wrong: 60.0")
+    assert "Subset (sample:5/10@seed0:strat-type): not the full benchmark." in report
+    # the same command draws the same sample; another seed another one
+    again = _judge(judge_fake, dataset, answers, out, "--limit", "5", "--runs", "1")
+    assert again.exit_code == 0 and len(judge_fake.requests_log) == 4  # all cached
+    assert json.loads((out / "summary.json").read_text())["judge"]["sample"] == sample
+    other = _judge(judge_fake, dataset, answers, tmp_path / "k", "--limit", "5", "--seed", "1")
+    drawn = json.loads((tmp_path / "k" / "summary.json").read_text())["judge"]["sample"]
+    assert drawn["question_ids"] != sample["question_ids"] and other.exit_code == 0

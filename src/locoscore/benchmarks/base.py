@@ -180,6 +180,9 @@ class Benchmark(ABC):
     async def audit(
         self, data: Any, settings: Any, out: Path, **options: Any
     ) -> tuple[Any, dict[str, Any] | None]:
+        """The probe sets judged into `out`: the pass and the audit document. With
+        `options["sample"]` (`--limit`), one sample of the questions, stratified by type,
+        cuts every set; the document carries it and its signature the `sample:` part."""
         raise NotImplementedError
 
     # A benchmark with its own judge rules and aggregation judges through `judge`; the
@@ -189,7 +192,11 @@ class Benchmark(ABC):
     async def judge(
         self, data: Any, answers: Path, settings: Any, out: Path, **options: Any
     ) -> tuple[Any, dict[str, Any] | None]:
-        """Judge an answers file into `out`: the pass and the summary's judge section."""
+        """Judge an answers file into `out`: the pass and the summary's judge section.
+
+        `options["sample"]` (a `data.sample.SampleSpec`, or None) is `--limit`: the hook
+        draws it over the questions it would judge, stratified by its question types, and
+        the section carries it (`sample`, and the `sample:` part of its signature)."""
         raise NotImplementedError
 
     # What `judge` and `audit` print for a benchmark with its own judge or audit: lines

@@ -124,6 +124,7 @@ def judge_settings(
     max_tokens: int,
     timeout: float,
     include_adversarial: bool = False,
+    signs_exclusion: bool = True,
     response_format: str | None = None,
 ) -> JudgeSettings:
     """The settings the judge options ask for (checked when resolved)."""
@@ -143,6 +144,7 @@ def judge_settings(
         timeout_s=timeout,
         template=load_template(prompt_template, protocol) if prompt_template else None,
         include_adversarial=include_adversarial,
+        signs_exclusion=signs_exclusion,
         max_cost_usd=max_cost,
         prices=PriceTable.load(prices),
         response_format=response_format,

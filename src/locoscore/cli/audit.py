@@ -54,7 +54,7 @@ from locoscore.cli._options import (
 )
 from locoscore.data.dataset import load_dataset
 from locoscore.data.probes import cached_probe_paths
-from locoscore.data.sample import sample_spec
+from locoscore.data.sample import SampleSpec, sample_spec
 from locoscore.errors import InputError
 from locoscore.folder_input import claim_folder
 from locoscore.judge.audit import (
@@ -109,11 +109,20 @@ def _audit_with_benchmark_sets(
     dry_run: bool,
     batch: bool,
     user_cache: bool,
+    spec: SampleSpec | None,
 ) -> None:
     data = bench.load(dataset)
     result, document = run_pass(
-        bench.audit(data, settings, out, dry_run=dry_run, batch=batch, user_cache=user_cache)
+        bench.audit(
+            data, settings, out, dry_run=dry_run, batch=batch, user_cache=user_cache, sample=spec
+        )
     )
+    if document is not None and (drawn := document.get("sample")):
+        console.print(
+            f"smoke test: audited a sample of {drawn['size']:,} of {drawn['population']:,} "
+            f"questions ({drawn['signature']}) in every probe set",
+            highlight=False,
+        )
     if dry_run or document is None:
         lines = bench.dry_run_lines(result)
         if lines is None:
@@ -208,13 +217,12 @@ def audit(
         prices=prices,
         max_tokens=max_tokens,
         timeout=timeout,
+        signs_exclusion=bool(bench.excluded_from_overall),
     )
     settings.resolve()  # a bad judge configuration fails before any file is read
     spec = sample_spec(limit, limit_per, seed)
     if bench.own_audit:
-        if spec is not None:
-            raise InputError(f"not available with --benchmark {bench.name} yet", field="--limit")
-        _audit_with_benchmark_sets(bench, dataset, settings, out, dry_run, batch, user_cache)
+        _audit_with_benchmark_sets(bench, dataset, settings, out, dry_run, batch, user_cache, spec)
         return
     ds = load_dataset(dataset)
     sets: list[ProbeSet] = [gold_probe_set(ds)]

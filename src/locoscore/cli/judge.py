@@ -62,7 +62,7 @@ from locoscore.cli._options import (
 )
 from locoscore.data.errata import errata_for
 from locoscore.data.load import load_predictions
-from locoscore.data.sample import sample_spec
+from locoscore.data.sample import SampleSpec, sample_spec
 from locoscore.errors import InputError
 from locoscore.folder_input import claim_folder
 from locoscore.judge.api import judge_pass, judge_sample
@@ -151,6 +151,7 @@ def judge(
         prices=prices,
         max_tokens=max_tokens,
         timeout=timeout,
+        signs_exclusion=bool(bench.excluded_from_overall),
         include_adversarial=include_adversarial,
         response_format=response_format,
     )
@@ -158,11 +159,10 @@ def judge(
         raise InputError(f"{max_unscored:g}: expected a share 0..1", field="--max-unscored")
     spec = sample_spec(limit, limit_per, seed)
     if bench.own_judge:
-        if spec is not None:
-            raise InputError(f"not available with --benchmark {bench.name} yet", field="--limit")
         _judge_with_benchmark_rules(
-            bench, predictions, dataset, settings, out, type_template, dry_run, batch, user_cache
-        )
+            bench, predictions, dataset, settings, out, type_template, dry_run, batch, user_cache,
+            spec,
+        )  # fmt: skip
         return
     loaded = load_predictions(
         predictions, fmt, prediction_key=prediction_key, dataset=dataset, strict=strict
@@ -273,6 +273,7 @@ def _judge_with_benchmark_rules(
     dry_run: bool,
     batch: bool,
     user_cache: bool,
+    spec: SampleSpec | None,
 ) -> None:
     data = bench.load(dataset)
     result, section = run_pass(
@@ -285,8 +286,15 @@ def _judge_with_benchmark_rules(
             dry_run=dry_run,
             batch=batch,
             user_cache=user_cache,
+            sample=spec,  # each benchmark stratifies the sample by its own question types
         )
     )
+    if section is not None and (drawn := section.get("sample")):
+        console.print(
+            f"smoke test: judged a sample of {drawn['size']:,} of {drawn['population']:,} "
+            f"questions ({drawn['signature']}); J is a subset",
+            highlight=False,
+        )
     if dry_run or section is None:
         lines = bench.dry_run_lines(result)
         if lines is None:

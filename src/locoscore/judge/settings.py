@@ -47,6 +47,10 @@ class JudgeSettings:
     retry_base_delay_s: float = 0.5  # backoff doubles per attempt; Retry-After wins if longer
     template: PromptTemplate | None = None
     include_adversarial: bool = False
+    # The signature's `adv:` part says whether an excluded type (LoCoMo's category 5) was
+    # judged; a benchmark with no excluded type has nothing to say (`Benchmark.
+    # excluded_from_overall` decides, in the commands), so the part is left out.
+    signs_exclusion: bool = True
     max_cost_usd: float | None = None
     prices: PriceTable = field(default_factory=PriceTable)
     n_per_request: int | None = None  # OpenAI `n`: runs served by one request (None: all)
@@ -173,9 +177,13 @@ class ResolvedJudge:
             f"judge:{self.protocol}|prompt:{self.prompt_hash}|provider:{self.provider}"
             f"{self.endpoint.signature}|model:{self.model}|{self.sampling.signature}"
             f"|max_tokens:{s.max_tokens}"
-            f"|runs:{s.runs}|adv:{'yes' if s.include_adversarial else 'no'}"
-            f"|std:sample|version:{__version__}"
+            f"|runs:{s.runs}{self._adversarial_part}|std:sample|version:{__version__}"
         )
+
+    @property
+    def _adversarial_part(self) -> str:
+        s = self.settings
+        return f"|adv:{'yes' if s.include_adversarial else 'no'}" if s.signs_exclusion else ""
 
     def signature_with(self, served: Served | None) -> str:
         """The signature with what the server said it served (`served:`, `fake`) after the

@@ -74,7 +74,10 @@ class ResolvedRun:
             budget = "top_k:n/a|budget:n/a"
         else:
             budget = f"top_k:{s.top_k}|budget:{s.context_budget or 'none'}"
-        adv = "yes" if s.include_adversarial else "no"
+        # `adv:` only where a type is excluded from the overall (LoCoMo's category 5)
+        adv = f"|adv:{'yes' if s.include_adversarial else 'no'}"
+        if not self.benchmark.excluded_from_overall:
+            adv = ""
         # A system that answers itself replaces locoscore's answer step: name that instead.
         answer = (
             "answer:system" if self.system.answers_itself else self.answer.signature_with(served)
@@ -82,7 +85,7 @@ class ResolvedRun:
         return with_sample(
             f"run:{s.system}|opts:{opts}|{budget}|{answer}"
             f"|tok:{TOKENIZER_NAME}|{self.benchmark.signature_part(self.dataset)}"
-            f"|adv:{adv}|version:{__version__}",
+            f"{adv}|version:{__version__}",
             self.sample,
         )
 

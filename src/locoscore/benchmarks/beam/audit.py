@@ -18,6 +18,7 @@ from locoscore._io import write_json_atomic, write_text_atomic
 from locoscore.benchmarks.beam.data import ABILITIES, BeamDataset, BeamQuestion
 from locoscore.benchmarks.beam.folder import scoring_protocol, signature
 from locoscore.benchmarks.beam.judge_pass import BeamJudgeResult, BeamPrediction, beam_judge_pass
+from locoscore.data.sample import SampleSpec, with_sample
 from locoscore.judge.api import PassResult
 from locoscore.judge.settings import JudgeSettings
 from locoscore.report.document import Block, Heading, Paragraph, Preformatted, Table
@@ -97,12 +98,22 @@ async def run_beam_audit(
     out: Path,
     *,
     dry_run: bool = False,
+    sample: SampleSpec | None = None,
     **pass_options: Any,
 ) -> BeamAudit:
     protocol = scoring_protocol(settings.protocol)
     official = protocol == "beam-official"
     sets = probe_predictions(data)
-    audit = BeamAudit(protocol, signature(settings, official=official), {})
+    drawn = None
+    if sample is not None:  # one sample of the questions, by ability, cuts every set
+        drawn = sample.draw(
+            data.questions,
+            item_id=lambda q: q.question_id,
+            stratum=lambda q: q.ability,
+            stratum_name="ability",
+        )
+        sets = {name: drawn.keep(s, lambda p: p.question_id) for name, s in sets.items()}
+    audit = BeamAudit(protocol, with_sample(signature(settings, official=official), drawn), {})
     for name, predictions in sets.items():
         audit.sets[name] = await beam_judge_pass(
             predictions, data, settings, out, official=official, dry_run=dry_run, **pass_options
@@ -113,6 +124,7 @@ async def run_beam_audit(
         "benchmark": "beam",
         "protocol": protocol,
         "signature": audit.signature,
+        "sample": None if drawn is None else drawn.to_json(),
         "data": {"path": str(data.path), "sha256": data.sha256},
         "sets": {
             name: {
@@ -135,6 +147,7 @@ def _pct(value: float | None) -> str:
 
 def audit_blocks(document: dict[str, Any]) -> list[Block]:
     sets = document["sets"]
+    subset = str((document.get("sample") or {}).get("signature") or "")
     rows = [
         [name, sets[name]["meaning"], str(sets[name]["n"]), _pct(sets[name]["mean"])]
         for name in sets
@@ -153,7 +166,7 @@ def audit_blocks(document: dict[str, Any]) -> list[Block]:
             "leniency: every point it earns is a point a wrong answer gets for free."
         ),
         Preformatted([document["signature"]]),
-        Table(["probe set", "meaning", "n", "mean score"], rows),
+        Table(["probe set", "meaning", "n", "mean score"], rows, subset=subset),
         Heading("By ability"),
         Table(["ability", *sets], by_ability),
     ]

@@ -23,6 +23,7 @@ from locoscore.benchmarks.beam.judge_pass import (
     settings_for,
 )
 from locoscore.benchmarks.beam.report import report_files
+from locoscore.data.sample import with_sample
 from locoscore.errors import InputError
 from locoscore.judge.api import PassResult
 from locoscore.judge.settings import JudgeSettings
@@ -122,15 +123,19 @@ async def judge_folder(
         user_cache=user_cache,
         **pass_options,
     )
-    folder = BeamFolderResult(result, signature(settings, official=official))
+    signed = with_sample(signature(settings, official=official), result.sample)
+    folder = BeamFolderResult(result, signed)
     if dry_run or result.summary is None:
         return folder
     served = served_by(folder.passes())
-    folder.signature = signature(settings, official=official, served=served)
+    folder.signature = with_sample(
+        signature(settings, official=official, served=served), result.sample
+    )
     item_judge = settings_for(settings, official=official)[0].resolve()
     mismatch = served_note(item_judge.model, served, item_judge.endpoint, "judge")
     section = {
         "signature": folder.signature,
+        "sample": None if result.sample is None else result.sample.to_json(),
         "protocol": protocol,
         "model": item_judge.model,
         "endpoint": item_judge.endpoint.to_json(),

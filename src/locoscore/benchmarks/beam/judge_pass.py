@@ -19,6 +19,7 @@ from locoscore.benchmarks.beam import judge as beam_judge
 from locoscore.benchmarks.beam.data import ABILITIES, BeamDataset, BeamQuestion
 from locoscore.benchmarks.beam.scoring import aggregate_abilities
 from locoscore.data.models import PredictionRecord
+from locoscore.data.sample import QuestionSample, SampleSpec
 from locoscore.errors import InputError
 from locoscore.judge.api import PassResult, run_pass
 from locoscore.judge.prompts import PromptTemplate
@@ -119,6 +120,7 @@ class BeamJudgeResult:
     matches: PassResult | None
     summary: dict[str, Any] | None = None
     rows: list[dict[str, Any]] = field(default_factory=list)
+    sample: QuestionSample | None = None  # `--limit`: the questions judged
 
     def passes(self) -> list[PassResult]:
         return [self.items] + ([self.matches] if self.matches else [])
@@ -151,12 +153,22 @@ async def beam_judge_pass(
     dry_run: bool = False,
     batch: bool = False,
     user_cache: bool = False,
+    sample: SampleSpec | None = None,
     **pass_options: Any,
 ) -> BeamJudgeResult:
     by_id = {p.question_id: p for p in predictions}
     # every question of the conversations answered: an unanswered one counts as wrong
     answered = {q.conversation_id for q in data.questions if q.question_id in by_id}
     questions = [q for q in data.questions if q.conversation_id in answered]
+    drawn = None
+    if sample is not None:  # `--limit`: stratified by the ten abilities
+        drawn = sample.draw(
+            questions,
+            item_id=lambda q: q.question_id,
+            stratum=lambda q: q.ability,
+            stratum_name="ability",
+        )
+        questions = drawn.keep(questions, lambda q: q.question_id)
     item_records, match_records = _records(questions, by_id, official=official)
     item_settings, match_settings = settings_for(settings, official=official)
     common = {"batch": batch, "dry_run": dry_run, "user_cache": user_cache, **pass_options}
@@ -164,7 +176,7 @@ async def beam_judge_pass(
     matches = None
     if match_records:
         matches = await run_pass(match_records, match_settings, out / CACHE_FILE, **common)
-    result = BeamJudgeResult(items, matches)
+    result = BeamJudgeResult(items, matches, sample=drawn)
     if dry_run:
         return result
     result.rows, result.summary = score_verdicts(

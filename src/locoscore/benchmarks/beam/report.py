@@ -10,7 +10,15 @@ from typing import Any
 from locoscore.benchmarks.beam.baselines import PUBLISHED, SIZES
 from locoscore.benchmarks.beam.data import ABILITIES
 from locoscore.llm.endpoint import through_sentence
-from locoscore.report.document import Block, Heading, Notes, Paragraph, Preformatted, Table
+from locoscore.report.document import (
+    Banner,
+    Block,
+    Heading,
+    Notes,
+    Paragraph,
+    Preformatted,
+    Table,
+)
 from locoscore.report.html import render_html
 from locoscore.report.markdown import render_markdown
 
@@ -105,6 +113,14 @@ def blocks(summary: dict[str, Any]) -> list[Block]:
             f"judge calls: {calls['made']} made, {calls['cached']} cached, {calls['failed']} "
             f"failed; cost {'n/a' if cost is None else f'${cost:.2f}'}"
         )
+        if isinstance(sample := judge.get("sample"), dict):
+            out.append(
+                Banner(
+                    f"Scores come from a sample of {sample['size']:,} of "
+                    f"{sample['population']:,} questions ({sample['signature']}), not the "
+                    "full benchmark."
+                )
+            )
         judged = through_sentence(
             "judged", judge.get("endpoint"), bool((judge.get("served") or {}).get("fake"))
         )
@@ -138,6 +154,7 @@ def blocks(summary: dict[str, Any]) -> list[Block]:
                 table_rows,
                 numeric=(False, True, True, False),
                 caption="Event ordering: Kendall τ-b normalised to (τ + 1) / 2.",
+                subset=str((judge.get("sample") or {}).get("signature") or ""),
             ),
             Paragraph(
                 "Event ordering, matched-item F1 (beside τ, as the official code computes it): "

@@ -20,6 +20,7 @@ from typing import Any
 from locoscore._io import write_json_atomic, write_text_atomic
 from locoscore.benchmarks.longmemeval import judging
 from locoscore.benchmarks.longmemeval.data import QUESTION_TYPES, LongMemEvalData, QuestionMeta
+from locoscore.data.sample import SampleSpec, with_sample
 from locoscore.judge.api import PassResult, run_pass
 from locoscore.judge.outputs import CACHE_FILE
 from locoscore.judge.settings import JudgeSettings
@@ -64,11 +65,15 @@ async def audit_longmemeval(
     dry_run: bool = False,
     batch: bool = False,
     user_cache: bool = False,
+    sample: SampleSpec | None = None,
 ) -> tuple[PassResult, dict[str, Any] | None]:
-    from locoscore.benchmarks.longmemeval.judge_pass import lme_settings
+    from locoscore.benchmarks.longmemeval.judge_pass import draw_sample, lme_settings
 
     settings = lme_settings(settings, type_templates or {})
     sets = probe_sets(data)
+    drawn = draw_sample(data, sample)  # one sample of the questions cuts every set
+    if drawn is not None:
+        sets = {name: {q: a for q, a in s.items() if q in drawn.ids} for name, s in sets.items()}
     records = []
     owner: dict[str, tuple[str, QuestionMeta]] = {}
     metas = {m.question_id: m for m in data.questions}
@@ -89,7 +94,13 @@ async def audit_longmemeval(
     for row in result.run.rows:
         if row.score is not None:
             votes[row.key].append(row.score >= 50.0)
-    document: dict[str, Any] = {"judge": result.judge.describe(), "sets": {}}
+    judge = result.judge.describe()
+    judge["signature"] = with_sample(judge["signature"], drawn)
+    document: dict[str, Any] = {
+        "judge": judge,
+        "sample": None if drawn is None else drawn.to_json(),
+        "sets": {},
+    }
     for name in sets:
         cells: dict[str, list[float]] = defaultdict(list)
         for key, (set_name, meta) in owner.items():
@@ -120,6 +131,11 @@ def _markdown(document: dict[str, Any]) -> str:
         "",
         f"Judge: `{document['judge']['signature']}`",
         "",
+        *(
+            [f"**Subset ({sample['signature']}): not the full benchmark.**", ""]
+            if (sample := document.get("sample"))
+            else []
+        ),
         "Share of responses the judge accepted (%), per probe set:",
         "",
         "| set | should be | " + " | ".join(columns) + " |",

@@ -14,7 +14,8 @@ from locoscore._io import sha256_file, write_json_atomic, write_jsonl_atomic
 from locoscore.benchmarks.longmemeval import judging
 from locoscore.benchmarks.longmemeval.accuracy import accuracy
 from locoscore.benchmarks.longmemeval.answers import Answers, read_answers
-from locoscore.benchmarks.longmemeval.data import LongMemEvalData
+from locoscore.benchmarks.longmemeval.data import LongMemEvalData, QuestionMeta
+from locoscore.data.sample import QuestionSample, SampleSpec, with_sample
 from locoscore.errors import InputError
 from locoscore.judge.api import PassResult, run_pass
 from locoscore.judge.outputs import CACHE_FILE, JUDGMENTS_FILE
@@ -34,19 +35,36 @@ def lme_settings(settings: JudgeSettings, type_templates: dict[str, Path]) -> Ju
     template = settings.template or judging.with_user_templates(
         judging.builtin_template(), type_templates
     )
-    # every type is judged: LoCoMo's adversarial exclusion (category 5) does not apply
-    return dataclasses.replace(settings, template=template, include_adversarial=True)
+    # every type is judged: the judge's category-5 exclusion (LoCoMo's adversarial one)
+    # must not drop the rule that has id 5; LongMemEval excludes no type, so the signature
+    # carries no `adv:` part
+    return dataclasses.replace(
+        settings, template=template, include_adversarial=True, signs_exclusion=False
+    )
 
 
-def recorded_summary(data: LongMemEvalData, answers: Answers) -> dict[str, Any] | None:
+def recorded_summary(metas: list[QuestionMeta], answers: Answers) -> dict[str, Any] | None:
     if not answers.recorded:
         return None
     scores = {q: float(label) for q, label in answers.recorded.items()}
     return {
         "source": "autoeval_label",
         "models": sorted(answers.recorded_models),
-        **accuracy(data.questions, scores),
+        **accuracy(metas, scores),
     }
+
+
+def draw_sample(data: LongMemEvalData, spec: SampleSpec | None) -> QuestionSample | None:
+    """`--limit`: a sample of the file's questions (missing answers count, so the file is
+    the population), stratified by the six question types."""
+    if spec is None:
+        return None
+    return spec.draw(
+        data.questions,
+        item_id=lambda m: m.question_id,
+        stratum=lambda m: m.question_type,
+        stratum_name="type",
+    )
 
 
 async def judge_longmemeval(
@@ -60,12 +78,17 @@ async def judge_longmemeval(
     batch: bool = False,
     progress: ProgressSink | None = None,
     user_cache: bool = False,
+    sample: SampleSpec | None = None,
 ) -> tuple[PassResult, dict[str, Any] | None]:
     answers = read_answers(answers_path, data)
+    drawn = draw_sample(data, sample)
+    metas = data.questions if drawn is None else drawn.keep(data.questions, _question_id)
     settings = lme_settings(settings, type_templates or {})
     if out.exists() and not out.is_dir():
         raise InputError("not a folder", file=str(out), field="--out")
-    records = judging.judge_records(data, answers.predictions)
+    wanted = {m.question_id for m in metas}
+    predictions = {q: p for q, p in answers.predictions.items() if q in wanted}
+    records = judging.judge_records(data, predictions)
     if not dry_run:
         out.mkdir(parents=True, exist_ok=True)
     result = await run_pass(
@@ -87,8 +110,11 @@ async def judge_longmemeval(
     scores: dict[str, float | None] = {
         r.source: (sum(v) / len(v) if v else None) for r in records for v in [by_key[r.key]]
     }
+    described = result.judge.describe()
     section: dict[str, Any] = {
-        **result.judge.describe(),
+        **described,
+        "signature": with_sample(described["signature"], drawn),
+        "sample": None if drawn is None else drawn.to_json(),
         "benchmark": "longmemeval",
         "rules": "abstention by the _abs id, then the question type",
         "input": {
@@ -103,7 +129,7 @@ async def judge_longmemeval(
             "version": data.version,
         },
         "failed_answers": len(answers.failed),
-        **accuracy(data.questions, scores),
+        **accuracy(metas, scores),
         "calls": {
             "made": result.run.stats.made,
             "cached": result.run.stats.cached,
@@ -113,7 +139,7 @@ async def judge_longmemeval(
     }
     if runs > 1:
         section["runs_per_question"] = runs
-    recorded = recorded_summary(data, answers)
+    recorded = recorded_summary(metas, answers)
     if recorded is not None:
         section["recorded_judge"] = recorded
     order = {r.key: i for i, r in enumerate(records)}
@@ -129,9 +155,13 @@ async def judge_longmemeval(
             "submitted": m.question_id in scores,
             "j": scores.get(m.question_id),
         }
-        for m in data.questions
+        for m in metas
     ]
     write_jsonl_atomic(out / JUDGMENTS_FILE, [r.as_json() for r in rows])
     write_jsonl_atomic(out / SCORES_FILE, per_question)
     write_json_atomic(out / "summary.json", summary)
     return result, section
+
+
+def _question_id(meta: QuestionMeta) -> str:
+    return meta.question_id

@@ -1,8 +1,11 @@
-"""A LongMemEval folder's report (report.md) and the comparison of two folders.
+"""A LongMemEval folder's report (report.md and a self-contained report.html, from the same
+blocks) and the comparison of two folders.
 
-The headline is the judge's accuracy with a missing answer counted as wrong; the official
-"over submitted answers" figure and the count of missing stand beside it. Published numbers
-are listed with their reader, judge and file, never ranked against this run.
+The headline comes first: the title names the system and the benchmark, then the judge's
+accuracy with a missing answer counted as wrong, the official "over submitted answers"
+figure and the count of missing beside it; the per-type tables, retrieval and the data
+follow. Published numbers are listed with their reader, judge and file, never ranked
+against this run.
 """
 
 from __future__ import annotations
@@ -16,9 +19,22 @@ from locoscore._io import read_jsonl, write_json_atomic, write_text_atomic
 from locoscore.benchmarks.longmemeval.baselines import BASELINES
 from locoscore.benchmarks.longmemeval.data import QUESTION_TYPES
 from locoscore.errors import InputError
+from locoscore.report.document import (
+    Banner,
+    Block,
+    Heading,
+    Notes,
+    Paragraph,
+    Preformatted,
+    Table,
+)
+from locoscore.report.html import render_html
+from locoscore.report.markdown import render_markdown
 from locoscore.stats import bootstrap_mean_ci, mcnemar_exact
 
 REPORT = "report.md"
+REPORT_HTML = "report.html"
+AGGREGATES = ("task_averaged", "overall", "abstention")
 
 
 def _read(directory: Path, name: str) -> dict[str, Any]:
@@ -44,38 +60,81 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     return lines + ["| " + " | ".join(row) + " |" for row in rows]
 
 
-def _judge_lines(judge: dict[str, Any], title: str) -> list[str]:
+def _title(run: dict[str, Any]) -> str:
+    system = run.get("system")
+    name = system.get("name") if isinstance(system, dict) else system
+    answer = run.get("answer")
+    model = answer.get("model") if isinstance(answer, dict) else None
+    who = " + ".join(str(x) for x in (name, model) if x) or "predictions"
+    return f"{who} on LongMemEval"
+
+
+def _subset(judge: dict[str, Any]) -> str:
+    sample = judge.get("sample")
+    return str(sample.get("signature")) if isinstance(sample, dict) else ""
+
+
+def _headline(judge: dict[str, Any]) -> list[Block]:
+    strict, official = judge["missing_counts_as_wrong"], judge["over_submitted"]
+    out: list[Block] = []
+    if isinstance(sample := judge.get("sample"), dict):
+        out.append(
+            Banner(
+                f"J comes from a sample of {sample.get('size', 0):,} of "
+                f"{sample.get('population', 0):,} questions ({sample.get('signature')}), "
+                "not the full benchmark."
+            )
+        )
+    out.append(
+        Notes(
+            [
+                f"J overall, missing = wrong: {_pct(strict['overall'])} over "
+                f"{judge['questions']} questions",
+                f"task-averaged: {_pct(strict['task_averaged'])}; abstention: "
+                f"{_pct(strict['abstention'])}",
+                f"over submitted answers (the official figure): {_pct(official['overall'])}",
+                f"{judge['submitted']} of {judge['questions']} questions submitted, "
+                f"{judge['missing']} missing (counted as wrong)"
+                + (f", {judge['unjudged']} with no judge verdict" if judge.get("unjudged") else ""),
+            ]
+        )
+    )
+    return [*out, Preformatted([str(judge["signature"])]), Paragraph(f"Rules: {judge['rules']}.")]
+
+
+def _judge_blocks(judge: dict[str, Any], title: str, subset: str = "") -> list[Block]:
     strict, official = judge["missing_counts_as_wrong"], judge["over_submitted"]
     rows = [
         [t, str(strict["by_type"][t]["count"]), _pct(strict["by_type"][t]),
          _pct(official["by_type"][t])]
         for t in QUESTION_TYPES
     ]  # fmt: skip
-    for name in ("task_averaged", "overall", "abstention"):
-        rows.append([f"**{name.replace('_', '-')}**", str(strict[name].get("count", "")),
+    for name in AGGREGATES:
+        rows.append([name.replace("_", "-"), str(strict[name].get("count", "")),
                      _pct(strict[name]), _pct(official[name])])  # fmt: skip
     headers = ["", "n", "J, missing = wrong (95 % CI)", "J over submitted (official)"]
+    aggregates = frozenset(range(len(QUESTION_TYPES), len(rows)))
     return [
-        f"## {title}",
-        "",
-        f"{judge['submitted']} of {judge['questions']} questions submitted, "
-        f"**{judge['missing']} missing** (counted as wrong in the first column)"
-        + (f", {judge['unjudged']} with no judge verdict" if judge.get("unjudged") else "")
-        + ".",
-        "",
-        *_table(headers, rows),
-        "",
-    ]
+        Heading(title),
+        Paragraph(
+            f"{judge['submitted']} of {judge['questions']} questions submitted, "
+            f"{judge['missing']} missing (counted as wrong in the first column)."
+        ),
+        Table(headers, rows, highlight=aggregates, numeric=(False, True, True, True),
+              subset=subset),
+    ]  # fmt: skip
 
 
-def _retrieval_lines(retrieval: dict[str, Any]) -> list[str]:
-    lines = ["## Retrieval (official definitions)", ""]
+def _retrieval_blocks(retrieval: dict[str, Any]) -> list[Block]:
     skipped = retrieval["skipped"]
-    lines.append(
-        f"{retrieval['scored']} questions scored; skipped: {skipped['abstention']} abstention, "
-        f"{skipped['no_gold']} without a user-side evidence turn, {skipped['unattributed']} "
-        "whose items name no turn."
-    )
+    out: list[Block] = [
+        Heading("Retrieval (official definitions)"),
+        Paragraph(
+            f"{retrieval['scored']} questions scored; skipped: {skipped['abstention']} "
+            f"abstention, {skipped['no_gold']} without a user-side evidence turn, "
+            f"{skipped['unattributed']} whose items name no turn."
+        ),
+    ]
     overall = retrieval.get("overall")
     if overall:
         rows = []
@@ -85,24 +144,57 @@ def _retrieval_lines(retrieval: dict[str, Any]) -> list[str]:
                     f"{overall[level][f'{m}@{k}']:.3f}"
                     for m in ("recall_any", "recall_all", "ndcg_any")
                 )])  # fmt: skip
-        lines += ["", *_table(["level", "k", "recall_any", "recall_all", "ndcg_any"], rows)]
-    return [*lines, ""]
+        headers = ["level", "k", "recall_any", "recall_all", "ndcg_any"]
+        out.append(Table(headers, rows, numeric=(False, True, True, True, True)))
+    return out
 
 
-def _baseline_lines() -> list[str]:
+def _baseline_blocks() -> list[Block]:
     rows = [
         [b.system, f"{b.overall:.1f}", b.reader, b.judge, b.file, b.provenance, b.source]
         for b in BASELINES
     ]
     return [
-        "## Published numbers (not comparable, not ranked)",
-        "",
-        "Each row has its own reader, judge, prompt and file; none is comparable with this "
-        "run, or with another row, unless all of those match.",
-        "",
-        *_table(["System", "J", "Reader", "Judge", "File", "Provenance", "Source"], rows),
-        "",
+        Heading("Published numbers (not comparable, not ranked)"),
+        Paragraph(
+            "Each row has its own reader, judge, prompt and file; none is comparable with this "
+            "run, or with another row, unless all of those match."
+        ),
+        Table(
+            ["System", "J", "Reader", "Judge", "File", "Provenance", "Source"],
+            rows,
+            numeric=(False, True, False, False, False, False, False),
+            own_numbers=False,
+        ),
     ]
+
+
+def blocks(summary: dict[str, Any], run: dict[str, Any]) -> list[Block]:
+    """Title, headline, then the detail: per-type J, recorded J, retrieval, data, published."""
+    judge = summary.get("judge")
+    out: list[Block] = [Heading(_title(run or summary.get("run") or {}), 1)]
+    if judge:
+        out += _headline(judge)
+    else:
+        out.append(
+            Paragraph("Not judged yet: run `locoscore judge --benchmark longmemeval` on it.")
+        )
+    if run:
+        out += [Heading("Run"), Preformatted([str(run["signature"])])]
+    data = run.get("dataset") or (judge or {}).get("dataset") or {}
+    if data:
+        out += [
+            Heading("Data"),
+            Paragraph(f"{data.get('file')} (sha256 {data.get('sha256')}, {data.get('version')})"),
+        ]
+    if judge:
+        out += _judge_blocks(judge, "Judge accuracy (J)", _subset(judge))
+        if recorded := judge.get("recorded_judge"):
+            title = f"Recorded J (official evaluator: {', '.join(recorded['models'])})"
+            out += _judge_blocks(recorded, title)
+    if summary.get("retrieval"):
+        out += _retrieval_blocks(summary["retrieval"])
+    return out + _baseline_blocks()
 
 
 def write_report(directory: Path) -> list[Path]:
@@ -112,30 +204,16 @@ def write_report(directory: Path) -> list[Path]:
             "no summary.json: run `locoscore run` or `judge` first", file=str(directory)
         )
     run = _read(directory, "run.json")
-    lines = ["# LongMemEval results", ""]
-    data = run.get("dataset") or (summary.get("judge") or {}).get("dataset") or {}
-    if run:
-        lines += [f"Run: `{run['signature']}`", ""]
-    if data:
-        lines += [
-            f"Data: {data.get('file')} (sha256 {data.get('sha256')}, {data.get('version')})",
-            "",
-        ]
-    judge = summary.get("judge")
-    if judge:
-        lines += [f"Judge: `{judge['signature']}` ({judge['rules']})", ""]
-        lines += _judge_lines(judge, "Judge accuracy (J)")
-        if judge.get("recorded_judge"):
-            recorded = judge["recorded_judge"]
-            lines += _judge_lines(
-                recorded, f"Recorded J (official evaluator: {', '.join(recorded['models'])})"
-            )
-    if summary.get("retrieval"):
-        lines += _retrieval_lines(summary["retrieval"])
-    lines += _baseline_lines()
-    path = directory / REPORT
-    write_text_atomic(path, "\n".join(lines))
-    return [path]
+    document = blocks(summary, run)
+    title = _title(run or summary.get("run") or {})
+    written = []
+    for name, text in (
+        (REPORT, render_markdown(document)),
+        (REPORT_HTML, render_html(document, title)),
+    ):
+        write_text_atomic(directory / name, text)
+        written.append(directory / name)
+    return written
 
 
 def _scores(directory: Path) -> dict[str, dict[str, Any]]:
