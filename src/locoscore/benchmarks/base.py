@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from locoscore.data.conversation import Conversation, Question
 
 if TYPE_CHECKING:
+    from locoscore.benchmarks.board_row import BoardRow
     from locoscore.run.answer_prompt import AnswerPrompt
 
 
@@ -166,6 +167,12 @@ class Benchmark(ABC):
 
     def compare(self, dir_a: Path, dir_b: Path, out: Path) -> dict[str, Any]:
         raise NotImplementedError
+
+    def board_row(self, directory: Path) -> BoardRow | None:
+        """A results folder as `locoscore board` shows it: its headline and other metrics,
+        per type, answered and failed, per-question scores for the paired test. None: the
+        board reads the folder's LoCoMo-shaped rows and report statistics itself."""
+        return None
 
     # A benchmark whose judge audit builds its probe sets from its own data.
     own_audit = False

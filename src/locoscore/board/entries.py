@@ -3,7 +3,9 @@
 The numbers are the folder's report statistics, computed by the code that writes
 summary.json's `report` section (`report.build.statistics_section`), so a board row always
 equals the folder's own report. A folder whose summary.json records gold errata also gives a
-second entry, on the questions whose gold stands (the verified-gold view).
+second entry, on the questions whose gold stands (the verified-gold view). A folder whose
+benchmark reads it for the board (`Benchmark.board_row`) gives one entry
+with that benchmark's own metrics and intervals, as its summary.json records them.
 """
 
 from __future__ import annotations
@@ -13,7 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from locoscore.board.identity import ALL_QUESTIONS, SHA_SHOWN, Identity, identity_of
+from locoscore.benchmarks import get_benchmark, recorded_benchmark
+from locoscore.benchmarks.board_row import BoardCell, BoardRow, read_summary
+from locoscore.board.identity import (
+    ALL_QUESTIONS,
+    SHA_SHOWN,
+    Identity,
+    identity_of,
+    own_identity,
+)
 from locoscore.errors import InputError
 from locoscore.report import analysis as an
 from locoscore.report.build import statistics_section
@@ -30,14 +40,24 @@ class Entry:
     metrics: dict[str, Any]  # the `report.metrics` schema of summary.json for this view
     statistics: dict[str, Any]  # the whole `report` section (latency, judge, lengths)
     keep: Callable[[dict[str, Any]], bool] | None  # the view's question filter
+    own: BoardRow | None = None  # the row its benchmark read (then `results.rows` is empty)
 
     @property
     def summary(self) -> dict[str, Any]:
         return self.results.summary
 
+    def metric_list(self) -> list[Metric]:
+        """The metrics the row has: its benchmark's (headline first), else METRICS order."""
+        if self.own is not None:
+            return [own_metric(m.key, m.label) for m in self.own.metrics]
+        return [m for m in METRICS if m.column in self.metrics]
+
     def headline(self) -> Metric | None:
-        """J when judged, else the first lexical metric the folder has (METRICS order)."""
-        present = [m for m in METRICS if m.column in self.metrics]
+        """The benchmark's own headline; else J when judged, else the first lexical metric
+        the folder has (METRICS order)."""
+        present = self.metric_list()
+        if self.own is not None:
+            return present[0] if present else None
         judged = [m for m in present if m.is_judge]
         ranked = judged or present
         return ranked[0] if ranked else None
@@ -46,6 +66,38 @@ class Entry:
         cell = (self.metrics.get(metric.column) or {}).get("overall") or {}
         value = cell.get("mean")
         return float(value) if isinstance(value, int | float) else None
+
+
+def own_metric(key: str, label: str) -> Metric:
+    """A benchmark's own metric as the page's tables and charts take it (0-100)."""
+    return Metric(key, label, "judge", 1.0, False, None, decimals=2)
+
+
+def _cell_json(c: BoardCell) -> dict[str, Any]:
+    interval = None if c.low is None or c.high is None else {"low": c.low, "high": c.high}
+    return {"mean": c.mean, "ci95": interval, "n": c.n}
+
+
+def _own_entry(folder: Path, given_as: str, benchmark: str, row: BoardRow) -> Entry:
+    summary = read_summary(folder)
+    measures = _get(summary, "run", "measures") or {}
+    latency = dict(_get(measures, "latency") or {})
+    latency["context_tokens"] = _get(measures, "context_tokens")
+    statistics = {
+        "latency": latency,
+        "judge": {"run_level_std": row.judge_run_std},
+        "answer_length": {"overall": _get(measures, "answer_words", "overall")},
+    }
+    metrics = {
+        m.key: {
+            "overall": _cell_json(m.overall),
+            "by_category": {t: _cell_json(c) for t, c in m.by_type.items()},
+        }
+        for m in row.metrics
+    }
+    results = Results(folder, [], summary)
+    identity = own_identity(benchmark, summary, row)
+    return Entry(given_as, results, identity, metrics, statistics, None, row)
 
 
 def _get(data: Any, *path: str) -> Any:
@@ -99,6 +151,8 @@ def row_facts(entry: Entry) -> dict[str, Any]:
     measures = _get(s, "run", "measures") or {}
     recorded = recorded_judge(s)
     failed = measures.get("failed") if isinstance(measures, dict) else None
+    if entry.own is not None:
+        failed = entry.own.failed
     return {
         "system": system_name(s),
         "signature": system_signature(s),
@@ -112,7 +166,11 @@ def row_facts(entry: Entry) -> dict[str, Any]:
         "answer_words": _get(stats, "answer_length", "overall", "mean"),
         "ingestion_cost_usd": _cost(s, "run", "ingestion", "totals"),
         "answer_cost_usd": _cost(s, "run", "answer_calls"),
+        "judge_cost_usd": _cost(s, "judge"),
         "questions": entry.identity.questions,
+        "answered": entry.own.answered
+        if entry.own is not None
+        else (entry.identity.questions - failed if isinstance(failed, int) else None),
         "failed": failed if isinstance(failed, int) else None,
     }
 
@@ -124,7 +182,12 @@ def _statistics(results: Results) -> tuple[an.Analysis, dict[str, Any]]:
 
 def folder_entries(folder: Path, given_as: str) -> list[Entry]:
     """The entries of one results folder: all questions, and the verified-gold view when its
-    summary.json records gold errata. Bad input raises InputError naming the file."""
+    summary.json records gold errata; the one entry its benchmark reads, when it does. Bad
+    input raises InputError naming the file."""
+    benchmark = get_benchmark(recorded_benchmark(folder))
+    own = benchmark.board_row(folder)
+    if own is not None:
+        return [_own_entry(folder, given_as, benchmark.name, own)]
     results = load_results(folder)
     if not isinstance(results.summary.get("lexical", {}), dict):
         raise InputError("expected an object", file=str(folder / SUMMARY_FILE), field="lexical")

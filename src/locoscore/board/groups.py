@@ -2,7 +2,8 @@
 
 Rows are never ranked across groups. Within one, each row is tested against the group's
 leader on the questions both answered (the paired Wilcoxon test of `locoscore compare`), the
-p-values Holm-adjusted across the group's rows; a row the test cannot tell from the leader
+p-values Holm-adjusted across the group's rows (a benchmark that reads its own folders gives
+per-question headline scores for the same test); a row the test cannot tell from the leader
 shares rank 1 with it, and rows with equal headline means share a rank.
 """
 
@@ -14,8 +15,10 @@ from dataclasses import dataclass
 from locoscore import stats
 from locoscore.board.entries import Entry
 from locoscore.board.identity import Identity
-from locoscore.compare import ALPHA, paired_metric
+from locoscore.compare import ALPHA, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, paired_metric
 from locoscore.report.metrics import Metric
+
+DIFFERENCE_DECIMALS = 6
 
 
 @dataclass(frozen=True)
@@ -54,7 +57,23 @@ class Group:
         return f"Group {self.number}"
 
 
+def _own_versus(leader: Entry, entry: Entry) -> tuple[int, float, float, float, float]:
+    """Per-question headline scores its benchmark gave, paired on the questions both
+    answered: mean difference, its paired-bootstrap interval, the Wilcoxon p."""
+    a, b = (e.own.scores if e.own else {} for e in (leader, entry))
+    shared = sorted(set(a) & set(b))
+    if not shared:
+        return (0, 0.0, 0.0, 0.0, 1.0)
+    # rounded: scores scaled to 0-100 must not have their ties broken by float noise
+    differences = [round(b[k] - a[k], DIFFERENCE_DECIMALS) for k in shared]
+    ci = stats.bootstrap_mean_ci(differences, resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED)
+    p = stats.wilcoxon_signed_rank(differences).p_value
+    return (len(shared), ci.estimate, ci.low, ci.high, p)
+
+
 def _versus(leader: Entry, entry: Entry, metric: Metric) -> tuple[int, float, float, float, float]:
+    if leader.own is not None or entry.own is not None:
+        return _own_versus(leader, entry)
     mc = paired_metric(leader.results, entry.results, metric, leader.keep)
     if mc is None:
         return (0, 0.0, 0.0, 0.0, 1.0)

@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from locoscore.benchmarks.board_row import BoardRow
 from locoscore.report.load import Results
 from locoscore.results_dir import row_key
 
@@ -167,4 +168,20 @@ def identity_of(results: Results, rows: list[dict[str, Any]], view: str) -> Iden
         questions_sha256=_questions_sha(rows),
         lexical=lexical,
         judge=str(judge) if judge is not None else None,
+    )
+
+
+def own_identity(benchmark: str, summary: dict[str, Any], row: BoardRow) -> Identity:
+    """The identity of a row its benchmark read: no lexical protocol, its judge signature,
+    the questions its numbers are over (by id)."""
+    keys = "\n".join(sorted(row.question_ids))
+    return Identity(
+        benchmark=benchmark,
+        dataset_sha256=_dataset_sha(summary),
+        sample=_sample(summary),
+        view=ALL_QUESTIONS,
+        questions=len(row.question_ids),
+        questions_sha256=hashlib.sha256(keys.encode("utf-8")).hexdigest(),
+        lexical=(),
+        judge=row.judge_signature,
     )

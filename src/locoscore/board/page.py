@@ -28,14 +28,16 @@ METHOD = (
     "group's leader on the questions both answered, with the Wilcoxon signed-rank p of "
     "`locoscore compare`, Holm-adjusted across the group's rows; a row the test cannot tell "
     f"from the leader at {ALPHA:.0%} shares rank 1 with it (shown as =1), and equal headline "
-    "means share a rank. F1 and BLEU-1 x100, J 0-100."
+    "means share a rank. F1 and BLEU-1 x100, J 0-100. A benchmark that reads its own folders "
+    "gives its own headline (named in the group's title), its intervals as its summary.json "
+    "records them, and per-question scores for the same paired test; shown 0-100."
 )
 
 
 def _cell_text(metric: Metric, cell: dict[str, Any] | None) -> str:
     if not cell or cell.get("mean") is None:
         return DASH
-    ci = cell.get("ci95_bootstrap") or {}
+    ci = cell.get("ci95_bootstrap") or cell.get("ci95") or {}  # a benchmark's own: "ci95"
     d = metric.decimals
     low, high = ci.get("low"), ci.get("high")
     interval = f" [{low:.{d}f}, {high:.{d}f}]" if low is not None and high is not None else ""
@@ -82,9 +84,11 @@ def _signature_text(signature: dict[str, Any]) -> list[str]:
 
 
 def group_metrics(group: Group) -> list[Metric]:
-    """The headline first, then every other metric the group's rows have (METRICS order)."""
-    present = [m for m in METRICS if any(m.column in r.entry.metrics for r in group.rows)]
-    return sorted(present, key=lambda m: m != group.headline)
+    """The headline first, then every other metric the group's rows have (METRICS order,
+    then a benchmark's own metrics in the order it gives them)."""
+    present = list(dict.fromkeys(m for r in group.rows for m in r.entry.metric_list()))
+    order = {m: i for i, m in enumerate([*METRICS, *present])}
+    return sorted(present, key=lambda m: (m != group.headline, order[m]))
 
 
 def _scores_table(group: Group, facts: list[dict[str, Any]]) -> Table:
@@ -113,8 +117,8 @@ def _scores_table(group: Group, facts: list[dict[str, Any]]) -> Table:
 def _costs_table(group: Group, facts: list[dict[str, Any]]) -> Table:
     headers = [
         "Rank", "System", "Folder", "Evidence recall %", "Context tokens", "Search p50 / p95",
-        "Total p50 / p95", "Answer words", "Ingestion cost", "Answer cost", "Questions",
-        "Failed",
+        "Total p50 / p95", "Answer words", "Ingestion cost", "Answer cost", "Judge cost",
+        "Questions", "Answered", "Failed",
     ]  # fmt: skip
     rows = []
     for row, f in zip(group.rows, facts, strict=True):
@@ -131,7 +135,9 @@ def _costs_table(group: Group, facts: list[dict[str, Any]]) -> Table:
                 fmt(f["answer_words"], 1),
                 _usd(f["ingestion_cost_usd"]),
                 _usd(f["answer_cost_usd"]),
+                _usd(f["judge_cost_usd"]),
                 str(f["questions"]),
+                DASH if f["answered"] is None else str(f["answered"]),
                 DASH if f["failed"] is None else str(f["failed"]),
             ]
         )
@@ -166,7 +172,7 @@ def _category_chart(group: Group, facts: list[dict[str, Any]]) -> Figure | None:
     series = []
     for (row, f), cats in zip(top, by_category, strict=True):
         cells = [cats.get(k) or {} for k in keys]
-        ci = [c.get("ci95_bootstrap") or {} for c in cells]
+        ci = [c.get("ci95_bootstrap") or c.get("ci95") or {} for c in cells]
         series.append(
             charts.BarSeries(
                 _label(row, f),

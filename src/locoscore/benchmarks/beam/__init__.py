@@ -17,6 +17,7 @@ from typing import Any
 from locoscore.benchmarks.base import Benchmark, QuestionType
 from locoscore.benchmarks.beam.data import ABILITIES, BeamDataset, load_beam
 from locoscore.benchmarks.beam.fetch import FETCH_NAMES, default_destination, fetch_beam
+from locoscore.benchmarks.board_row import BoardRow
 from locoscore.data.conversation import Conversation, Question
 from locoscore.errors import DatasetError
 
@@ -193,6 +194,11 @@ class Beam(Benchmark):
         return lines
 
     own_report = True
+
+    def board_row(self, directory: Path) -> BoardRow:
+        from locoscore.benchmarks.beam.board import board_row
+
+        return board_row(directory, ABILITY_NAMES)
 
     def report(self, directory: Path) -> list[Path]:
         from locoscore.benchmarks.beam.folder import write_report

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from locoscore.benchmarks.base import Benchmark, QuestionType
+from locoscore.benchmarks.board_row import BoardRow
 from locoscore.benchmarks.longmemeval import conversations as convs
 from locoscore.benchmarks.longmemeval.data import (
     FETCH_NAMES,
@@ -103,6 +104,11 @@ class LongMemEval(Benchmark):
         from locoscore.benchmarks.longmemeval.outputs import write_outputs
 
         return write_outputs(predictions, data, out, run_section)
+
+    def board_row(self, directory: Path) -> BoardRow:
+        from locoscore.benchmarks.longmemeval.board import board_row
+
+        return board_row(directory)
 
     def report(self, directory: Path) -> list[Path]:
         from locoscore.benchmarks.longmemeval.report import write_report

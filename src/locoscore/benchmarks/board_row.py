@@ -1,0 +1,119 @@
+"""A results folder as `locoscore board` shows it, when its benchmark reads the folder itself.
+
+A benchmark whose folders are not LoCoMo-shaped (no `sample_id`/`qa_index` rows, its own
+judge sections) returns a `BoardRow` from `Benchmark.board_row`: its metrics (the headline
+first, on a 0-100 scale) with their 95 % intervals as its summary.json records them, the
+headline per question type, what was answered, and the headline per question for the
+board's paired test against the group's leader. The readers here fail as bad input, naming
+the file and field.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from locoscore.errors import InputError
+
+SUMMARY = "summary.json"
+SCORES = "scores.jsonl"
+
+
+@dataclass(frozen=True)
+class BoardCell:
+    mean: float | None  # 0-100
+    low: float | None = None  # the 95 % interval the folder records
+    high: float | None = None
+    n: int | None = None
+
+
+@dataclass(frozen=True)
+class BoardMetric:
+    key: str  # stable id in board.json (e.g. `lme_j_missing_wrong`)
+    label: str  # what a table header says
+    overall: BoardCell
+    by_type: dict[str, BoardCell] = field(default_factory=dict)  # type or ability name
+
+
+@dataclass(frozen=True)
+class BoardRow:
+    metrics: tuple[BoardMetric, ...]  # the headline first; empty when not judged
+    question_ids: tuple[str, ...]  # every question the folder's numbers are over
+    answered: int
+    failed: int | None  # answers the run could not make (None: not recorded)
+    scores: dict[str, float]  # question id -> headline score (0-100), answered questions only
+    judge_signature: str | None
+    judge_run_std: float | None = None  # run-to-run std of the headline, 0-100
+
+
+def read_summary(directory: Path) -> dict[str, Any]:
+    path = directory / SUMMARY
+    try:
+        loaded = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError("missing (a results folder holds summary.json)", file=str(path)) from None
+    except (OSError, ValueError) as exc:
+        raise InputError(f"not valid JSON ({exc})", file=str(path)) from None
+    if not isinstance(loaded, dict):
+        raise InputError("expected a JSON object", file=str(path))
+    return loaded
+
+
+def read_scores(directory: Path) -> list[dict[str, Any]]:
+    path, rows = directory / SCORES, []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise InputError("missing", file=str(path)) from None
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError as exc:
+            raise InputError(
+                f"not valid JSON ({exc})", file=str(path), record=f"line {number}"
+            ) from None
+        if not isinstance(row, dict) or not isinstance(row.get("question_id"), str):
+            raise InputError(
+                "expected an object with a question_id",
+                file=str(path),
+                record=f"line {number}",
+                field="question_id",
+            )
+        rows.append(row)
+    return rows
+
+
+def need(data: Any, directory: Path, *path: str) -> Any:
+    """`data[path...]`, or bad input naming summary.json and the dotted field."""
+    for key in path:
+        if not isinstance(data, dict) or key not in data:
+            raise InputError("missing", file=str(directory / SUMMARY), field=".".join(path))
+        data = data[key]
+    return data
+
+
+def number(value: Any, directory: Path, name: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InputError(
+            f"expected a number, got {value!r}", file=str(directory / SUMMARY), field=name
+        )
+    return float(value)
+
+
+def cell(mean: Any, ci: Any, n: Any, directory: Path, name: str, scale: float = 1.0) -> BoardCell:
+    """A summary.json figure and its `[low, high]` interval, shown x`scale`."""
+    value = number(mean, directory, name)
+    interval = ci if isinstance(ci, list | tuple) and len(ci) == 2 else (None, None)
+    low, high = (number(v, directory, f"{name} ci95") for v in interval)
+    return BoardCell(
+        None if value is None else value * scale,
+        None if low is None else low * scale,
+        None if high is None else high * scale,
+        n if isinstance(n, int) and not isinstance(n, bool) else None,
+    )
