@@ -144,7 +144,7 @@ def test_rerun_is_served_from_the_cache(data, tmp_path: Path) -> None:
 def test_predictions_with_unknown_ids_are_refused(data, tmp_path: Path) -> None:
     path = tmp_path / "p.jsonl"
     path.write_text(json.dumps({"question_id": "99:abstention:0", "prediction": "x"}) + "\n")
-    with pytest.raises(InputError, match="line 1, field 'question_id': unknown BEAM question"):
+    with pytest.raises(InputError, match="line 1, field 'question_id': unknown question id"):
         read_predictions(path, data)
 
 

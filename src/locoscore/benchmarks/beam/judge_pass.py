@@ -9,12 +9,12 @@ A question with no prediction, or whose answer failed, scores 0 and is counted a
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from locoscore.benchmarks.answer_lines import answer_lines
 from locoscore.benchmarks.beam import judge as beam_judge
 from locoscore.benchmarks.beam.data import ABILITIES, BeamDataset, BeamQuestion
 from locoscore.benchmarks.beam.scoring import aggregate_abilities
@@ -43,36 +43,7 @@ def read_predictions(path: Path, data: BeamDataset) -> list[BeamPrediction]:
     and `response` are accepted names); ids must be the dataset's."""
     known = {q.question_id for q in data.questions}
     out: list[BeamPrediction] = []
-    seen: set[str] = set()
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read predictions ({exc})", file=str(path)) from None
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        where = f"line {number}"
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            raise InputError("not valid JSON", file=str(path), record=where) from None
-        if not isinstance(record, dict):
-            raise InputError("expected a JSON object", file=str(path), record=where)
-        qid = record.get("question_id")
-        if not isinstance(qid, str):
-            raise InputError(
-                "missing or not a string", file=str(path), record=where, field="question_id"
-            )
-        if qid not in known:
-            raise InputError(
-                f"unknown BEAM question id {qid!r} (not in {data.path})",
-                file=str(path),
-                record=where,
-                field="question_id",
-            )
-        if qid in seen:
-            raise InputError(f"question {qid!r} appears twice", file=str(path), record=where)
-        seen.add(qid)
+    for where, qid, record in answer_lines(path, known, str(data.path)):
         name = next((n for n in ("prediction", "hypothesis", "response") if n in record), None)
         text = record.get(name) if name else None
         if not isinstance(text, str):

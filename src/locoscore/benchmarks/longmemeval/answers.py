@@ -4,10 +4,10 @@ official evaluator's output (the same lines with `autoeval_label: {model, label}
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from locoscore.benchmarks.answer_lines import answer_lines
 from locoscore.benchmarks.longmemeval.data import LongMemEvalData
 from locoscore.errors import InputError
 
@@ -24,39 +24,10 @@ class Answers:
 
 def read_answers(path: Path, data: LongMemEvalData) -> Answers:
     """Every line checked; an id the dataset does not hold is bad input (one line, exit 2)."""
-    if not path.is_file():
-        raise InputError("answers file not found", file=str(path))
     known = {m.question_id for m in data.questions}
     answers = Answers(path, "", {})
     formats = set()
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as exc:
-        raise InputError(f"not UTF-8 text ({exc.reason})", file=str(path)) from None
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        where = f"line {n}"
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not valid JSON ({exc.msg})", file=str(path), record=where) from None
-        if not isinstance(row, dict):
-            raise InputError("expected an object", file=str(path), record=where)
-        qid = row.get("question_id")
-        if not isinstance(qid, str):
-            raise InputError(
-                "missing or not a string", file=str(path), record=where, field="question_id"
-            )
-        if qid not in known:
-            raise InputError(
-                f"unknown question id {qid!r} (not in {data.path.name})",
-                file=str(path),
-                record=where,
-                field="question_id",
-            )
-        if qid in answers.predictions or qid in answers.failed:
-            raise InputError(f"question {qid!r} answered twice", file=str(path), record=where)
+    for where, qid, row in answer_lines(path, known, data.path.name):
         if "hypothesis" in row:
             text, fmt = row["hypothesis"], "hypotheses"
         elif "prediction" in row:
