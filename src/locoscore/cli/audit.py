@@ -41,6 +41,7 @@ from locoscore.cli._judge_options import (
     TimeoutOpt,
     UserCacheOpt,
     judge_settings,
+    print_benchmark_outcome,
     print_estimate,
 )
 from locoscore.cli._options import (
@@ -123,15 +124,9 @@ def _audit_with_benchmark_sets(
             f"questions ({drawn['signature']}) in every probe set",
             highlight=False,
         )
-    if dry_run or document is None:
-        lines = bench.dry_run_lines(result)
-        if lines is None:
-            print_estimate(result, batch)
-        for line in lines or ():
-            console.print(line, highlight=False, soft_wrap=True)
-        return
-    for line in bench.audit_lines(document, out):
-        console.print(line, highlight=False, soft_wrap=True)
+    done = not dry_run and document is not None
+    lines = bench.audit_lines(document, out) if done and document is not None else None
+    print_benchmark_outcome(lines, result, None if done else bench.dry_run_lines(result), batch)
 
 
 @app.command("audit")

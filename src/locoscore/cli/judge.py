@@ -45,6 +45,7 @@ from locoscore.cli._judge_options import (
     TimeoutOpt,
     UserCacheOpt,
     judge_settings,
+    print_benchmark_outcome,
     print_estimate,
 )
 from locoscore.cli._options import (
@@ -295,16 +296,10 @@ def _judge_with_benchmark_rules(
             f"questions ({drawn['signature']}); J is a subset",
             highlight=False,
         )
-    if dry_run or section is None:
-        lines = bench.dry_run_lines(result)
-        if lines is None:
-            print_estimate(result, batch)
-        for line in lines or ():
-            console.print(line, highlight=False, soft_wrap=True)
-        return
-    for line in bench.judge_lines(section, out):
-        console.print(line, highlight=False, soft_wrap=True)
-    if section.get("error"):
+    done = not dry_run and section is not None
+    lines = bench.judge_lines(section, out) if done and section is not None else None
+    print_benchmark_outcome(lines, result, None if done else bench.dry_run_lines(result), batch)
+    if section is not None and section.get("error"):
         err_console.print(f"[red]error:[/] {escape(section['error'])}", highlight=False)
         raise typer.Exit(EXIT_FAILED)
 
