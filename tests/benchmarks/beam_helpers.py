@@ -2,7 +2,25 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
+from pathlib import Path
+
+from locoscore.benchmarks.beam.data import BeamDataset, load_beam
+
+BEAM_100K = Path(__file__).resolve().parents[2] / "../shared/data/beam/100K"
+
+
+def conversations_1_and_2() -> BeamDataset:
+    """The real 100K data cut to its first two conversations (40 questions)."""
+    full = load_beam(BEAM_100K)
+    keep = {"1", "2"}
+    return dataclasses.replace(
+        full,
+        conversations=tuple(c for c in full.conversations if c.conversation_id in keep),
+        questions=tuple(q for q in full.questions if q.conversation_id in keep),
+    )
+
 
 _REQUIREMENT = re.compile(r"The requirement \(.*?\):\n(.*?)\n\n", re.DOTALL)
 _FIRST = re.compile(r"First snippet \(a reference event\):\n(.*?)\n\n", re.DOTALL)

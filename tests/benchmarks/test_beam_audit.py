@@ -4,31 +4,22 @@ pass; with the deterministic stand-in judge every figure is computed here too.""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 from pathlib import Path
 
 import pytest
-from beam_helpers import grade, rule
+from beam_helpers import BEAM_100K, conversations_1_and_2, grade, rule
 
 from locoscore.benchmarks.beam.audit import off_topic_source, probe_predictions, run_beam_audit
-from locoscore.benchmarks.beam.data import load_beam
 from locoscore.judge.settings import JudgeSettings
 from locoscore.testing.fake_provider import FakeConfig, FakeProvider
 
-BEAM_100K = Path(__file__).resolve().parents[2] / "../shared/data/beam/100K"
 pytestmark = pytest.mark.skipif(not BEAM_100K.exists(), reason="BEAM 100K not at ../shared")
 
 
 @pytest.fixture(scope="module")
 def data():
-    full = load_beam(BEAM_100K)
-    keep = {"1", "2"}
-    return dataclasses.replace(
-        full,
-        conversations=tuple(c for c in full.conversations if c.conversation_id in keep),
-        questions=tuple(q for q in full.questions if q.conversation_id in keep),
-    )
+    return conversations_1_and_2()
 
 
 def test_probe_sets(data) -> None:

@@ -9,31 +9,20 @@ import json
 from pathlib import Path
 
 import pytest
+from beam_helpers import BEAM_100K, conversations_1_and_2, grade, rule
 
-from locoscore.benchmarks.beam.data import load_beam
 from locoscore.benchmarks.beam.judge_pass import BeamPrediction, beam_judge_pass, read_predictions
 from locoscore.benchmarks.beam.scoring import align_events, event_order_score
 from locoscore.errors import InputError
 from locoscore.judge.settings import JudgeSettings
 from locoscore.testing.fake_provider import FakeConfig, FakeProvider
 
-BEAM_100K = Path(__file__).resolve().parents[2] / "../shared/data/beam/100K"
 pytestmark = pytest.mark.skipif(not BEAM_100K.exists(), reason="BEAM 100K not at ../shared")
-
-from beam_helpers import grade, rule  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def data():
-    full = load_beam(BEAM_100K)
-    keep = {"1", "2"}
-    import dataclasses
-
-    return dataclasses.replace(
-        full,
-        conversations=tuple(c for c in full.conversations if c.conversation_id in keep),
-        questions=tuple(q for q in full.questions if q.conversation_id in keep),
-    )
+    return conversations_1_and_2()
 
 
 def _answers(data) -> dict[str, str]:
