@@ -51,3 +51,27 @@ class TrackingHandler(BaseHTTPRequestHandler):
             self.server.open_connections.discard(self.connection)
         with contextlib.suppress(OSError):
             super().finish()
+
+
+class ServedInBackground:
+    """A TrackingHTTPServer on a daemon thread: started, then stopped with every open
+    connection closed and the thread joined (the fake provider and the llama.cpp stand-in)."""
+
+    def __init__(self, server: TrackingHTTPServer, name: str) -> None:
+        self.server = server
+        self._thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.05}, name=name, daemon=True
+        )
+        self._thread.start()
+
+    def is_alive(self) -> bool:
+        return self._thread.is_alive()
+
+    def join(self, timeout: float) -> None:
+        self._thread.join(timeout=timeout)
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.close_open_connections()
+        self.server.server_close()
+        self._thread.join(timeout=5)

@@ -48,10 +48,10 @@ from __future__ import annotations
 import argparse
 import collections
 import signal
-import threading
 from types import FrameType, TracebackType
 from typing import Any, Self
 
+from locoscore._http_server import ServedInBackground
 from locoscore.testing._core import Core, FakeConfig
 from locoscore.testing._http import REDACTED, FakeHTTPServer, redact_headers
 from locoscore.testing._verdicts import (
@@ -82,7 +82,7 @@ class FakeProvider:
         self._core = Core(config or FakeConfig())
         self._host, self._port = host, port
         self._server: FakeHTTPServer | None = None
-        self._thread: threading.Thread | None = None
+        self._running: ServedInBackground | None = None
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -90,13 +90,7 @@ class FakeProvider:
         if self._server is None:
             self._core.stop_event.clear()
             self._server = FakeHTTPServer((self._host, self._port), self._core)
-            self._thread = threading.Thread(
-                target=self._server.serve_forever,
-                kwargs={"poll_interval": 0.05},
-                name="fake-provider",
-                daemon=True,
-            )
-            self._thread.start()
+            self._running = ServedInBackground(self._server, "fake-provider")
         return self
 
     def stop(self) -> None:
@@ -104,18 +98,15 @@ class FakeProvider:
         if server is None:
             return
         self._core.stop_event.set()
-        server.shutdown()
-        server.close_open_connections()
-        server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+        if self._running is not None:
+            self._running.stop()
 
     def serve_forever(self) -> None:
         """Serve in the calling thread until stop() or a signal (the command-line mode)."""
         self.start()
-        if self._thread is not None:
-            while self._thread.is_alive():
-                self._thread.join(timeout=0.2)
+        if self._running is not None:
+            while self._running.is_alive():
+                self._running.join(timeout=0.2)
 
     def __enter__(self) -> Self:
         return self.start()

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Self
 
-from locoscore._http_server import TrackingHandler, TrackingHTTPServer
+from locoscore._http_server import ServedInBackground, TrackingHandler, TrackingHTTPServer
 
 TEMPLATE_TOKENS = 8  # the chat template's tokens around one user message
 _TOKEN = re.compile(r"\w+|[^\w\s]")
@@ -113,14 +113,11 @@ class LlamaServer:
         self.state = _State()
         self.stopping = threading.Event()
         self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
+        self._running: ServedInBackground | None = None
 
     def start(self) -> Self:
         self._server = _Server(("127.0.0.1", 0), self)
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
+        self._running = ServedInBackground(self._server, "llama-stand-in")
         return self
 
     def stop(self) -> None:
@@ -130,11 +127,8 @@ class LlamaServer:
         self.stopping.set()
         with self.state.lock:
             self.state.slot_free.notify_all()
-        server.shutdown()
-        server.close_open_connections()
-        server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+        if self._running is not None:
+            self._running.stop()
 
     def __enter__(self) -> Self:
         return self.start()
