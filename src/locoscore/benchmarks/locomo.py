@@ -27,6 +27,12 @@ class LoCoMo(Benchmark):
     has_errata = True
     scores_lexically = True
     commands = frozenset({"run", "dataset", "score", "judge", "report", "compare", "audit"})
+    # LoCoMo's judge, report and board row are the LoCoMo-shaped modules (judge/, report/)
+    own_judge = False
+    own_report = False
+
+    def board_row(self, directory: Path) -> None:
+        return None
 
     def load(self, path: str | Path | None) -> Dataset:
         return load_dataset(path)

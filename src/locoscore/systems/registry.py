@@ -14,6 +14,7 @@ from typing import Any
 
 from locoscore.errors import InputError
 from locoscore.llm.cost import PriceTable
+from locoscore.python_spec import PYTHON_PREFIX
 from locoscore.systems.base import MemorySystem
 
 # name -> "module:Class" under locoscore.systems
@@ -24,7 +25,6 @@ BUILTIN_SYSTEMS: dict[str, str] = {
     "http": "locoscore.systems.http:HttpSystem",
     "mem0": "locoscore.systems.mem0:Mem0System",
 }
-PYTHON_PREFIX = "python:"
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,7 @@ class LongMemEval(Benchmark):
     own_audit = True
     own_judge = True
     own_report = True
+    judge_protocols = ("binary",)
     fetch_names = FETCH_NAMES
     probe_checks = ("reset", "attribution")
 
