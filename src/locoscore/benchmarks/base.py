@@ -74,6 +74,8 @@ class Benchmark(ABC):
     judge_rules: JudgeRules | None = None
     # The judge protocols `judge --protocol` takes for it (help text lists them all).
     judge_protocols: tuple[str, ...] = ("rubric", "binary")
+    # What `run` writes beside predictions.jsonl and run.json (its score_run's files).
+    run_files: tuple[str, ...] = ("scores.jsonl", "summary.json")
     # Where a third-party benchmark came from (`python:module:NAME`), set when it is loaded:
     # its folders record it so that later commands find it again.
     source: str | None = None
@@ -196,7 +198,8 @@ class Benchmark(ABC):
         from locoscore.generic.scoring import score_run
 
         fields = {**self.summary_fields(), "data": self.describe_data(data)}
-        return score_run(predictions, self.metric, self.type_names, fields, out, run_section)
+        summary = score_run(predictions, self.metric, self.type_names, fields, out, run_section)
+        return {**summary, "_written": ("predictions.jsonl", "run.json", *self.run_files)}
 
     # Probe checks a run on this benchmark needs beyond the quick ones (LongMemEval resets
     # the system between questions and scores retrieval by the turns items name).

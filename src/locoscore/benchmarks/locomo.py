@@ -30,6 +30,7 @@ class LoCoMo(Benchmark):
     # LoCoMo's judge, report and board row are the LoCoMo-shaped modules (judge/, report/)
     own_judge = False
     own_report = False
+    run_files = ("scores.jsonl", "summary.json", "report.md", "report.html", "scores.csv")
 
     def board_row(self, directory: Path) -> None:
         return None
@@ -64,8 +65,7 @@ class LoCoMo(Benchmark):
 
         loaded = load_predictions(predictions, "native", dataset=data)
         summary = score_into_folder(loaded, out, list(PROTOCOLS), {"run": run_section})
-        written = ("predictions.jsonl", "run.json", "scores.jsonl", "summary.json")
-        return {**summary, "_written": (*written, "report.md", "report.html", "scores.csv")}
+        return {**summary, "_written": ("predictions.jsonl", "run.json", *self.run_files)}
 
     def published(self) -> tuple[Any, ...]:
         from locoscore.baselines import ALL_ROWS

@@ -50,8 +50,8 @@ def score_run(
     out: Path,
     run_section: dict[str, Any],
 ) -> dict[str, Any]:
-    """scores.jsonl and summary.json of a run folder; the summary, `_written` naming the files
-    (`benchmark`: the summary's `benchmark` and `benchmark_source` fields)."""
+    """scores.jsonl and summary.json of a run folder; the summary (`benchmark`: its
+    `benchmark` and `benchmark_source` fields)."""
     records = read_jsonl(predictions)
     rows = []
     for record in records:
@@ -88,4 +88,4 @@ def score_run(
         }
     write_jsonl_atomic(out / SCORES, rows)
     write_json_atomic(out / SUMMARY, summary)
-    return {**summary, "_written": ("predictions.jsonl", "run.json", SCORES, SUMMARY)}
+    return summary

@@ -70,6 +70,7 @@ class Beam(Benchmark):
     types = tuple(QuestionType(i, key, ABILITY_NAMES[key]) for key, i in ABILITY_IDS.items())
     commands = frozenset({"run", "dataset", "judge", "report", "audit"})
     judge_protocols = ("beam", "beam-official")  # `folder.PROTOCOLS` (rubric means beam)
+    run_files = ("summary.json",)  # outputs.write_outputs
 
     def fetch(self, name: str, url: str | None, dest: Path | None) -> Path:
         return fetch_beam(name, url, dest)

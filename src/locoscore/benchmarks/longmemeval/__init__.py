@@ -58,6 +58,7 @@ class LongMemEval(Benchmark):
     own_judge = True
     own_report = True
     judge_protocols = ("binary",)
+    run_files = ("hypotheses.jsonl", "summary.json")  # outputs.write_outputs
     fetch_names = FETCH_NAMES
     probe_checks = ("reset", "attribution")
 
