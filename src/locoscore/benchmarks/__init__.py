@@ -24,7 +24,7 @@ from locoscore.python_spec import PYTHON_PREFIX, import_spec
 
 DEFAULT_BENCHMARK = "locomo"
 ENTRY_POINT_GROUP = "locoscore.benchmarks"
-_SPEC_EXAMPLE = "python:module:NAME (e.g. python:tiny_benchmark:BENCHMARK)"
+_SPEC_EXAMPLE = "python:module:NAME (e.g. python:my_benchmark:BENCHMARK)"
 
 BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (LOCOMO, LONGMEMEVAL, BEAM, BEAM_FULL)}
 

@@ -2,9 +2,9 @@
 the same shape (`--dataset FILE`), turned into benchmark-neutral conversations and questions.
 
     {"conversations": [{"id": "c1", "sessions": [
-        {"date": "2024-03-02", "turns": [["Ana", "I adopted a cat."], ["Ben", "Nice!"]]}]}],
+        {"date": "2023-11-05", "turns": [["Sam", "We moved to Oslo."], ["Bot", "Exciting!"]]}]}],
      "questions": [{"id": "q1", "conversation": "c1", "type": "fact",
-                    "question": "What did Ana adopt?", "answer": "a cat", "evidence": ["S1:1"]}]}
+                    "question": "Where did Sam move?", "answer": "Oslo", "evidence": ["S1:1"]}]}
 
 A session's `date` is ISO 8601 (a day, or a day and time); systems see it also as written
 for people (`15 April 2024`). Turn `j` of session `i` (both
