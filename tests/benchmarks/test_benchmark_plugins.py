@@ -8,6 +8,7 @@ import sys
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -18,12 +19,14 @@ from locoscore.cli import app
 # A whole benchmark: its types and two questions inline; every other hook is the default.
 MODULE = """
 from locoscore.benchmarks import Benchmark, QuestionType
+from locoscore.generic.parts import JudgeRules
 
 
 class Mini(Benchmark):
     name = "{name}"
     description = "Mini: one conversation"
     types = (QuestionType(1, "fact", "fact"), QuestionType(2, "when", "when"))
+    judge_rules = JudgeRules(task="You check an answer.", by_type={{"when": "same day."}})
     data = {{
         "conversations": [{{"id": "c1", "sessions": [
             {{"date": "2023-11-05", "turns": [["Sam", "We moved to Oslo."]]}}]}}],
@@ -132,3 +135,50 @@ def test_an_entry_point_registers_a_benchmark(
     (folder / "summary.json").write_text(json.dumps(bench.summary_fields()))
     assert benchmark_of([folder], None) is bench
     assert "ep-mini" in CliRunner().invoke(app, ["dataset", "info", "--benchmark", "x"]).output
+
+
+def _judge_mini(workdir: Path, fake: Any, module: str) -> tuple[int, str, dict[str, Any]]:
+    (workdir / f"{module}.py").write_text(MODULE.format(name="mini"))
+    answers = workdir / "answers.jsonl"
+    rows = [
+        {"question_id": "q1", "prediction": "They moved to Oslo."},
+        {"question_id": "q2", "prediction": "", "error": "timeout: answer call"},
+    ]
+    answers.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = workdir / "judged"
+    result = CliRunner().invoke(
+        app,
+        ["judge", str(answers), "--out", str(out), "--benchmark", f"python:{module}:BENCHMARK",
+         "--protocol", "binary", "--provider", "openai", "--model", "gpt-4o-mini",
+         "--base-url", fake.openai_url, "--runs", "2", "--no-progress"],
+    )  # fmt: skip
+    assert (out / "summary.json").is_file(), result.output
+    summary = json.loads((out / "summary.json").read_text())
+    return result.exit_code, result.output, summary["judge"]
+
+
+def test_generic_judge_grades_a_failed_answer_0_without_a_call(workdir: Path) -> None:
+    from locoscore.testing._verdicts import reference_recall_score
+    from locoscore.testing.fake_provider import FakeConfig, FakeProvider
+
+    config = FakeConfig(timeout_s=5.0, verdict=reference_recall_score)
+    with FakeProvider(config) as fake:
+        code, output, section = _judge_mini(workdir, fake, "plugin_judge_ok")
+    assert code == 0, output
+    # q1 CORRECT in both runs (Oslo is the whole gold), q2's run failed: 0, no call
+    assert section["overall"] == {"mean": 50.0, "ci95": [0.0, 100.0], "count": 2}
+    assert (section["questions"], section["judged"], section["failed_answers"]) == (2, 2, 1)
+    assert (section["calls"]["made"], section["calls"]["judgments"]) == (1, 2)
+    assert section["prompt_name"] == "mini-binary"
+
+
+def test_generic_judge_with_a_question_left_unscored_fails(workdir: Path) -> None:
+    from locoscore.testing.fake_provider import FakeConfig, FakeProvider
+
+    with FakeProvider(FakeConfig(timeout_s=5.0, faults={"refusal": 1.0})) as fake:
+        code, output, section = _judge_mini(workdir, fake, "plugin_judge_refused")
+    assert code == 1, output
+    assert (section["questions"], section["judged"], section["unscored"]) == (2, 1, 1)
+    # the headline is over the one question with a J, and the section says so
+    assert section["overall"]["count"] == 1
+    assert "1 of 2 question(s) have no verdict" in " ".join(output.split())
