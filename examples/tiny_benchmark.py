@@ -3,7 +3,7 @@ types, one metric and the judge's rules. Everything else (run, judge, report, bo
 compare) is locoscore's generic machinery reading these parts.
 
     cd examples
-    locoscore run --benchmark python:tiny_benchmark:BENCHMARK --system bm25 \\
+    locoscore run --benchmark python:tiny_benchmark:BENCHMARK --system bm25 --top-k 1 \\
         --answer-provider extractive --out out/tiny-turn
 """
 

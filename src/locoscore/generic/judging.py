@@ -89,7 +89,12 @@ async def judge_answers(
     user_cache: bool = False,
     sample: SampleSpec | None = None,
     type_templates: Mapping[str, Path] | None = None,
+    max_unscored: float | None = None,
+    progress: Any = None,
 ) -> tuple[PassResult, dict[str, Any] | None]:
+    """Judge `answers_path` into `out`: the pass and the summary's judge section. With
+    `max_unscored` (`--max-unscored`), the section's `error` is for more than that share of
+    judge runs without a verdict; without it, for any question left without one."""
     if type_templates:
         raise InputError("this benchmark's rules take no --type-template", field="--type-template")
     answers = _read_answers(answers_path, task.questions, str(task.data.get("path")))
@@ -117,7 +122,13 @@ async def judge_answers(
     if not dry_run:
         out.mkdir(parents=True, exist_ok=True)
     result = await run_pass(
-        records, settings, out / CACHE_FILE, batch=batch, dry_run=dry_run, user_cache=user_cache
+        records,
+        settings,
+        out / CACHE_FILE,
+        batch=batch,
+        dry_run=dry_run,
+        user_cache=user_cache,
+        progress=progress,
     )
     if dry_run or result.run is None or result.run.pending_batch is not None:
         return result, None
@@ -146,10 +157,13 @@ async def judge_answers(
         **calls_and_usage(result.run.stats),
         "response_format": result.run.response_format,
     }
-    if section["unscored"]:
-        reasons = Counter(
-            (r.error or "unscored").split(":")[0] for r in result.run.rows if r.score is None
-        )
+    failed_runs = [r for r in result.run.rows if r.score is None]
+    too_many = bool(failed_runs) and (
+        len(failed_runs) == len(result.run.rows)
+        or (max_unscored is not None and len(failed_runs) / len(result.run.rows) > max_unscored)
+    )
+    if too_many or (max_unscored is None and section["unscored"]):
+        reasons = Counter((r.error or "unscored").split(":")[0] for r in failed_runs)
         why = ", ".join(f"{reason} {n}" for reason, n in reasons.most_common(3))
         section["error"] = (
             f"{section['unscored']} of {len(population)} question(s) have no verdict ({why}); J "
