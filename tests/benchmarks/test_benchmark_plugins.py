@@ -181,4 +181,5 @@ def test_generic_judge_with_a_question_left_unscored_fails(workdir: Path) -> Non
     assert (section["questions"], section["judged"], section["unscored"]) == (2, 1, 1)
     # the headline is over the one question with a J, and the section says so
     assert section["overall"]["count"] == 1
-    assert "1 of 2 question(s) have no verdict" in " ".join(output.split())
+    assert "refused by the provider" in section["error"]  # why, by reason
+    assert section["error"] in " ".join(output.split())
