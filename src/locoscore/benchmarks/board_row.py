@@ -16,9 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from locoscore.errors import InputError
-
-SUMMARY = "summary.json"
-SCORES = "scores.jsonl"
+from locoscore.results.layout import SCORES, SUMMARY
 
 
 @dataclass(frozen=True)
