@@ -13,6 +13,7 @@ from locoscore.data.models import PredictionRecord
 from locoscore.data.readers import ReadResult, read_predictions
 from locoscore.data.readers.memos import resolve_question_ids
 from locoscore.results.identity import InputIdentity, identity_of_rows
+from locoscore.results.layout import SUMMARY
 
 
 @dataclass
@@ -84,5 +85,5 @@ def load_predictions(
             for name, value in report.to_dict().items()
             if name != "matched" and value["count"]
         )
-        warnings.warn(f"join: {counts} (see summary.json 'join')", stacklevel=2)
+        warnings.warn(f"join: {counts} (see {SUMMARY} 'join')", stacklevel=2)
     return LoadedPredictions(read, records, ds, report)

@@ -125,7 +125,7 @@ def _results_folder_records(directory: Path) -> tuple[list[PredictionRecord], In
     path = directory / SCORES
     if not path.is_file():
         raise InputError(
-            "not a results folder (no scores.jsonl) nor a predictions file", file=str(directory)
+            f"not a results folder (no {SCORES}) nor a predictions file", file=str(directory)
         )
     try:
         rows = load_scores(directory)

@@ -40,7 +40,7 @@ def _earlier_signature(out: Path) -> tuple[str | None, Path]:
     path = out / RUN_JSON
     if run is None and path.exists():
         raise InputError(
-            "earlier run.json cannot be read; remove it or choose another --out", file=str(path)
+            f"earlier {RUN_JSON} cannot be read; remove it or choose another --out", file=str(path)
         )
     if run is not None:
         return run.get("signature"), path

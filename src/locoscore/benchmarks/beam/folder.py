@@ -174,7 +174,7 @@ def write_report(out: Path) -> list[Path]:
     summary = load_summary(out)
     if "data" not in summary:
         raise InputError(
-            "not a BEAM results folder (summary.json has no data section)",
+            f"not a BEAM results folder ({SUMMARY} has no data section)",
             file=str(out / SUMMARY),
         )
     files = report_files(summary)

@@ -207,9 +207,7 @@ def blocks(summary: dict[str, Any], run: dict[str, Any]) -> list[Block]:
 def write_report(directory: Path) -> list[Path]:
     summary = _read(directory, SUMMARY)
     if not summary:
-        raise InputError(
-            "no summary.json: run `locoscore run` or `judge` first", file=str(directory)
-        )
+        raise InputError(f"no {SUMMARY}: run `locoscore run` or `judge` first", file=str(directory))
     run = _read(directory, RUN_JSON)
     document = blocks(summary, run)
     title = _title(run or summary.get("run") or {})
@@ -226,7 +224,7 @@ def write_report(directory: Path) -> list[Path]:
 def _scores(directory: Path) -> dict[str, dict[str, Any]]:
     path = directory / SCORES
     if not path.is_file():
-        raise InputError("no scores.jsonl: judge the folder first", file=str(directory))
+        raise InputError(f"no {SCORES}: judge the folder first", file=str(directory))
     return {row["question_id"]: row for row in read_jsonl(path)}
 
 
