@@ -18,8 +18,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from locoscore._io import read_jsonl, sha256_file
 from locoscore.cli import app
-from locoscore.results.layout import PREDICTIONS, RUN_FILES, RUN_JSON, SUMMARY
+from locoscore.results.identity import predictions_fingerprint
+from locoscore.results.layout import HYPOTHESES, PREDICTIONS, RUN_FILES, RUN_JSON, SUMMARY
 from locoscore.testing.fake_provider import FakeConfig, FakeProvider
 from locoscore.testing.longmemeval_fixture import write_fixture
 
@@ -141,6 +143,34 @@ def test_the_run_and_the_judge_of_its_predictions_record_one_input(
     judged = summary["judge"]["input"]
     assert judged["fingerprint"] == recorded["fingerprint"]
     assert judged["records"] == recorded["records"] > 0
+    if (out / HYPOTHESES).is_file():  # the run's official hypothesis file: the same answers
+        official = judge(bench, fake, out / HYPOTHESES, out)
+        assert official.exit_code == 0, official.output
+
+
+def test_a_folder_written_before_answer_fingerprints_still_takes_its_own_answers(
+    folder: tuple[Bench, Path, Path], fake: FakeProvider
+) -> None:
+    bench, out, other = folder
+    if bench.name == "locomo":
+        pytest.skip("LoCoMo's fingerprints are unchanged (older folders: test_folder_input)")
+    # as an older locoscore wrote them: run.json fingerprinted LoCoMo-shaped rows, the judge
+    # section named its input by path (and, for LongMemEval, the file's hash) alone
+    run_json = json.loads((out / RUN_JSON).read_text())
+    rows = read_jsonl(out / PREDICTIONS)
+    run_json["predictions"] = {"fingerprint": predictions_fingerprint(rows), "records": len(rows)}
+    (out / RUN_JSON).write_text(json.dumps(run_json))
+    summary = json.loads((out / SUMMARY).read_text())
+    path = summary["judge"]["input"]["path"]
+    if bench.name == "longmemeval":
+        summary["judge"]["input"] = {"path": path, "sha256": sha256_file(out / PREDICTIONS)}
+    else:
+        summary["judge"]["input"] = path
+    (out / SUMMARY).write_text(json.dumps(summary))
+    again = judge(bench, fake, out / PREDICTIONS, out)
+    assert again.exit_code == 0, again.output
+    refused = judge(bench, fake, other, out)
+    assert refused.exit_code == 2, refused.output  # the new judge section names its input
 
 
 def test_other_answers_are_refused_and_nothing_changes(

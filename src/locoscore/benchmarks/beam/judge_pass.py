@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from locoscore._io import sha256_file
 from locoscore.benchmarks.answer_lines import answer_lines
 from locoscore.benchmarks.beam import judge as beam_judge
 from locoscore.benchmarks.beam.data import ABILITIES, BeamDataset, BeamQuestion
@@ -41,10 +42,9 @@ class BeamPrediction:
 
 def predictions_identity(path: Path, predictions: list[BeamPrediction]) -> InputIdentity:
     """The answers as a results folder records them: the (question id, answer) pairs of the
-    answered questions."""
-    return answers_identity(
-        str(path), [(p.question_id, p.response) for p in predictions if not p.failed]
-    )
+    answered questions (and the file's hash, as for any input)."""
+    pairs = [(p.question_id, p.response) for p in predictions if not p.failed]
+    return answers_identity(str(path), pairs, file_sha256=sha256_file(path))
 
 
 def read_predictions(path: Path, data: BeamDataset) -> list[BeamPrediction]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from locoscore._io import sha256_file
 from locoscore.benchmarks.answer_lines import answer_lines
 from locoscore.benchmarks.longmemeval.data import LongMemEvalData
 from locoscore.errors import InputError
@@ -26,8 +27,9 @@ class Answers:
 def identity(answers: Answers) -> InputIdentity:
     """The answers as a results folder records them: the submitted (question id, answer)
     pairs, whatever the file's format (a run's predictions.jsonl and its hypotheses.jsonl
-    are one input)."""
-    return answers_identity(str(answers.path), answers.predictions.items())
+    are one input). The file's hash matches a folder judged before fingerprints."""
+    pairs = answers.predictions.items()
+    return answers_identity(str(answers.path), pairs, file_sha256=sha256_file(answers.path))
 
 
 def read_answers(path: Path, data: LongMemEvalData) -> Answers:
