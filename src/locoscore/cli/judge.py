@@ -178,8 +178,9 @@ def judge(
         )
     gold_errata = errata_for(errata, loaded.dataset)  # a bad list fails before any call
     _warn_if_self_judging(settings, predictions, out)
-    report_dropped(claim_folder(out, loaded.identity(), replace=replace, dry_run=dry_run,
-                                forget_run=forget_run), out)  # fmt: skip
+    ours = loaded.identity()
+    dropped = claim_folder(out, ours, replace=replace, dry_run=dry_run, forget_run=forget_run)
+    report_dropped(dropped, out)
     bar = progress_for(err_console, progress and not dry_run, "judging", "judgments")
     result = run_pass(
         judge_pass(
