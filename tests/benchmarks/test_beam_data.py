@@ -182,3 +182,17 @@ def test_malformed_files_are_one_line_errors(tmp_path: Path, chat, probing, expe
 def test_a_folder_that_is_not_beam(tmp_path: Path) -> None:
     with pytest.raises(DatasetError, match="not a BEAM folder"):
         load_beam(tmp_path)
+
+
+@needs_data
+def test_the_answer_budget_holds_the_longest_gold_with_room(full) -> None:
+    """128 tokens cut BEAM's summaries (golds of 206 tokens at the median); the budget is
+    BEAM's own, LoCoMo's and LongMemEval's stay 128."""
+    from locoscore.benchmarks import get_benchmark
+    from locoscore.run.tokens import count_tokens
+
+    longest = max(count_tokens(q.gold) for q in full.questions if q.gold)
+    assert longest == 280  # a summarization gold of 213 words
+    assert get_benchmark("beam").answer_max_tokens >= 1.5 * longest
+    assert get_benchmark("locomo").answer_max_tokens == 128
+    assert get_benchmark("longmemeval").answer_max_tokens == 128
