@@ -82,6 +82,9 @@ class LlamaConfig:
     timings: bool = True
     props: bool = True  # /props and /slots served (a non-llama.cpp server has neither)
     flavour: str = "llama.cpp"  # or "vllm", "ollama": what the server says about itself
+    # The model list's `owned_by` (None: the flavour's own); a proxy in front of the server
+    # (LiteLLM, a gateway) may rewrite it, e.g. to "openai".
+    owned_by: str | None = None
     answer: Callable[[str], str] = _default_answer
     verdict: Callable[[str], str | float] = _default_verdict
     explanation: str = RAMBLE
@@ -177,7 +180,9 @@ class LlamaServer:
         ]
 
     def models(self) -> dict[str, Any]:
-        owner = {"vllm": "vllm", "ollama": "library"}.get(self.config.flavour, "llamacpp")
+        owner = self.config.owned_by or {"vllm": "vllm", "ollama": "library"}.get(
+            self.config.flavour, "llamacpp"
+        )
         model: dict[str, Any] = {"id": self.config.model, "object": "model", "owned_by": owner}
         if self.config.flavour == "vllm":
             model["max_model_len"] = self.config.n_ctx
