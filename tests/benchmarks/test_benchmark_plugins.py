@@ -183,3 +183,25 @@ def test_generic_judge_with_a_question_left_unscored_fails(workdir: Path) -> Non
     assert section["overall"]["count"] == 1
     assert "refused by the provider" in section["error"]  # why, by reason
     assert section["error"] in " ".join(output.split())
+
+
+def test_generic_judge_refuses_other_answers_into_a_judged_folder(workdir: Path) -> None:
+    from locoscore.testing._verdicts import reference_recall_score
+    from locoscore.testing.fake_provider import FakeConfig, FakeProvider
+
+    config = FakeConfig(timeout_s=5.0, verdict=reference_recall_score)
+    with FakeProvider(config) as fake:
+        code, output, _ = _judge_mini(workdir, fake, "plugin_judge_guard")
+        assert code == 0, output
+        before = (workdir / "judged" / "summary.json").read_text()
+        other = workdir / "other.jsonl"
+        other.write_text(json.dumps({"question_id": "q1", "prediction": "Bergen"}) + "\n")
+        result = CliRunner().invoke(
+            app,
+            ["judge", str(other), "--out", str(workdir / "judged"),
+             "--benchmark", "python:plugin_judge_guard:BENCHMARK", "--protocol", "binary",
+             "--provider", "openai", "--model", "gpt-4o-mini", "--base-url", fake.openai_url,
+             "--runs", "2", "--no-progress"],
+        )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert (workdir / "judged" / "summary.json").read_text() == before

@@ -21,6 +21,7 @@ from locoscore.benchmarks.locomo import LOCOMO
 from locoscore.benchmarks.longmemeval import LONGMEMEVAL
 from locoscore.errors import InputError
 from locoscore.python_spec import PYTHON_PREFIX, import_spec
+from locoscore.results.layout import RUN_JSON, SUMMARY
 
 DEFAULT_BENCHMARK = "locomo"
 ENTRY_POINT_GROUP = "locoscore.benchmarks"
@@ -93,7 +94,7 @@ def recorded_benchmark(directory: Path) -> str:
     """The benchmark a results folder records (summary.json, else run.json; else LoCoMo,
     whose folders predate the field): a third-party benchmark's `benchmark_source`
     (`python:module:NAME`), else its name."""
-    for name in ("summary.json", "run.json"):
+    for name in (SUMMARY, RUN_JSON):
         path = directory / name
         if path.is_file():
             try:

@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from locoscore.data.conversation import Conversation, Question
+from locoscore.results.identity import InputIdentity, answers_identity, submitted_pairs
+from locoscore.results.layout import PREDICTIONS, RUN_JSON, SCORES, SUMMARY
 
 if TYPE_CHECKING:
     from locoscore.benchmarks.board_row import BoardRow
@@ -75,13 +77,16 @@ class Benchmark(ABC):
     # The judge protocols `judge --protocol` takes for it (help text lists them all).
     judge_protocols: tuple[str, ...] = ("rubric", "binary")
     # What `run` writes beside predictions.jsonl and run.json (its score_run's files).
-    run_files: tuple[str, ...] = ("scores.jsonl", "summary.json")
+    run_files: tuple[str, ...] = (SCORES, SUMMARY)
     # Where a third-party benchmark came from (`python:module:NAME`), set when it is loaded:
     # its folders record it so that later commands find it again.
     source: str | None = None
     has_errata = False  # a gold errata list (`--errata`) applies to its questions
     scores_lexically = False  # token-F1 protocols apply (LoCoMo's short gold answers)
     answer_prompt_name = "locoscore-answer-v1"
+    # The answer step's max_tokens: part of the benchmark (its golds set how long a full
+    # answer runs), so it is in every run's signature and run.json.
+    answer_max_tokens = 128
 
     def require(self, command: str) -> None:
         """Refuse, as bad input, a command this benchmark cannot serve yet."""
@@ -199,7 +204,12 @@ class Benchmark(ABC):
 
         fields = {**self.summary_fields(), "data": self.describe_data(data)}
         summary = score_run(predictions, self.metric, self.type_names, fields, out, run_section)
-        return {**summary, "_written": ("predictions.jsonl", "run.json", *self.run_files)}
+        return {**summary, "_written": (PREDICTIONS, RUN_JSON, *self.run_files)}
+
+    def records_identity(self, name: str, records: list[dict[str, Any]]) -> InputIdentity:
+        """A run's prediction lines as the folder guard records them: the (question id,
+        answer) pairs of the answered questions, as a judge of the same file reads them."""
+        return answers_identity(name, submitted_pairs(records))
 
     # Probe checks a run on this benchmark needs beyond the quick ones (LongMemEval resets
     # the system between questions and scores retrieval by the turns items name).
@@ -250,7 +260,13 @@ class Benchmark(ABC):
 
         `options["sample"]` (a `data.sample.SampleSpec`, or None) is `--limit`: the hook
         draws it over the questions it would judge, stratified by its question types, and
-        the section carries it (`sample`, and the `sample:` part of its signature)."""
+        the section carries it (`sample`, and the `sample:` part of its signature).
+
+        `options["claim"]` (a callable taking the file's `InputIdentity`, or None) is the
+        folder guard: the hook calls it once the answers are read, before anything is
+        written; it refuses a folder of other answers (or, with `--replace`, empties it).
+        The section records the identity as its `input`."""
+
         from locoscore.errors import InputError
         from locoscore.generic.judging import JudgeTask, judge_answers
 

@@ -15,9 +15,7 @@ from typing import Any
 
 from locoscore._io import read_jsonl, write_json_atomic, write_text_atomic
 from locoscore.errors import InputError
-from locoscore.generic.scoring import SCORES, SUMMARY
-
-REPORT, REPORT_HTML = "report.md", "report.html"
+from locoscore.results.layout import REPORT_HTML, REPORT_MD, SCORES, SUMMARY
 
 
 def read_summary(directory: Path) -> dict[str, Any]:
@@ -111,7 +109,7 @@ def write_report(directory: Path, description: str) -> list[Path]:
     blocks += [Heading("Provenance"), Notes(notes)]
     written = []
     for name, text in (
-        (REPORT, render_markdown(blocks)),
+        (REPORT_MD, render_markdown(blocks)),
         (REPORT_HTML, render_html(blocks, title)),
     ):
         write_text_atomic(directory / name, text)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +25,13 @@ from locoscore.data.models import PredictionRecord
 from locoscore.data.sample import SampleSpec, with_sample
 from locoscore.errors import InputError
 from locoscore.generic.parts import JudgeRules
-from locoscore.generic.scoring import SCORES, SUMMARY, aggregate
+from locoscore.generic.scoring import aggregate
 from locoscore.judge.api import PassResult, run_pass
-from locoscore.judge.outputs import CACHE_FILE, JUDGMENTS_FILE, calls_and_usage
+from locoscore.judge.outputs import calls_and_usage
 from locoscore.judge.settings import JudgeSettings
-from locoscore.results_dir import load_summary
+from locoscore.results.folder import load_summary
+from locoscore.results.identity import InputIdentity, answers_identity, submitted_pairs
+from locoscore.results.layout import JUDGE_CACHE, JUDGMENTS, SCORES, SUMMARY
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,13 +93,19 @@ async def judge_answers(
     type_templates: Mapping[str, Path] | None = None,
     max_unscored: float | None = None,
     progress: Any = None,
+    claim: Callable[[InputIdentity], None] | None = None,
 ) -> tuple[PassResult, dict[str, Any] | None]:
     """Judge `answers_path` into `out`: the pass and the summary's judge section. With
     `max_unscored` (`--max-unscored`), the section's `error` is for more than that share of
-    judge runs without a verdict; without it, for any question left without one."""
+    judge runs without a verdict; without it, for any question left without one. `claim` is
+    the folder guard, called with the answers' identity before anything is written."""
     if type_templates:
         raise InputError("this benchmark's rules take no --type-template", field="--type-template")
     answers = _read_answers(answers_path, task.questions, str(task.data.get("path")))
+    # the same identity a run records for its predictions.jsonl: the two compose
+    ours = answers_identity(
+        str(answers_path), submitted_pairs(answers.values()), file_sha256=sha256_file(answers_path)
+    )
     population = [q for q in task.questions if q.question_id in answers]
     drawn = None
     if sample is not None:
@@ -118,13 +126,15 @@ async def judge_answers(
     settings = dataclasses.replace(settings, template=template, include_adversarial=True)
     if out.exists() and not out.is_dir():
         raise InputError("not a folder", file=str(out), field="--out")
+    if claim is not None:
+        claim(ours)  # one input's results per folder
     records = _records(judged, answers)
     if not dry_run:
         out.mkdir(parents=True, exist_ok=True)
     result = await run_pass(
         records,
         settings,
-        out / CACHE_FILE,
+        out / JUDGE_CACHE,
         batch=batch,
         dry_run=dry_run,
         user_cache=user_cache,
@@ -147,7 +157,7 @@ async def judge_answers(
         **described,
         "signature": with_sample(described["signature"], drawn),
         "sample": None if drawn is None else drawn.to_json(),
-        "input": {"path": str(answers_path), "sha256": sha256_file(answers_path)},
+        "input": {"path": str(answers_path), "sha256": ours.file_sha256, **ours.to_json()},
         "dataset": task.data,
         "questions": len(population),
         "judged": len(scored),
@@ -173,7 +183,7 @@ async def judge_answers(
         section["error"] = f"stopped early: {result.run.stop_reason}"
     order = {r.key: i for i, r in enumerate(records)}
     rows = sorted(result.run.rows, key=lambda r: (order.get(r.key, len(order)), r.run))
-    write_jsonl_atomic(out / JUDGMENTS_FILE, [r.as_json() for r in rows])
+    write_jsonl_atomic(out / JUDGMENTS, [r.as_json() for r in rows])
     write_jsonl_atomic(out / SCORES, _score_rows(out, population, types, j))
     summary = load_summary(out)
     summary.update(task.fields)
@@ -219,6 +229,6 @@ def judge_lines(section: dict[str, Any], out: Path) -> list[str]:
     lines += [through] if through else []
     lines.append(
         f"{section['judged']} of {section['questions']} question(s) judged; "
-        f"wrote {out}/{JUDGMENTS_FILE}, {SCORES}, {SUMMARY}"
+        f"wrote {out}/{JUDGMENTS}, {SCORES}, {SUMMARY}"
     )
     return lines

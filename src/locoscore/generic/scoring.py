@@ -13,9 +13,7 @@ from typing import Any
 
 from locoscore._io import read_jsonl, write_json_atomic, write_jsonl_atomic
 from locoscore.generic.parts import Metric
-
-SCORES = "scores.jsonl"
-SUMMARY = "summary.json"
+from locoscore.results.layout import SCORES, SUMMARY
 
 
 def aggregate(
