@@ -53,10 +53,19 @@ def _help(args: list[str]) -> str:
 def _option_help(text: str, option: str) -> str:
     """The help text of `option` in a rendered help (up to the next option)."""
     after = text.split(f" {option} ", 1)[1]
-    return re.split(r" --[a-z]", after, maxsplit=1)[0]
+    # the next option: its name, then its type or its help (`--quick:` in a text is neither)
+    return re.split(r" --[a-z][\w-]*(?:/--[\w-]+)? (?:<|[A-Z])", after, maxsplit=1)[0]
 
 
-BENCHMARK_COMMANDS = (["run"], ["judge"], ["audit"], ["dataset", "info"], ["report"], ["compare"])
+BENCHMARK_COMMANDS = (
+    ["run"],
+    ["judge"],
+    ["audit"],
+    ["dataset", "info"],
+    ["report"],
+    ["compare"],
+    ["probe"],
+)
 
 
 def test_every_benchmark_option_lists_every_registered_benchmark() -> None:
