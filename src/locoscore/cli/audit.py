@@ -229,7 +229,7 @@ def audit(
         sets.append(own)
     sample = None
     if spec is not None:
-        sets, sample = sample_sets(sets, spec)
+        sets, sample = sample_sets(sets, spec, bench)
         console.print(
             f"smoke test: auditing {sample.describe()} ({sample.signature}) of every probe set",
             highlight=False,

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from locoscore.data.sample import QuestionSample
 
 RUN_JSON = "run.json"
 
@@ -24,3 +27,32 @@ def read_run_answer(folder: Path) -> dict[str, Any] | None:
     run = read_run(folder)
     answer = None if run is None else run.get("answer")
     return answer if isinstance(answer, dict) else None
+
+
+def read_run_sample(predictions: Path) -> QuestionSample | None:
+    """The sample a run asked (`run --limit`), when `predictions` is that run's own file:
+    run.json beside it records the sample and the fingerprint of the predictions it wrote.
+    `judge` then judges exactly those questions, and its headline is over them."""
+    from locoscore._io import read_jsonl
+    from locoscore.data.sample import QuestionSample
+    from locoscore.errors import InputError
+    from locoscore.folder_input import predictions_fingerprint
+
+    if not predictions.is_file():
+        return None
+    run = read_run(predictions.parent)
+    sample = None if run is None else run.get("sample")
+    written = None if run is None else run.get("predictions")
+    if not isinstance(sample, dict) or not isinstance(written, dict):
+        return None
+    try:
+        rows = read_jsonl(predictions)
+    except (OSError, ValueError):
+        return None  # the command reading the file reports it
+    if predictions_fingerprint(rows) != written.get("fingerprint"):
+        return None  # not the predictions this run wrote (edited, or another file)
+    try:
+        return QuestionSample.from_json(sample)
+    except ValueError as exc:
+        where = str(predictions.parent / RUN_JSON)
+        raise InputError(str(exc), file=where, field="sample") from None
