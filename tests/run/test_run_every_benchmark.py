@@ -197,3 +197,23 @@ def test_run_judge_and_audit_share_one_sample_judged_and_shown_as_a_subset(
         _read(tmp_path / "audit" / "audit.json")["sample"]["question_ids"]
         == (drawn["question_ids"])
     )
+
+
+def test_an_audit_of_a_sampled_runs_predictions_probes_the_runs_sample(
+    fake: FakeProvider, tmp_path: Path
+) -> None:
+    (tmp_path / "data").mkdir()
+    cut = _locomo(tmp_path / "data")  # the one audit that takes --predictions
+    sampled = tmp_path / "sampled"
+    limit = ("--limit", "4", "--seed", "1")
+    assert _run(fake, cut, sampled, "--system", "bm25", *limit).exit_code == 0
+    drawn = _read(sampled / "run.json")["sample"]
+    audit = _invoke("audit", fake, cut, "--out", str(tmp_path / "audit"), "--predictions",
+                    str(sampled / "predictions.jsonl"))  # fmt: skip
+    assert audit.exit_code == 0, audit.output
+    assert f"({drawn['signature']}) of every probe set" in " ".join(audit.output.split())
+    document = _read(tmp_path / "audit" / "audit.json")
+    assert document["sample"] == drawn
+    assert {s["name"]: s["acceptance"]["overall"]["n"] for s in document["probe_sets"]} == {
+        "gold": 4, "vague-probe": 4, "predictions": 4,
+    }  # fmt: skip

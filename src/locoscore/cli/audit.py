@@ -55,7 +55,7 @@ from locoscore.cli._options import (
 )
 from locoscore.data.dataset import load_dataset
 from locoscore.data.probes import cached_probe_paths
-from locoscore.data.sample import SampleSpec, sample_spec
+from locoscore.data.sample import SampleSpec, judged_sample, sample_spec
 from locoscore.errors import InputError
 from locoscore.folder_input import claim_folder
 from locoscore.judge.audit import (
@@ -74,6 +74,7 @@ from locoscore.llm.endpoint import through_sentence
 from locoscore.llm.progress import progress_for
 from locoscore.report.spend import judge_calls_line
 from locoscore.results_dir import SCORES, SUMMARY
+from locoscore.run.document import read_run_sample
 
 
 def _print_sets(document: dict[str, object]) -> None:
@@ -219,6 +220,8 @@ def audit(
     if bench.own_audit:
         _audit_with_benchmark_sets(bench, dataset, settings, out, dry_run, batch, user_cache, spec)
         return
+    # a run's predictions made with --limit: every set cut to the run's own sample
+    request = spec if predictions is None else judged_sample(spec, read_run_sample(predictions))
     ds = load_dataset(dataset)
     sets: list[ProbeSet] = [gold_probe_set(ds)]
     sets += [probe_file_set(path, ds) for path in (probes or cached_probe_paths())]
@@ -228,8 +231,8 @@ def audit(
         report_dropped(claim_folder(out, own.identity, replace=replace, dry_run=dry_run), out)
         sets.append(own)
     sample = None
-    if spec is not None:
-        sets, sample = sample_sets(sets, spec, bench)
+    if request is not None:
+        sets, sample = sample_sets(sets, request, bench)
         console.print(
             f"smoke test: auditing {sample.describe()} ({sample.signature}) of every probe set",
             highlight=False,

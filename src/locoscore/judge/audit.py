@@ -184,11 +184,11 @@ def predictions_set(path: Path, dataset: Dataset, fmt: str | None = None) -> Pro
 
 
 def sample_sets(
-    sets: list[ProbeSet], spec: SampleSpec, benchmark: Benchmark
+    sets: list[ProbeSet], spec: SampleSpec | QuestionSample, benchmark: Benchmark
 ) -> tuple[list[ProbeSet], QuestionSample]:
     """`--limit`: one sample of the gold set's questions (the dataset's non-adversarial ones,
-    drawn as `run` draws it), and every set cut to those questions, so all sets probe the
-    same questions."""
+    drawn as `run` draws it; or a run's own sample), and every set cut to those questions,
+    so all sets probe the same questions."""
     gold = next(s for s in sets if s.kind == "gold")
     sample = benchmark.draw_sample(spec, [(r.question_key, r.category) for r in gold.records])
     assert sample is not None

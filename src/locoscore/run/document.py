@@ -30,14 +30,18 @@ def read_run_answer(folder: Path) -> dict[str, Any] | None:
 
 
 def read_run_sample(predictions: Path) -> QuestionSample | None:
-    """The sample a run asked (`run --limit`), when `predictions` is that run's own file:
+    """The sample a run asked (`run --limit`), when `predictions` is that run's own file
+    (or its folder):
     run.json beside it records the sample and the fingerprint of the predictions it wrote.
     `judge` then judges exactly those questions, and its headline is over them."""
     from locoscore._io import read_jsonl
     from locoscore.data.sample import QuestionSample
     from locoscore.errors import InputError
     from locoscore.folder_input import predictions_fingerprint
+    from locoscore.run.folder import PREDICTIONS
 
+    if predictions.is_dir():  # a results folder: its run's predictions
+        predictions = predictions / PREDICTIONS
     if not predictions.is_file():
         return None
     run = read_run(predictions.parent)
