@@ -177,6 +177,12 @@ def test_run_judge_and_audit_share_one_sample_judged_and_shown_as_a_subset(
     assert report.exit_code == 0, report.output
     assert signature in (sampled / "report.md").read_text(encoding="utf-8")
 
+    # with the run's own --limit: the run's sample, not a draw over the predictions it holds
+    same = _invoke("judge", fake, cut, str(sampled / "predictions.jsonl"),
+                   "--out", str(tmp_path / "j1"), *limit)  # fmt: skip
+    assert same.exit_code == 0, same.output
+    assert _read(tmp_path / "j1" / "summary.json")["judge"]["sample"] == drawn
+
     # another --limit than the run's would judge questions it never asked: refused
     other = _invoke(
         "judge", fake, cut, str(sampled / "predictions.jsonl"), "--out", str(tmp_path / "j2"),
