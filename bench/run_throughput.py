@@ -65,7 +65,8 @@ from locoscore.run.outputs import PREDICTIONS, write_run_outputs
 from locoscore.run.pipeline import execute_run, resolve_run
 from locoscore.run.settings import ResolvedRun, RunSettings
 from locoscore.systems.base import MemorySystem
-from locoscore.systems.registry import SystemContext, make_system, system_class
+from locoscore.systems.context import SystemContext
+from locoscore.systems.registry import make_system, system_class
 
 ANSWER_MODEL = "fake-answer-model"
 EMBEDDING_MODEL = "fake-embedding-model"

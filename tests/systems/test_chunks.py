@@ -22,7 +22,8 @@ import pytest
 from locoscore.data.conversation import Query, SessionInput, TurnInput
 from locoscore.run.tokens import encoding
 from locoscore.systems.chunks import ChunkStream
-from locoscore.systems.registry import SystemContext, make_system
+from locoscore.systems.context import SystemContext
+from locoscore.systems.registry import make_system
 from locoscore.testing import FakeConfig, FakeProvider
 
 S1 = SessionInput(

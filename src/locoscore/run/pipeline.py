@@ -43,8 +43,9 @@ from locoscore.run.settings import ResolvedRun, RunSettings
 from locoscore.run.store import STATE_FILE, RunStore
 from locoscore.run.tokens import count_tokens
 from locoscore.systems.base import Usage
+from locoscore.systems.context import SystemContext
 from locoscore.systems.probe import QUICK_CHECKS, require_probe
-from locoscore.systems.registry import SystemContext, make_system
+from locoscore.systems.registry import make_system
 
 STATE_DIR = "system_state"
 

@@ -16,8 +16,8 @@ from typing import Any, ClassVar
 
 from locoscore.data.conversation import Query, SessionInput
 from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult, Usage
+from locoscore.systems.context import SystemContext
 from locoscore.systems.options import OptionSpec, resolve_options
-from locoscore.systems.registry import SystemContext
 
 
 class FullContextSystem(MemorySystem):
