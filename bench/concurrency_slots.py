@@ -103,7 +103,7 @@ def main() -> int:
 
     import openai  # noqa: F401  # imported (and tiktoken loaded) before any pass is timed
 
-    from locoscore.run.tokens import count_tokens
+    from locoscore.tokens import count_tokens
 
     count_tokens("warm up")
     results = []

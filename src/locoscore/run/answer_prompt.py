@@ -19,8 +19,8 @@ from pathlib import Path
 
 from locoscore.errors import InputError
 from locoscore.llm.templating import fill_placeholders
-from locoscore.run.tokens import count_tokens, truncate_to_tokens
 from locoscore.systems.base import MemoryItem
+from locoscore.tokens import count_tokens, truncate_to_tokens
 
 REQUIRED_PLACEHOLDERS = ("{question}", "{context}")
 

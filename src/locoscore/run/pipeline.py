@@ -41,11 +41,11 @@ from locoscore.run.ingest import IngestionMeasures, ingest_conversation
 from locoscore.run.question import Retrieved, answer_question, failed_record, retrieve
 from locoscore.run.settings import ResolvedRun, RunSettings
 from locoscore.run.store import STATE_FILE, RunStore
-from locoscore.run.tokens import count_tokens
 from locoscore.systems.base import Usage
 from locoscore.systems.context import SystemContext
 from locoscore.systems.probe import QUICK_CHECKS, require_probe
 from locoscore.systems.registry import make_system
+from locoscore.tokens import count_tokens
 
 STATE_DIR = "system_state"
 

@@ -64,7 +64,7 @@ class FullContextSystem(MemorySystem):
 def most_recent(sessions: list[SessionInput], window: int) -> list[SessionInput]:
     """The sessions cut to the most recent whole turns whose rendered lines fit `window`
     tokens (each kept session's header counted too)."""
-    from locoscore.run.tokens import count_tokens
+    from locoscore.tokens import count_tokens
 
     kept: list[SessionInput] = []
     used = 0
