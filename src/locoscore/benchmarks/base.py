@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from locoscore.data.conversation import Conversation, Question
 
 if TYPE_CHECKING:
+    from locoscore.benchmarks.answer_prompt import AnswerPrompt
     from locoscore.benchmarks.board_row import BoardRow
-    from locoscore.run.answer_prompt import AnswerPrompt
 
 
 @dataclass(frozen=True)
@@ -144,7 +144,7 @@ class Benchmark(ABC):
         """The held-constant answer prompt ({question}, {context}, optional {question_date})."""
 
     def default_answer_prompt(self) -> AnswerPrompt:
-        from locoscore.run.answer_prompt import AnswerPrompt
+        from locoscore.benchmarks.answer_prompt import AnswerPrompt
 
         return AnswerPrompt(self.default_answer_prompt_text(), name=self.answer_prompt_name)
 

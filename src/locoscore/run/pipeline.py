@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from locoscore.benchmarks import get_benchmark
+from locoscore.benchmarks.answer_prompt import load_answer_prompt
 from locoscore.data.conversation import Conversation, Question
 from locoscore.data.errata import errata_for
 from locoscore.errors import InputError, LocoscoreError
@@ -32,7 +33,6 @@ from locoscore.llm.endpoint import Served, served_note
 from locoscore.llm.ledger import Ledger, Spend
 from locoscore.llm.progress import ProgressSink
 from locoscore.results_dir import check_out_dir
-from locoscore.run.answer_prompt import load_answer_prompt
 from locoscore.run.answerer import Answer, Answerer, resolve_answer_step
 from locoscore.run.context_fit import ContextFit, check_bare_questions
 from locoscore.run.dry_run import blocked_estimate, dry_run_estimate
