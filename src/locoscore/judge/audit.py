@@ -24,6 +24,7 @@ from locoscore.data.models import PredictionRecord
 from locoscore.data.probes import PINNED_SHA256, REFERENCE_JUDGE_MODEL, ProbeSource
 from locoscore.data.readers import read_predictions
 from locoscore.data.readers.memos import resolve_question_ids
+from locoscore.data.recorded_verdicts import recorded_judge_summary
 from locoscore.data.sample import QuestionSample, SampleSpec
 from locoscore.errors import InputError
 from locoscore.folder_input import InputIdentity, identity_of_rows
@@ -32,7 +33,6 @@ from locoscore.judge.outputs import CACHE_FILE
 from locoscore.judge.runner import ProgressSink
 from locoscore.judge.settings import JudgeSettings
 from locoscore.results_dir import SCORES, load_scores
-from locoscore.scoring.recorded import recorded_judge_summary
 
 Kind = Literal["gold", "probe", "predictions"]
 GOLD_SET = "gold"
