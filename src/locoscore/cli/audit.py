@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from locoscore.benchmarks import Benchmark, get_benchmark
+from locoscore.benchmarks.locomo_probe_sets import gold_probe_set, predictions_set, probe_file_set
 from locoscore.cli._app import (
     EXIT_FAILED,
     app,
@@ -62,9 +63,6 @@ from locoscore.judge.audit import (
     DEFAULT_ACCEPT_THRESHOLD,
     ProbeSet,
     calls_per_set,
-    gold_probe_set,
-    predictions_set,
-    probe_file_set,
     run_audit,
     sample_sets,
 )
