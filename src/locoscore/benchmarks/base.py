@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from locoscore.data.conversation import Conversation, Question
+from locoscore.results.identity import InputIdentity, answers_identity, submitted_pairs
 
 if TYPE_CHECKING:
     from locoscore.benchmarks.answer_prompt import AnswerPrompt
@@ -64,6 +65,9 @@ class Benchmark(ABC):
     has_errata = False  # a gold errata list (`--errata`) applies to its questions
     scores_lexically = False  # token-F1 protocols apply (LoCoMo's short gold answers)
     answer_prompt_name = "locoscore-answer-v1"
+    # The answer step's max_tokens: part of the benchmark (its golds set how long a full
+    # answer runs), so it is in every run's signature and run.json.
+    answer_max_tokens = 128
 
     def require(self, command: str) -> None:
         """Refuse, as bad input, a command this benchmark cannot serve yet."""
@@ -154,6 +158,11 @@ class Benchmark(ABC):
     ) -> dict[str, Any]:
         """A finished run's scores into `out`; the summary, with `_written` naming the files."""
 
+    def records_identity(self, name: str, records: list[dict[str, Any]]) -> InputIdentity:
+        """A run's prediction lines as the folder guard records them: the (question id,
+        answer) pairs of the answered questions, as a judge of the same file reads them."""
+        return answers_identity(name, submitted_pairs(records))
+
     # Probe checks a run on this benchmark needs beyond the quick ones (LongMemEval resets
     # the system between questions and scores retrieval by the turns items name).
     probe_checks: tuple[str, ...] = ()
@@ -196,7 +205,12 @@ class Benchmark(ABC):
 
         `options["sample"]` (a `data.sample.SampleSpec`, or None) is `--limit`: the hook
         draws it over the questions it would judge, stratified by its question types, and
-        the section carries it (`sample`, and the `sample:` part of its signature)."""
+        the section carries it (`sample`, and the `sample:` part of its signature).
+
+        `options["claim"]` (a callable taking the file's `InputIdentity`, or None) is the
+        folder guard: the hook calls it once the answers are read, before anything is
+        written; it refuses a folder of other answers (or, with `--replace`, empties it).
+        The section records the identity as its `input`."""
         raise NotImplementedError
 
     # What `judge` and `audit` print for a benchmark with its own judge or audit: lines

@@ -17,9 +17,10 @@ from locoscore.data.readers import read_predictions
 from locoscore.data.readers.memos import resolve_question_ids
 from locoscore.data.recorded_verdicts import recorded_judge_summary
 from locoscore.errors import InputError
-from locoscore.folder_input import InputIdentity, identity_of_rows
 from locoscore.judge.audit import GOLD_SET, PREDICTIONS_SET, ProbeRecord, ProbeSet
-from locoscore.results_dir import SCORES, load_scores
+from locoscore.results.folder import load_scores
+from locoscore.results.identity import InputIdentity, identity_of_rows
+from locoscore.results.layout import SCORES
 
 
 def _as_probe(record: PredictionRecord, name: str) -> ProbeRecord:
@@ -72,7 +73,7 @@ def _results_folder_records(directory: Path) -> tuple[list[PredictionRecord], In
     path = directory / SCORES
     if not path.is_file():
         raise InputError(
-            "not a results folder (no scores.jsonl) nor a predictions file", file=str(directory)
+            f"not a results folder (no {SCORES}) nor a predictions file", file=str(directory)
         )
     try:
         rows = load_scores(directory)

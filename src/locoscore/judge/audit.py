@@ -22,11 +22,11 @@ from locoscore.data.probes import ProbeSource
 from locoscore.data.recorded_verdicts import recorded_judge_summary
 from locoscore.data.sample import QuestionSample, SampleSpec
 from locoscore.errors import InputError
-from locoscore.folder_input import InputIdentity
 from locoscore.judge.api import PassResult, run_pass
-from locoscore.judge.outputs import CACHE_FILE
 from locoscore.judge.runner import ProgressSink
 from locoscore.judge.settings import JudgeSettings
+from locoscore.results.identity import InputIdentity
+from locoscore.results.layout import JUDGE_CACHE
 
 Kind = Literal["gold", "probe", "predictions"]
 GOLD_SET = "gold"
@@ -123,7 +123,7 @@ async def run_audit(
     return await run_pass(
         records,
         audit_settings(settings),
-        out_dir / CACHE_FILE,
+        out_dir / JUDGE_CACHE,
         batch=batch,
         dry_run=dry_run,
         progress=progress,

@@ -20,6 +20,7 @@ from locoscore.benchmarks.beam.fetch import FETCH_NAMES, default_destination, fe
 from locoscore.benchmarks.board_row import BoardRow
 from locoscore.data.conversation import Conversation, Question
 from locoscore.errors import DatasetError
+from locoscore.results.layout import AUDIT_FILES
 
 ABILITY_NAMES = {
     "abstention": "abstention",
@@ -74,6 +75,11 @@ class Beam(Benchmark):
         return fetch_beam(name, url, dest)
 
     answer_prompt_name = "locoscore-beam-answer-v1"
+    # Measured on 100K (cl100k tokens of the gold answers): summarization's golds run to a
+    # median of 206 and a longest of 280 (213 words), event ordering's to 169, every other
+    # ability's to 122 at most. 512 holds the longest gold with ~1.8x room for another
+    # tokenizer and a list's formatting; 128 cut every summary mid-way.
+    answer_max_tokens = 512
 
     def __init__(self, name: str, *, truncated: bool) -> None:
         self.name = name
@@ -190,7 +196,7 @@ class Beam(Benchmark):
         for name, entry in document["sets"].items():
             mean = "n/a" if entry["mean"] is None else f"{100 * entry['mean']:.1f}"
             lines.append(f"{name:<10} n={entry['n']:<4} mean score {mean}")
-        lines.append(f"wrote {out}/audit.json, audit.md, audit.html")
+        lines.append(f"wrote {out}/{', '.join(AUDIT_FILES)}")
         return lines
 
     own_report = True
