@@ -17,7 +17,7 @@ and BEAM override the hooks with their own rules.
 from __future__ import annotations
 
 from abc import ABC
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -27,9 +27,10 @@ from locoscore.results.identity import InputIdentity, answers_identity, submitte
 from locoscore.results.layout import PREDICTIONS, RUN_JSON, SCORES, SUMMARY
 
 if TYPE_CHECKING:
+    from locoscore.benchmarks.answer_prompt import AnswerPrompt
     from locoscore.benchmarks.board_row import BoardRow
+    from locoscore.data.sample import QuestionSample, SampleSpec
     from locoscore.generic.parts import JudgeRules, Metric
-    from locoscore.run.answer_prompt import AnswerPrompt
 
 
 @dataclass(frozen=True)
@@ -121,6 +122,31 @@ class Benchmark(ABC):
     def type_name(self, type_id: int) -> str:
         return self.type_names.get(type_id, str(type_id))
 
+    # -- samples (`--limit`) ------------------------------------------------------------
+    # What a sample's strata are called (in its `sample:` signature part and run.json): the
+    # benchmark's own word for its question types.
+    sample_stratum = "type"
+
+    def sample_type_key(self, type_id: int) -> Hashable:
+        """The stratum a question of type `type_id` is drawn in: its type's own key."""
+        return next((t.key for t in self.types if t.id == type_id), str(type_id))
+
+    def draw_sample(
+        self,
+        request: SampleSpec | QuestionSample | None,
+        questions: Iterable[tuple[str, int]],
+    ) -> QuestionSample | None:
+        """The one sample draw of `run`, `judge` and `audit`: `questions` are (question id,
+        type id) pairs, stratified by the benchmark's types. A sample already drawn (a run's,
+        read from its run.json) is kept as it is; None asks for every question."""
+        from locoscore.data.sample import QuestionSample, draw_questions
+
+        if request is None or isinstance(request, QuestionSample):
+            return request
+        return draw_questions(
+            request, questions, type_key=self.sample_type_key, stratum_name=self.sample_stratum
+        )
+
     # -- data ------------------------------------------------------------------------
     def known_file(self, sha256: str) -> KnownFile | None:
         return next((f for f in self.known_files if f.sha256 == sha256), None)
@@ -178,12 +204,12 @@ class Benchmark(ABC):
     # -- answer step and judge -------------------------------------------------------
     def default_answer_prompt_text(self) -> str:
         """The held-constant answer prompt ({question}, {context}, optional {question_date})."""
-        from locoscore.run.answer_prompt import DEFAULT_ANSWER_PROMPT
+        from locoscore.benchmarks.answer_prompt import DEFAULT_ANSWER_PROMPT
 
         return DEFAULT_ANSWER_PROMPT
 
     def default_answer_prompt(self) -> AnswerPrompt:
-        from locoscore.run.answer_prompt import AnswerPrompt
+        from locoscore.benchmarks.answer_prompt import AnswerPrompt
 
         return AnswerPrompt(self.default_answer_prompt_text(), name=self.answer_prompt_name)
 
@@ -210,6 +236,10 @@ class Benchmark(ABC):
         """A run's prediction lines as the folder guard records them: the (question id,
         answer) pairs of the answered questions, as a judge of the same file reads them."""
         return answers_identity(name, submitted_pairs(records))
+
+    def run_fingerprint(self, records: list[dict[str, Any]]) -> str:
+        """The fingerprint a run of this benchmark records for its prediction lines."""
+        return self.records_identity("", records).fingerprint
 
     # Probe checks a run on this benchmark needs beyond the quick ones (LongMemEval resets
     # the system between questions and scores retrieval by the turns items name).
@@ -280,6 +310,7 @@ class Benchmark(ABC):
             {t.id: t.key for t in self.types},
             dict(self.type_names),
             self.describe_data(data),
+            self.draw_sample,
         )
         return await judge_answers(task, answers, settings, out, **options)
 

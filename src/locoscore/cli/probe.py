@@ -17,6 +17,7 @@ from locoscore.cli._app import EXIT_FAILED, app, console, handle_errors
 from locoscore.cli._options import benchmark_choices
 from locoscore.errors import InputError
 from locoscore.systems.base import MemorySystem
+from locoscore.systems.context import SystemContext
 from locoscore.systems.options import parse_option_pairs
 from locoscore.systems.probe import (
     ALL_CHECKS,
@@ -26,7 +27,7 @@ from locoscore.systems.probe import (
     run_probe,
 )
 from locoscore.systems.probe_report import ProbeReport
-from locoscore.systems.registry import SystemContext, make_system
+from locoscore.systems.registry import make_system
 
 _STATUS = {
     "passed": "[green]passed[/]",

@@ -22,7 +22,7 @@ from typing import Any
 from locoscore._io import read_jsonl, sha256_file, write_json_atomic, write_jsonl_atomic
 from locoscore.data.conversation import Question
 from locoscore.data.models import PredictionRecord
-from locoscore.data.sample import SampleSpec, with_sample
+from locoscore.data.sample import QuestionSample, SampleSpec, with_sample
 from locoscore.errors import InputError
 from locoscore.generic.parts import JudgeRules
 from locoscore.generic.scoring import aggregate
@@ -45,6 +45,8 @@ class JudgeTask:
     type_keys: Mapping[int, str]  # type id -> key (the rules' names)
     type_names: Mapping[int, str]  # type id -> display name
     data: dict[str, Any]  # the data file as summary.json describes it
+    # the benchmark's one sample draw (`Benchmark.draw_sample`): `run`'s, `judge`'s, `audit`'s
+    draw: Callable[[Any, list[tuple[str, int]]], QuestionSample | None]
 
 
 def _records(
@@ -89,7 +91,7 @@ async def judge_answers(
     dry_run: bool = False,
     batch: bool = False,
     user_cache: bool = False,
-    sample: SampleSpec | None = None,
+    sample: SampleSpec | QuestionSample | None = None,
     type_templates: Mapping[str, Path] | None = None,
     max_unscored: float | None = None,
     progress: Any = None,
@@ -106,15 +108,11 @@ async def judge_answers(
     ours = answers_identity(
         str(answers_path), submitted_pairs(answers.values()), file_sha256=sha256_file(answers_path)
     )
+    # drawn over the data's questions, as `run --limit` draws (the same seed, the same
+    # sample); a run's own sample (read from its run.json) is kept as it is
+    drawn = task.draw(sample, [(q.question_id, q.category) for q in task.questions])
     population = [q for q in task.questions if q.question_id in answers]
-    drawn = None
-    if sample is not None:
-        drawn = sample.draw(
-            population,
-            item_id=lambda q: q.question_id,
-            stratum=lambda q: q.category,
-            stratum_name="type",
-        )
+    if drawn is not None:
         population = drawn.keep(population, lambda q: q.question_id)
     failed = {q.question_id for q in population if answers[q.question_id].get("error") is not None}
     judged = [q for q in population if q.question_id not in failed]

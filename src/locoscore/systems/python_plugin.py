@@ -40,7 +40,7 @@ from locoscore.errors import InputError, SystemCallError
 from locoscore.llm.call_errors import one_line_error
 from locoscore.python_spec import import_spec, parse_spec
 from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult, Usage
-from locoscore.systems.registry import SystemContext
+from locoscore.systems.context import SystemContext
 
 REQUIRED_METHODS = ("reset", "add", "search")
 _EXAMPLE = "python:module:Class (e.g. python:my_memory:MyMemory)"

@@ -72,6 +72,7 @@ class Beam(Benchmark):
     commands = frozenset({"run", "dataset", "judge", "report", "audit"})
     judge_protocols = ("beam", "beam-official")  # `folder.PROTOCOLS` (rubric means beam)
     run_files = (SUMMARY,)  # outputs.write_outputs
+    sample_stratum = "ability"  # a sample signs `strat-ability`, by the ten abilities
 
     def fetch(self, name: str, url: str | None, dest: Path | None) -> Path:
         return fetch_beam(name, url, dest)
