@@ -70,6 +70,9 @@ def compare(
         raise InputError("compare needs at least two results folders (A B [C ...])")
     bench = benchmark_of(folders, benchmark)
     bench.require("compare")
+    # which folder is A, B, ...: every figure below is named by these letters
+    for i, folder in enumerate(folders):
+        console.print(f"{side_name(i)} = {escape(str(folder))}", highlight=False)
     if bench.own_report:
         if len(folders) != 2:
             raise InputError(
@@ -85,7 +88,7 @@ def compare(
                 f"{row['mcnemar_p']:.3g}",
                 highlight=False,
             )
-        console.print(f"wrote {out}/compare.md, compare.json", highlight=False)
+        console.print(f"wrote {out}/compare.md, compare.html, compare.json", highlight=False)
         return
     results = [load_results(folder) for folder in folders]
     flags = None
