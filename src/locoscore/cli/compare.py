@@ -72,7 +72,7 @@ def compare(
     bench.require("compare")
     # which folder is A, B, ...: every figure below is named by these letters
     for i, folder in enumerate(folders):
-        console.print(f"{side_name(i)} = {escape(str(folder))}", highlight=False)
+        console.print(f"{side_name(i)} = {escape(str(folder))}", highlight=False, soft_wrap=True)
     if bench.own_report:
         if len(folders) != 2:
             raise InputError(
@@ -82,10 +82,12 @@ def compare(
         dir_a, dir_b = folders
         result = bench.compare(dir_a, dir_b, out)
         for name, row in result["groups"].items():
+            # a right/wrong judge's test (McNemar) or a graded one's (Wilcoxon)
+            test = "McNemar" if "mcnemar_p" in row else "Wilcoxon"
             console.print(
                 f"{name}: A {row['a']:.1f}, B {row['b']:.1f}, B - A {row['difference']:+.1f} "
-                f"[{row['ci95'][0]:+.1f}, {row['ci95'][1]:+.1f}], McNemar p "
-                f"{row['mcnemar_p']:.3g}",
+                f"[{row['ci95'][0]:+.1f}, {row['ci95'][1]:+.1f}], {test} p "
+                f"{row[test.lower() + '_p']:.3g}",
                 highlight=False,
             )
         console.print(f"wrote {out}/compare.md, compare.html, compare.json", highlight=False)
