@@ -59,7 +59,8 @@ def compare(
     the comparisons. --errata implies --verified-gold.
 
     Writes into --out: compare.md, compare.html, differences.csv (differences-B.csv, ... for
-    more than two folders; a benchmark with its own report: compare.md, compare.json)."""
+    more than two folders; a benchmark with its own report: compare.md, compare.html,
+    compare.json). Every output names its folders: A = DIR_A, B = DIR_B, ..."""
     # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
     from locoscore.compare import compare_many, side_name
     from locoscore.report.comparison import write_comparisons
