@@ -24,7 +24,7 @@ import pytest
 from typer.testing import CliRunner
 
 from locoscore.cli import app
-from locoscore.testing._verdicts import reference_recall_score
+from locoscore.testing._verdicts import recall_score, reference_recall_score
 from locoscore.testing.fake_provider import FakeConfig, FakeProvider
 from locoscore.testing.longmemeval_fixture import write_fixture
 
@@ -110,10 +110,19 @@ def echo_memories(prompt: str) -> str:
 
 
 def verdict(prompt: str) -> int | str:
-    from beam_helpers import rule
+    """LongMemEval's prompts: graded by reference recall. BEAM's event matches: by
+    `beam_helpers.rule`; its rubric items: by the share of the requirement's words the reply
+    holds, on the asked scale (100 from 60 %, 50 from 30 %, else 0), so a run that retrieves
+    more scores more."""
+    from beam_helpers import _FENCED, _REQUIREMENT, rule
 
-    # BEAM's judge prompts fence the reply; LongMemEval's are graded by reference recall
-    return rule(prompt) if "```" in prompt else reference_recall_score(prompt)
+    requirement, reply = _REQUIREMENT.search(prompt), _FENCED.search(prompt)
+    if requirement is not None and reply is not None:
+        share = recall_score(requirement.group(1), reply.group(1))
+        return 100 if share >= 60 else 50 if share >= 30 else 0
+    if "First snippet (a reference event)" in prompt:
+        return rule(prompt)
+    return reference_recall_score(prompt)
 
 
 def _answerer(fake: FakeProvider) -> list[str]:

@@ -71,9 +71,6 @@ def compare(
         raise InputError("compare needs at least two results folders (A B [C ...])")
     bench = benchmark_of(folders, benchmark)
     bench.require("compare")
-    # which folder is A, B, ...: every figure below is named by these letters
-    for i, folder in enumerate(folders):
-        console.print(f"{side_name(i)} = {escape(str(folder))}", highlight=False, soft_wrap=True)
     if bench.own_report:
         if len(folders) != 2:
             raise InputError(
@@ -82,6 +79,7 @@ def compare(
             )
         dir_a, dir_b = folders
         result = bench.compare(dir_a, dir_b, out)
+        _print_names(folders)
         for name, row in result["groups"].items():
             # a right/wrong judge's test (McNemar) or a graded one's (Wilcoxon)
             test = "McNemar" if "mcnemar_p" in row else "Wilcoxon"
@@ -102,10 +100,19 @@ def compare(
         )
         flags = comparison_errata(errata_for(errata, dataset_path), *results)
     comparisons = compare_many(results, flags)
+    _print_names(folders)
     for i, comparison in enumerate(comparisons, start=1):
         _print_comparison(comparison, side_name(i), several=len(comparisons) > 1)
     for path in write_comparisons(comparisons, out):
         console.print(f"wrote {path}", highlight=False)
+
+
+def _print_names(folders: list[Path]) -> None:
+    """Which folder is A, B, ...: every figure printed after is named by these letters."""
+    from locoscore.compare import side_name
+
+    for i, folder in enumerate(folders):
+        console.print(f"{side_name(i)} = {escape(str(folder))}", highlight=False, soft_wrap=True)
 
 
 def _print_comparison(comparison: Comparison, b: str, several: bool) -> None:

@@ -51,13 +51,15 @@ def _num(x: float) -> str:
 def _open(title: str, standalone: bool, height: float, x0: float = 0.0) -> list[str]:
     """The svg element; `x0` < 0 widens the drawing to the left (room for slanted labels)."""
     ns = f' xmlns="{SVG_NS}"' if standalone else ""
-    width = WIDTH - x0
+    # unwidened, the element is written as it always was (the README's chart is pinned)
+    left, width = ("0", str(WIDTH)) if x0 == 0 else (_num(x0), _num(WIDTH - x0))
+    moved = "" if x0 == 0 else f'x="{left}" '
     return [
-        f'<svg{ns} class="chart" viewBox="{_num(x0)} 0 {_num(width)} {_num(height)}" '
-        f'width="{_num(width)}" height="{_num(height)}" role="img" aria-label="{escape(title)}" '
+        f'<svg{ns} class="chart" viewBox="{left} 0 {width} {_num(height)}" width="{width}" '
+        f'height="{_num(height)}" role="img" aria-label="{escape(title)}" '
         'font-family="system-ui, sans-serif" font-size="12">',
         f"<title>{escape(title)}</title>",
-        f'<rect x="{_num(x0)}" width="{_num(width)}" height="{_num(height)}" fill="#ffffff"/>',
+        f'<rect {moved}width="{width}" height="{_num(height)}" fill="#ffffff"/>',
         f'<text x="{WIDTH / 2}" y="20" text-anchor="middle" font-size="14" '
         f'font-weight="bold">{escape(title)}</text>',
     ]
@@ -180,14 +182,16 @@ def _label_text(x: float, label: list[str], slanted: bool) -> str:
     y = TOP + PLOT_H + 16
     if slanted:
         return (
-            f'<text class="group-label" x="{_num(x)}" y="{y - 4}" text-anchor="end" '
+            f'<text x="{_num(x)}" y="{y - 4}" text-anchor="end" '
             f'transform="rotate(-{SLANT} {_num(x)} {y - 4})">{escape(label[0])}</text>'
         )
+    if len(label) == 1:  # as a label always was (the README's chart is pinned)
+        return f'<text x="{_num(x)}" y="{y}" text-anchor="middle">{escape(label[0])}</text>'
     spans = "".join(
         f'<tspan x="{_num(x)}" dy="{0 if i == 0 else LABEL_LINE_H}">{escape(line)}</tspan>'
         for i, line in enumerate(label)
     )
-    return f'<text class="group-label" x="{_num(x)}" y="{y}" text-anchor="middle">{spans}</text>'
+    return f'<text x="{_num(x)}" y="{y}" text-anchor="middle">{spans}</text>'
 
 
 def grouped_bar_chart(
