@@ -21,6 +21,7 @@ from locoscore.errors import InputError
 from locoscore.report.document import Block, Heading, Notes, Paragraph, Table
 from locoscore.report.html import render_html
 from locoscore.report.markdown import render_markdown
+from locoscore.results.layout import COMPARE_HTML, COMPARE_JSON, COMPARE_MD, SCORES, SUMMARY
 from locoscore.stats import bootstrap_mean_ci, wilcoxon_signed_rank
 
 METHOD = (
@@ -31,7 +32,7 @@ METHOD = (
 
 
 def _summary(directory: Path) -> dict[str, Any]:
-    path = directory / "summary.json"
+    path = directory / SUMMARY
     try:
         loaded = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -44,7 +45,7 @@ def _summary(directory: Path) -> dict[str, Any]:
 
 
 def _scores(directory: Path) -> dict[str, dict[str, Any]]:
-    path = directory / "scores.jsonl"
+    path = directory / SCORES
     if not path.is_file():
         raise InputError("missing: judge the folder first", file=str(path))
     return {str(row["question_id"]): row for row in read_jsonl(path)}
@@ -114,7 +115,7 @@ def compare_folders(dir_a: Path, dir_b: Path, out: Path) -> dict[str, Any]:
         table,
     ]
     out.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(out / "compare.json", result)
-    write_text_atomic(out / "compare.md", render_markdown(document))
-    write_text_atomic(out / "compare.html", render_html(document, title))
+    write_json_atomic(out / COMPARE_JSON, result)
+    write_text_atomic(out / COMPARE_MD, render_markdown(document))
+    write_text_atomic(out / COMPARE_HTML, render_html(document, title))
     return result

@@ -22,6 +22,7 @@ from locoscore.benchmarks.board_row import (
     read_summary,
     unjudged_row,
 )
+from locoscore.results.layout import SCORES
 
 
 def _block(block: dict[str, Any], directory: Path, name: str) -> BoardCell:
@@ -69,7 +70,7 @@ def board_row(directory: Path) -> BoardRow:
         str(r["question_id"]): 100 * value
         for r in rows
         if r.get("submitted", True)
-        and (value := number(r.get("j"), directory / "scores.jsonl", "j")) is not None
+        and (value := number(r.get("j"), directory / SCORES, "j")) is not None
     }
     return BoardRow(
         metrics,
