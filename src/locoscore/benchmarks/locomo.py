@@ -29,6 +29,11 @@ class LoCoMo(Benchmark):
     has_errata = True
     scores_lexically = True
     commands = frozenset({"run", "dataset", "score", "judge", "report", "compare", "audit"})
+    # samples keep the strata (and their order) they had: the category ids, `strat-cat`
+    sample_stratum = "category"
+
+    def sample_type_key(self, type_id: int) -> int:
+        return type_id
 
     def load(self, path: str | Path | None) -> Dataset:
         return load_dataset(path)

@@ -55,7 +55,7 @@ from locoscore.cli._options import (
 )
 from locoscore.data.dataset import load_dataset
 from locoscore.data.probes import cached_probe_paths
-from locoscore.data.sample import SampleSpec, sample_spec
+from locoscore.data.sample import SampleSpec, judged_sample, sample_spec
 from locoscore.errors import InputError
 from locoscore.judge.audit import (
     DEFAULT_ACCEPT_THRESHOLD,
@@ -74,6 +74,7 @@ from locoscore.llm.progress import progress_for
 from locoscore.report.spend import judge_calls_line
 from locoscore.results.identity import claim_folder
 from locoscore.results.layout import AUDIT_HTML, AUDIT_JSON, AUDIT_MD, SCORES, SUMMARY
+from locoscore.run.document import read_run_sample
 from locoscore.run.store import forget_run
 
 
@@ -229,6 +230,9 @@ def audit(
     if bench.own_audit:
         _audit_with_benchmark_sets(bench, dataset, settings, out, dry_run, batch, user_cache, spec)
         return
+    # a run's predictions made with --limit: every set cut to the run's own sample
+    ran = None if predictions is None else read_run_sample(predictions, bench.run_fingerprint)
+    request = spec if predictions is None else judged_sample(spec, ran)
     ds = load_dataset(dataset)
     sets: list[ProbeSet] = [gold_probe_set(ds)]
     sets += [probe_file_set(path, ds) for path in (probes or cached_probe_paths())]
@@ -241,8 +245,8 @@ def audit(
         report_dropped(dropped, out)
         sets.append(own)
     sample = None
-    if spec is not None:
-        sets, sample = sample_sets(sets, spec)
+    if request is not None:
+        sets, sample = sample_sets(sets, request, bench)
         console.print(
             f"smoke test: auditing {sample.describe()} ({sample.signature}) of every probe set",
             highlight=False,

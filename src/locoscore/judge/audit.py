@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from locoscore.categories import ADVERSARIAL
 from locoscore.data.dataset import Dataset
@@ -33,6 +33,9 @@ from locoscore.results.folder import load_scores
 from locoscore.results.identity import InputIdentity, identity_of_rows
 from locoscore.results.layout import JUDGE_CACHE, SCORES
 from locoscore.scoring.recorded import recorded_judge_summary
+
+if TYPE_CHECKING:
+    from locoscore.benchmarks import Benchmark
 
 Kind = Literal["gold", "probe", "predictions"]
 GOLD_SET = "gold"
@@ -180,12 +183,15 @@ def predictions_set(path: Path, dataset: Dataset, fmt: str | None = None) -> Pro
     )
 
 
-def sample_sets(sets: list[ProbeSet], spec: SampleSpec) -> tuple[list[ProbeSet], QuestionSample]:
+def sample_sets(
+    sets: list[ProbeSet], spec: SampleSpec | QuestionSample, benchmark: Benchmark
+) -> tuple[list[ProbeSet], QuestionSample]:
     """`--limit`: one sample of the gold set's questions (the dataset's non-adversarial ones,
-    stratified by category), and every set cut to those questions, so all sets probe the
-    same questions."""
+    drawn as `run` draws it; or a run's own sample), and every set cut to those questions,
+    so all sets probe the same questions."""
     gold = next(s for s in sets if s.kind == "gold")
-    sample = spec.draw(gold.records, item_id=lambda r: r.question_key, stratum=lambda r: r.category)
+    sample = benchmark.draw_sample(spec, [(r.question_key, r.category) for r in gold.records])
+    assert sample is not None
     cut = []
     for s in sets:
         records = sample.keep(s.records, lambda r: r.question_key)

@@ -70,6 +70,7 @@ def opaque_question_id(question_id: str) -> str:
 class Beam(Benchmark):
     types = tuple(QuestionType(i, key, ABILITY_NAMES[key]) for key, i in ABILITY_IDS.items())
     commands = frozenset({"run", "dataset", "judge", "report", "audit"})
+    sample_stratum = "ability"  # a sample signs `strat-ability`, by the ten abilities
 
     def fetch(self, name: str, url: str | None, dest: Path | None) -> Path:
         return fetch_beam(name, url, dest)
