@@ -98,6 +98,7 @@ def test_run_judge_run_keeps_the_judge_section(tmp_path: Path, benchmark: str) -
     after = json.loads((out / "summary.json").read_text())
     assert "judge" in before
     assert after["judge"] == before["judge"]
+    assert after["run"]["signature"] == before["run"]["signature"]  # served, fake kept
     assert (out / "judgments.jsonl").read_text() == judgments
     reported = _cli("report", str(out), "--benchmark", benchmark, "--dataset", str(dataset))
     assert reported.exit_code == 0, reported.output
