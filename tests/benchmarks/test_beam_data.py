@@ -269,7 +269,7 @@ def test_the_answer_budget_holds_the_longest_gold_with_room(full) -> None:
     """128 tokens cut BEAM's summaries (golds of 206 tokens at the median); the budget is
     BEAM's own, LoCoMo's and LongMemEval's stay 128."""
     from locoscore.benchmarks import get_benchmark
-    from locoscore.run.tokens import count_tokens
+    from locoscore.tokens import count_tokens
 
     longest = max(count_tokens(q.gold) for q in full.questions if q.gold)
     assert longest == 280  # a summarization gold of 213 words

@@ -20,9 +20,9 @@ from locoscore.data.conversation import Conversation, Question
 from locoscore.results.identity import InputIdentity, answers_identity, submitted_pairs
 
 if TYPE_CHECKING:
+    from locoscore.benchmarks.answer_prompt import AnswerPrompt
     from locoscore.benchmarks.board_row import BoardRow
     from locoscore.data.sample import QuestionSample, SampleSpec
-    from locoscore.run.answer_prompt import AnswerPrompt
 
 
 @dataclass(frozen=True)
@@ -174,7 +174,7 @@ class Benchmark(ABC):
         """The held-constant answer prompt ({question}, {context}, optional {question_date})."""
 
     def default_answer_prompt(self) -> AnswerPrompt:
-        from locoscore.run.answer_prompt import AnswerPrompt
+        from locoscore.benchmarks.answer_prompt import AnswerPrompt
 
         return AnswerPrompt(self.default_answer_prompt_text(), name=self.answer_prompt_name)
 

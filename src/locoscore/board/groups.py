@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from locoscore import stats
 from locoscore.board.entries import Entry
 from locoscore.board.identity import Identity
-from locoscore.compare import ALPHA, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, paired_metric
+from locoscore.compare.paired import ALPHA, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, paired_metric
 from locoscore.report.metrics import Metric
 
 DIFFERENCE_DECIMALS = 6

@@ -10,9 +10,9 @@ from locoscore.board.entries import Entry, row_facts
 from locoscore.board.groups import Group, Row, differing_aspects
 from locoscore.board.identity import FULL_SET
 from locoscore.categories import CATEGORY_NAMES
-from locoscore.compare import ALPHA
+from locoscore.compare.paired import ALPHA
+from locoscore.compare.report import format_p
 from locoscore.report import charts
-from locoscore.report.comparison import format_p
 from locoscore.report.document import Banner, Block, Figure, Heading, Notes, Paragraph, Table
 from locoscore.report.metrics import METRICS, Metric
 from locoscore.report.tables import DASH, fmt

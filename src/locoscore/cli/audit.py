@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from locoscore.benchmarks import Benchmark, get_benchmark
+from locoscore.benchmarks.locomo_probe_sets import gold_probe_set, predictions_set, probe_file_set
 from locoscore.cli._app import (
     EXIT_FAILED,
     app,
@@ -61,9 +62,6 @@ from locoscore.judge.audit import (
     DEFAULT_ACCEPT_THRESHOLD,
     ProbeSet,
     calls_per_set,
-    gold_probe_set,
-    predictions_set,
-    probe_file_set,
     run_audit,
     sample_sets,
 )
@@ -246,7 +244,7 @@ def audit(
         sets.append(own)
     sample = None
     if request is not None:
-        sets, sample = sample_sets(sets, request, bench)
+        sets, sample = sample_sets(sets, request, bench.draw_sample)
         console.print(
             f"smoke test: auditing {sample.describe()} ({sample.signature}) of every probe set",
             highlight=False,

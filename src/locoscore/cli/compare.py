@@ -19,7 +19,7 @@ from locoscore.errors import InputError
 from locoscore.results.layout import COMPARE_JSON, COMPARE_MD
 
 if TYPE_CHECKING:
-    from locoscore.compare import Comparison
+    from locoscore.compare.paired import Comparison
 
 
 @app.command("compare")
@@ -62,8 +62,8 @@ def compare(
     Writes into --out: compare.md, compare.html, differences.csv (differences-B.csv, ... for
     more than two folders; a benchmark with its own report: compare.md, compare.json)."""
     # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
-    from locoscore.compare import compare_many, side_name
-    from locoscore.report.comparison import write_comparisons
+    from locoscore.compare.paired import compare_many, side_name
+    from locoscore.compare.report import write_comparisons
     from locoscore.report.load import load_results
     from locoscore.report.verified import comparison_errata
 
@@ -104,7 +104,7 @@ def compare(
 
 
 def _print_comparison(comparison: Comparison, b: str, several: bool) -> None:
-    from locoscore.report.comparison import format_p
+    from locoscore.compare.report import format_p
 
     table = Table(title=f"{b} - A on {comparison.paired} shared questions")
     columns = ["metric", "A", b, f"{b} - A", "95 % CI", "Wilcoxon p"]

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from locoscore.benchmarks import get_benchmark
+from locoscore.benchmarks.answer_prompt import load_answer_prompt
 from locoscore.data.conversation import Conversation, Question
 from locoscore.data.errata import errata_for
 from locoscore.errors import InputError, LocoscoreError
@@ -33,7 +34,6 @@ from locoscore.llm.progress import ProgressSink
 from locoscore.results.folder import check_out_dir
 from locoscore.results.identity import drop_results
 from locoscore.results.layout import RUN_STATE, SYSTEM_STATE
-from locoscore.run.answer_prompt import load_answer_prompt
 from locoscore.run.answerer import Answer, Answerer, resolve_answer_step
 from locoscore.run.context_fit import ContextFit, check_bare_questions
 from locoscore.run.dry_run import blocked_estimate, dry_run_estimate
@@ -42,10 +42,11 @@ from locoscore.run.ingest import IngestionMeasures, ingest_conversation
 from locoscore.run.question import Retrieved, answer_question, failed_record, retrieve
 from locoscore.run.settings import ResolvedRun, RunSettings
 from locoscore.run.store import RunStore, forget_run
-from locoscore.run.tokens import count_tokens
 from locoscore.systems.base import Usage
+from locoscore.systems.context import SystemContext
 from locoscore.systems.probe import QUICK_CHECKS, require_probe
-from locoscore.systems.registry import SystemContext, make_system
+from locoscore.systems.registry import make_system
+from locoscore.tokens import count_tokens
 
 
 async def all_or_none(coroutines: Iterable[Coroutine[Any, Any, None]]) -> None:
