@@ -113,8 +113,10 @@ def test_tiny_benchmark_run_judge_report_board_compare(fake: FakeProvider, tmp_p
     compared = tmp_path / "compare"
     printed = _locoscore("compare", str(a), str(b), "--out", str(compared))
     assert "overall: A 50.0, B 100.0, B - A +50.0" in printed
-    compare_md = (compared / "compare.md").read_text()
-    assert f"A: {a}" in compare_md and f"B: {b}" in compare_md
+    assert f"A = {a}" in printed and f"B = {b}" in printed
+    for name in ("compare.md", "compare.html"):
+        text = (compared / name).read_text()
+        assert f"A = {a}" in text and f"B = {b}" in text, name
     result = json.loads((compared / "compare.json").read_text())
     assert result["groups"]["when"]["difference"] == 100.0
     assert result["groups"]["single fact"]["difference"] == 0.0

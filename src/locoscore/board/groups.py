@@ -96,6 +96,8 @@ def rank_group(number: int, entries: Sequence[Entry]) -> Group:
     held = iter(adjusted)
     for n, diff, low, high, p in tests:
         versus.append(Versus(n, diff, low, high, p, next(held)) if n > 0 else None)
+    if headline is None:  # no metric (not judged yet): nothing to test, every row unranked
+        versus = [None] * len(ordered)
     ranks: list[int] = []
     for i, (entry, vs) in enumerate(zip(ordered, versus, strict=True)):
         if i == 0 or (vs is not None and vs.indistinguishable):

@@ -193,6 +193,15 @@ def audit(
 
     bench = get_benchmark(benchmark)
     bench.require("audit")
+    if bench.own_audit:
+        # its probe sets come from its own data: a file of answers or probes would be
+        # silently left out of the audit, so say so before anything is read or written
+        for given, option in ((predictions, "--predictions"), (probes, "--probes")):
+            if given:
+                raise InputError(
+                    f"--benchmark {bench.name} audits its own probe sets; it takes no {option}",
+                    field=option,
+                )
     if not 0 < accept_threshold <= 100:
         raise InputError("must be in (0, 100]", field="--accept-threshold")
     if out.exists() and not out.is_dir():

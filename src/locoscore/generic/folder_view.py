@@ -15,7 +15,15 @@ from typing import Any
 
 from locoscore._io import read_jsonl, write_json_atomic, write_text_atomic
 from locoscore.errors import InputError
-from locoscore.results.layout import REPORT_HTML, REPORT_MD, SCORES, SUMMARY
+from locoscore.results.layout import (
+    COMPARE_HTML,
+    COMPARE_JSON,
+    COMPARE_MD,
+    REPORT_HTML,
+    REPORT_MD,
+    SCORES,
+    SUMMARY,
+)
 
 
 def read_summary(directory: Path) -> dict[str, Any]:
@@ -197,21 +205,33 @@ def compare_folders(dir_a: Path, dir_b: Path, out: Path) -> dict[str, Any]:
         "only_in_b": len(set(qb) - set(qa)),
         "groups": rows,
     }
-    lines = [
-        f"# B - A on {sa.get('benchmark')}: {label}",
-        "",
-        f"A: {dir_a}",
-        f"B: {dir_b}",
-        "",
-        "| | n | A | B | B - A (95 % CI) | McNemar p |",
-        "|---|---|---|---|---|---|",
-    ]
-    lines += [
-        f"| {k} | {v['count']} | {v['a']:.1f} | {v['b']:.1f} | {v['difference']:+.1f} "
-        f"[{v['ci95'][0]:+.1f}, {v['ci95'][1]:+.1f}] | {v['mcnemar_p']:.3g} |"
-        for k, v in rows.items()
+    from locoscore.report.document import Block, Heading, Notes, Paragraph, Table
+    from locoscore.report.html import render_html
+    from locoscore.report.markdown import render_markdown
+
+    table = Table(
+        ["", "n", "A", "B", "B - A (95 % CI)", "McNemar p"],
+        [
+            [k, str(v["count"]), f"{v['a']:.1f}", f"{v['b']:.1f}",
+             f"{v['difference']:+.1f} [{v['ci95'][0]:+.1f}, {v['ci95'][1]:+.1f}]",
+             f"{v['mcnemar_p']:.3g}"]
+            for k, v in rows.items()
+        ],
+        numeric=(False, True, True, True, True, True),
+    )  # fmt: skip
+    title = f"B - A on {sa.get('benchmark')}: {label}"
+    document: list[Block] = [
+        Heading(title, 1),
+        # which folder is which: a comparison that does not name them cannot be read
+        Notes([f"A = {dir_a}", f"B = {dir_b}"]),
+        Paragraph(
+            f"{label} x100 on the {len(shared)} questions both folders scored; B - A with its "
+            "95 % paired bootstrap interval; McNemar's exact test on score >= 0.5."
+        ),
+        table,
     ]
     out.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(out / "compare.json", result)
-    write_text_atomic(out / "compare.md", "\n".join([*lines, ""]))
+    write_json_atomic(out / COMPARE_JSON, result)
+    write_text_atomic(out / COMPARE_MD, render_markdown(document))
+    write_text_atomic(out / COMPARE_HTML, render_html(document, title))
     return result

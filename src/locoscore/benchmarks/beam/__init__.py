@@ -69,7 +69,7 @@ def opaque_question_id(question_id: str) -> str:
 
 class Beam(Benchmark):
     types = tuple(QuestionType(i, key, ABILITY_NAMES[key]) for key, i in ABILITY_IDS.items())
-    commands = frozenset({"run", "dataset", "judge", "report", "audit"})
+    commands = frozenset({"run", "dataset", "judge", "report", "compare", "audit"})
     judge_protocols = ("beam", "beam-official")  # `folder.PROTOCOLS` (rubric means beam)
     run_files = (SUMMARY,)  # outputs.write_outputs
     sample_stratum = "ability"  # a sample signs `strat-ability`, by the ten abilities
@@ -213,6 +213,11 @@ class Beam(Benchmark):
         from locoscore.benchmarks.beam.folder import write_report
 
         return write_report(directory)
+
+    def compare(self, dir_a: Path, dir_b: Path, out: Path) -> dict[str, Any]:
+        from locoscore.benchmarks.beam.compare import compare_folders
+
+        return compare_folders(dir_a, dir_b, out)
 
 
 BEAM = Beam("beam", truncated=True)
