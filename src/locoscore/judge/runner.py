@@ -15,6 +15,7 @@ from locoscore.judge.cache import CachedVerdict, JudgeStore
 from locoscore.judge.parsing import parse_verdict
 from locoscore.judge.plan import CallPlan, CallSpec, JudgmentRow, base_row, render_prompt
 from locoscore.judge.settings import ResolvedJudge
+from locoscore.llm.choices import split
 from locoscore.llm.cost import estimate_prompt_tokens
 from locoscore.llm.endpoint import Served
 from locoscore.llm.ledger import Ledger, Spend
@@ -139,11 +140,7 @@ def _units(missing: list[CallSpec], per_request: int) -> list[list[CallSpec]]:
     by_question: dict[str, list[CallSpec]] = {}
     for spec in missing:
         by_question.setdefault(spec.record.key, []).append(spec)
-    units = []
-    for specs in by_question.values():
-        for start in range(0, len(specs), per_request):
-            units.append(specs[start : start + per_request])
-    return units
+    return [unit for specs in by_question.values() for unit in split(specs, per_request)]
 
 
 def report_rows(
@@ -257,6 +254,13 @@ class Runner:
                 [failed_row(self.judge, s, STOPPED_PREFIX + outcome.stopped) for s in unit]
             )
             return
+        if outcome.error is not None and outcome.error.kind == "n_refused":
+            # The server takes fewer choices a request (the client learnt how many, once for
+            # the pass): these runs again in requests it takes; queued units split as taken.
+            self.per_request = min(self.per_request, getattr(client, "max_n", None) or 1)
+            for part in split(unit, self.per_request):
+                queue.put_nowait(part)
+            return
         if outcome.error is not None:
             error = outcome.error
             self._record(
@@ -306,6 +310,11 @@ class Runner:
                     unit = queue.get_nowait()
                 except asyncio.QueueEmpty:
                     return
+                if len(unit) > self.per_request:  # planned before the server's limit was known
+                    first, *rest = split(unit, self.per_request)
+                    for part in rest:
+                        queue.put_nowait(part)
+                    unit = first
                 await self._call_unit(unit, queue)
 
         try:
@@ -347,8 +356,10 @@ class Runner:
         from locoscore.llm.providers import api_key
 
         facts = await asyncio.to_thread(discover, s.base_url, self.judge.model, api_key(s.provider))
+        if facts.slots:  # llama.cpp runs each choice on a slot and refuses `n` above them
+            self.per_request = min(self.per_request, facts.slots)
         start, most, self.concurrency_source = concurrency_plan(
-            s.provider, facts, s.concurrency, self.initial_concurrency
+            s.provider, facts, s.concurrency, self.initial_concurrency, self.per_request
         )
         if self.initial_concurrency is not None:  # the caller's start stands (tests, benches)
             start, self.concurrency_source = self.initial_concurrency, "given"

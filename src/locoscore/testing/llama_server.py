@@ -12,6 +12,12 @@ llama-cpp-python's server) does that the fake provider does not.
   `overflow_style="llama-cpp-python"` its "maximum context length is N tokens" wording.
 - `response_format` `json_schema` is answered with the HTTP 500 llama-cpp-python sends
   ("Input should be 'text' or 'json_object'") unless `json_schema=True`.
+- `n` (choices per request): llama.cpp runs each choice on a slot and refuses `n` above
+  its slots with HTTP 400 ("Field 'n': Value must be between 1 <= value <= 1, but got 10");
+  a request for `n` choices waits for `n` free slots. `max_n` sets another limit (a server
+  that takes `n = 10`); `flavour="vllm"` takes any `n` unless `max_n` is set (then refused
+  in words that name no limit); Ollama and llama-cpp-python ignore `n` (one choice).
+  `choices` counts the choices answered, `refused_n` the requests refused for their `n`.
 - Replies carry no `usage`, the server's own `model` name whatever was asked, and are cut
   at `max_tokens` (finish_reason "length"); `timings` (llama.cpp's prompt/predicted ms)
   when `timings=True`.
@@ -19,7 +25,9 @@ llama-cpp-python's server) does that the fake provider does not.
   `GET /v1/models`, and `POST /tokenize` (`tokenize=True`) as llama.cpp serves them; with
   `flavour="vllm"` the model list carries `max_model_len` and `/tokenize` vLLM's
   `{"count"}` instead (no /props), with `flavour="ollama"` the model list is Ollama's and
-  `POST /api/show` reports `llama.context_length` (no /props, no /tokenize).
+  `POST /api/show` reports `llama.context_length` (no /props, no /tokenize); with
+  `flavour="llama-cpp-python"` the model list says `owned_by: "me"` and there is no /props
+  or /tokenize (that server answers one request at a time: `slots=1`).
 
 Tokens are the stand-in's own (words and punctuation marks, plus `TEMPLATE_TOKENS` for
 the chat template), so a client counting with tiktoken must leave a margin.
@@ -81,10 +89,12 @@ class LlamaConfig:
     tokenize: bool = True
     timings: bool = True
     props: bool = True  # /props and /slots served (a non-llama.cpp server has neither)
-    flavour: str = "llama.cpp"  # or "vllm", "ollama": what the server says about itself
+    # or "vllm", "ollama", "llama-cpp-python": what the server says about itself
+    flavour: str = "llama.cpp"
     # The model list's `owned_by` (None: the flavour's own); a proxy in front of the server
     # (LiteLLM, a gateway) may rewrite it, e.g. to "openai".
     owned_by: str | None = None
+    max_n: int | None = None  # choices a request may ask for (None: the flavour's limit)
     answer: Callable[[str], str] = _default_answer
     verdict: Callable[[str], str | float] = _default_verdict
     explanation: str = RAMBLE
@@ -98,6 +108,10 @@ class _State:
     queue: list[int] = field(default_factory=list)  # tickets in arrival order
     next_ticket: int = 0
     completions: int = 0  # chat completions answered 200
+    choices: int = 0  # choices in those answers (a request with `n` gets several)
+    refused_n: int = 0  # requests refused for asking more choices than the server allows
+    in_flight: int = 0  # chat requests received and not yet answered (queued or served)
+    peak_in_flight: int = 0
     abandoned: int = 0  # clients that hung up before their request got a slot
     peak_busy: int = 0
     statuses: dict[int, int] = field(default_factory=dict)
@@ -155,6 +169,34 @@ class LlamaServer:
         return self.config.flavour == "llama.cpp"
 
     @property
+    def n_limit(self) -> int | None:
+        """The most choices a request may ask for (None: any; ignored ones count as any)."""
+        if self.config.max_n is not None:
+            return self.config.max_n
+        return min(self.config.slots, 128) if self.llama else None
+
+    @property
+    def ignores_n(self) -> bool:
+        return self.config.flavour in ("ollama", "llama-cpp-python")
+
+    def choices_asked(self, body: dict[str, Any]) -> int:
+        n = body.get("n")
+        return n if isinstance(n, int) and n >= 1 and not self.ignores_n else 1
+
+    def n_error(self, n: int) -> tuple[int, dict[str, Any]] | None:
+        """llama.cpp's refusal of `n` above its slots (another server's when `max_n` is set
+        on another flavour: words that name no limit), or None when `n` is taken."""
+        limit = self.n_limit
+        if limit is None or n <= limit:
+            return None
+        if self.llama:
+            message = f"Field 'n': Value must be between 1 <= value <= {limit}, but got {n}"
+            error = {"code": 400, "message": message, "type": "invalid_request_error"}
+            return 400, {"error": error}
+        message = "Invalid value for 'n': this server does not return several choices."
+        return 400, {"error": {"message": message, "type": "invalid_request_error", "param": "n"}}
+
+    @property
     def completions(self) -> int:
         return self.state.completions
 
@@ -180,9 +222,8 @@ class LlamaServer:
         ]
 
     def models(self) -> dict[str, Any]:
-        owner = self.config.owned_by or {"vllm": "vllm", "ollama": "library"}.get(
-            self.config.flavour, "llamacpp"
-        )
+        owners = {"vllm": "vllm", "ollama": "library", "llama-cpp-python": "me"}
+        owner = self.config.owned_by or owners.get(self.config.flavour, "llamacpp")
         model: dict[str, Any] = {"id": self.config.model, "object": "model", "owned_by": owner}
         if self.config.flavour == "vllm":
             model["max_model_len"] = self.config.n_ctx
@@ -251,18 +292,13 @@ class LlamaServer:
         words = list(re.finditer(_TOKEN, text))
         if len(words) > limit:
             text, finish = text[: words[limit].start()].rstrip(), "length"
+        choice = {"message": {"role": "assistant", "content": text}, "finish_reason": finish}
         reply: dict[str, Any] = {
             "id": f"chatcmpl-{self.state.completions}",
             "object": "chat.completion",
             "created": int(time.time()),
             "model": c.model,
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": text},
-                    "finish_reason": finish,
-                }
-            ],
+            "choices": [{"index": i, **choice} for i in range(self.choices_asked(body))],
         }
         if c.timings:
             served_ms = (time.monotonic() - started) * 1000
@@ -318,7 +354,7 @@ class _Handler(TrackingHandler):
             self._send(400, {"error": {"code": 400, "message": "invalid JSON"}})
             return
         flavour = owner.config.flavour
-        if path == "/tokenize" and owner.config.tokenize and flavour != "ollama":
+        if path == "/tokenize" and owner.config.tokenize and flavour in ("llama.cpp", "vllm"):
             text = str(body.get("prompt" if flavour == "vllm" else "content", ""))
             tokens = list(range(len(tokenize(text))))
             self._send(
@@ -338,21 +374,44 @@ class _Handler(TrackingHandler):
     def _chat(self, body: dict[str, Any]) -> None:
         owner = self.server.owner
         state = owner.state
-        if not self._wait_for_slot():
+        n = owner.choices_asked(body)
+        refused = owner.n_error(n)
+        if refused is not None:  # checked as the request is read, before any slot
+            with state.lock:
+                state.refused_n += 1
+            self._send(*refused)
+            return
+        with state.lock:
+            state.in_flight += 1
+            state.peak_in_flight = max(state.peak_in_flight, state.in_flight)
+        try:
+            self._serve(body, n)
+        finally:
+            with state.lock:
+                state.in_flight -= 1
+
+    def _serve(self, body: dict[str, Any], n: int) -> None:
+        owner = self.server.owner
+        state = owner.state
+        # a server taking more choices than it has slots runs them in turn
+        hold = min(n, owner.config.slots)
+        if not self._wait_for_slot(hold):
             return
         try:
             status, reply = owner.complete(body)
         finally:
             with state.lock:
-                state.busy -= 1
+                state.busy -= hold
                 state.slot_free.notify_all()
         with state.lock:
             if status == 200:
                 state.completions += 1
+                state.choices += len(reply["choices"])
         self._send(status, reply)
 
-    def _wait_for_slot(self) -> bool:
-        """Queue (FIFO) until a slot is free; False when the client hung up meanwhile."""
+    def _wait_for_slot(self, n: int = 1) -> bool:
+        """Queue (FIFO) until `n` slots are free (one per choice); False when the client hung
+        up meanwhile."""
         owner = self.server.owner
         state = owner.state
         with state.lock:
@@ -360,9 +419,9 @@ class _Handler(TrackingHandler):
             state.next_ticket += 1
             state.queue.append(ticket)
             while not owner.stopping.is_set():
-                if state.queue[0] == ticket and state.busy < owner.config.slots:
+                if state.queue[0] == ticket and state.busy + n <= owner.config.slots:
                     state.queue.pop(0)
-                    state.busy += 1
+                    state.busy += n
                     state.peak_busy = max(state.peak_busy, state.busy)
                     state.slot_free.notify_all()
                     return True
