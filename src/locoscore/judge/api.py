@@ -18,12 +18,13 @@ from locoscore.data.sample import QuestionSample, SampleSpec
 from locoscore.judge.aggregate import JudgeAggregation, aggregate_runs
 from locoscore.judge.batch import BatchRunner
 from locoscore.judge.cache import JudgeStore, user_cache_path
-from locoscore.judge.outputs import CACHE_FILE, write_outputs
+from locoscore.judge.outputs import write_outputs
 from locoscore.judge.plan import CallPlan, judged_records, plan_calls, render_prompt
 from locoscore.judge.runner import JudgeRun, ProgressSink, run_plan
 from locoscore.judge.settings import JudgeSettings, ResolvedJudge
 from locoscore.llm.cost import Estimate, estimate_calls
 from locoscore.llm.providers import LLMClient
+from locoscore.results.layout import JUDGE_CACHE
 
 
 @dataclass(frozen=True)
@@ -141,7 +142,7 @@ async def judge_pass(
     result = await run_pass(
         judged,
         settings,
-        out_dir / CACHE_FILE,
+        out_dir / JUDGE_CACHE,
         batch=batch,
         dry_run=dry_run,
         progress=progress,

@@ -9,6 +9,7 @@ or `beam-official` (the official code's behaviour, for comparison with the paper
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from locoscore.benchmarks.beam.data import BeamDataset
 from locoscore.benchmarks.beam.judge_pass import (
     BeamJudgeResult,
     beam_judge_pass,
+    predictions_identity,
     read_predictions,
     settings_for,
 )
@@ -28,10 +30,11 @@ from locoscore.errors import InputError
 from locoscore.judge.api import PassResult
 from locoscore.judge.settings import JudgeSettings
 from locoscore.llm.endpoint import Served, served_note
-from locoscore.results_dir import load_summary, write_results
+from locoscore.results.folder import load_summary, write_results
+from locoscore.results.identity import InputIdentity
+from locoscore.results.layout import JUDGMENTS, REPORT_HTML, REPORT_MD, SCORES, SUMMARY
 
 PROTOCOLS = ("beam", "beam-official")
-JUDGMENTS = "judgments.jsonl"
 
 
 def served_by(passes: list[PassResult]) -> Served:
@@ -107,11 +110,15 @@ async def judge_folder(
     dry_run: bool = False,
     batch: bool = False,
     user_cache: bool = False,
+    claim: Callable[[InputIdentity], None] | None = None,
     **pass_options: Any,
 ) -> BeamFolderResult:
     protocol = scoring_protocol(settings.protocol)
     official = protocol == "beam-official"
     loaded = read_predictions(predictions, data)  # bad input fails before any call
+    ours = predictions_identity(predictions, loaded)
+    if claim is not None:
+        claim(ours)  # the folder guard: one input's results per folder
     result = await beam_judge_pass(
         loaded,
         data,
@@ -141,7 +148,7 @@ async def judge_folder(
         "endpoint": item_judge.endpoint.to_json(),
         "served": served.to_json(),
         "warnings": [mismatch] if mismatch else [],
-        "input": str(predictions),
+        "input": {"path": str(predictions), **ours.to_json()},
         "runs": settings.runs,
         **result.summary,
         **_usage(folder.passes()),
@@ -167,8 +174,8 @@ def write_report(out: Path) -> list[Path]:
     summary = load_summary(out)
     if "data" not in summary:
         raise InputError(
-            "not a BEAM results folder (summary.json has no data section)",
-            file=str(out / "summary.json"),
+            f"not a BEAM results folder ({SUMMARY} has no data section)",
+            file=str(out / SUMMARY),
         )
     files = report_files(summary)
     for name, text in files.items():
@@ -210,5 +217,5 @@ def judge_lines(section: dict[str, Any], out: Path) -> list[str]:
         f"calls: {calls['made']} made, {calls['cached']} cached, {calls['failed']} failed; "
         f"cost {'n/a' if cost is None else f'${cost:.2f}'}"
     )
-    lines.append(f"wrote {out}/judgments.jsonl, scores.jsonl, summary.json, report.md, report.html")
+    lines.append(f"wrote {out}/{', '.join((JUDGMENTS, SCORES, SUMMARY, REPORT_MD, REPORT_HTML))}")
     return lines

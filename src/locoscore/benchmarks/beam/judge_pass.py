@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from locoscore._io import sha256_file
 from locoscore.benchmarks.answer_lines import answer_lines
 from locoscore.benchmarks.beam import judge as beam_judge
 from locoscore.benchmarks.beam.data import ABILITIES, BeamDataset, BeamQuestion
@@ -23,9 +24,10 @@ from locoscore.data.sample import QuestionSample, SampleSpec
 from locoscore.errors import InputError
 from locoscore.judge.api import PassResult, run_pass
 from locoscore.judge.settings import JudgeSettings
+from locoscore.results.identity import InputIdentity, answers_identity
+from locoscore.results.layout import JUDGE_CACHE
 from locoscore.stats import normal_mean_ci, sample_std
 
-CACHE_FILE = "judge_cache.sqlite"
 ITEM_PROMPT = beam_judge.ITEM_PROMPT
 MATCH_PROMPT = beam_judge.MATCH_PROMPT
 
@@ -35,6 +37,13 @@ class BeamPrediction:
     question_id: str
     response: str
     failed: bool
+
+
+def predictions_identity(path: Path, predictions: list[BeamPrediction]) -> InputIdentity:
+    """The answers as a results folder records them: the (question id, answer) pairs of the
+    answered questions (and the file's hash, as for any input)."""
+    pairs = [(p.question_id, p.response) for p in predictions if not p.failed]
+    return answers_identity(str(path), pairs, file_sha256=sha256_file(path))
 
 
 def read_predictions(path: Path, data: BeamDataset) -> list[BeamPrediction]:
@@ -140,10 +149,10 @@ async def beam_judge_pass(
     item_records, match_records = _records(questions, by_id, official=official)
     item_settings, match_settings = settings_for(settings, official=official)
     common = {"batch": batch, "dry_run": dry_run, "user_cache": user_cache, **pass_options}
-    items = await run_pass(item_records, item_settings, out / CACHE_FILE, **common)
+    items = await run_pass(item_records, item_settings, out / JUDGE_CACHE, **common)
     matches = None
     if match_records:
-        matches = await run_pass(match_records, match_settings, out / CACHE_FILE, **common)
+        matches = await run_pass(match_records, match_settings, out / JUDGE_CACHE, **common)
     result = BeamJudgeResult(items, matches, sample=drawn)
     if dry_run:
         return result

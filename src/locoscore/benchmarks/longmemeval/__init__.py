@@ -23,6 +23,7 @@ from locoscore.benchmarks.longmemeval.data import (
     load_longmemeval,
 )
 from locoscore.data.conversation import Conversation, Question
+from locoscore.results.layout import AUDIT_JSON, AUDIT_MD, JUDGMENTS, SUMMARY
 
 TYPE_IDS = {key: i for i, key in enumerate(QUESTION_TYPES, 1)}
 
@@ -145,7 +146,7 @@ class LongMemEval(Benchmark):
             )
         lines.append(
             f"{section['submitted']} of {section['questions']} submitted, "
-            f"{section['missing']} missing; wrote {out}/judgments.jsonl, summary.json"
+            f"{section['missing']} missing; wrote {out}/{JUDGMENTS}, {SUMMARY}"
         )
         return lines
 
@@ -156,7 +157,7 @@ class LongMemEval(Benchmark):
             lines.append(
                 f"{name}: {overall.get('rate', 0):.1f} % accepted (should be {block['expected']})"
             )
-        lines.append(f"wrote {out}/audit.md, audit.json")
+        lines.append(f"wrote {out}/{AUDIT_MD}, {AUDIT_JSON}")
         return lines
 
 

@@ -7,23 +7,23 @@ section of summary.json (the official evaluator's labels, when the file carries 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from locoscore._io import sha256_file, write_json_atomic, write_jsonl_atomic
 from locoscore.benchmarks.longmemeval import judging
 from locoscore.benchmarks.longmemeval.accuracy import accuracy
-from locoscore.benchmarks.longmemeval.answers import Answers, read_answers
+from locoscore.benchmarks.longmemeval.answers import Answers, identity, read_answers
 from locoscore.benchmarks.longmemeval.data import LongMemEvalData, QuestionMeta
 from locoscore.data.sample import QuestionSample, SampleSpec, with_sample
 from locoscore.errors import InputError
 from locoscore.judge.api import PassResult, run_pass
-from locoscore.judge.outputs import CACHE_FILE, JUDGMENTS_FILE
 from locoscore.judge.runner import ProgressSink
 from locoscore.judge.settings import JudgeSettings
-from locoscore.results_dir import load_summary
-
-SCORES_FILE = "scores.jsonl"  # one line per question of the file: its J (None: missing)
+from locoscore.results.folder import load_summary
+from locoscore.results.identity import InputIdentity
+from locoscore.results.layout import JUDGE_CACHE, JUDGMENTS, SCORES, SUMMARY
 
 
 def lme_settings(settings: JudgeSettings, type_templates: dict[str, Path]) -> JudgeSettings:
@@ -79,13 +79,17 @@ async def judge_longmemeval(
     progress: ProgressSink | None = None,
     user_cache: bool = False,
     sample: SampleSpec | None = None,
+    claim: Callable[[InputIdentity], None] | None = None,
 ) -> tuple[PassResult, dict[str, Any] | None]:
     answers = read_answers(answers_path, data)
+    ours = identity(answers)
     drawn = draw_sample(data, sample)
     metas = data.questions if drawn is None else drawn.keep(data.questions, _question_id)
     settings = lme_settings(settings, type_templates or {})
     if out.exists() and not out.is_dir():
         raise InputError("not a folder", file=str(out), field="--out")
+    if claim is not None:
+        claim(ours)  # the folder guard: one input's results per folder
     wanted = {m.question_id for m in metas}
     predictions = {q: p for q, p in answers.predictions.items() if q in wanted}
     records = judging.judge_records(data, predictions)
@@ -94,7 +98,7 @@ async def judge_longmemeval(
     result = await run_pass(
         records,
         settings,
-        out / CACHE_FILE,
+        out / JUDGE_CACHE,
         batch=batch,
         dry_run=dry_run,
         progress=progress,
@@ -121,6 +125,7 @@ async def judge_longmemeval(
             "path": str(answers_path),
             "sha256": sha256_file(answers_path),
             "format": answers.format,
+            **ours.to_json(),
         },
         "dataset": {
             "path": str(data.path),
@@ -157,9 +162,10 @@ async def judge_longmemeval(
         }
         for m in metas
     ]
-    write_jsonl_atomic(out / JUDGMENTS_FILE, [r.as_json() for r in rows])
-    write_jsonl_atomic(out / SCORES_FILE, per_question)
-    write_json_atomic(out / "summary.json", summary)
+    write_jsonl_atomic(out / JUDGMENTS, [r.as_json() for r in rows])
+    # one line per question of the file: its J (None: missing)
+    write_jsonl_atomic(out / SCORES, per_question)
+    write_json_atomic(out / SUMMARY, summary)
     return result, section
 
 
