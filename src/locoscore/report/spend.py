@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+# A dry run's cost for a model without a price: n/a, as in every summary (never $0).
+NO_PRICE = "n/a (no price for this model)"
+
 
 def _cost(value: Any) -> str:
     return "n/a" if value is None else f"${float(value):.2f}"
@@ -40,9 +43,26 @@ def judge_calls_line(calls: dict[str, Any], usage: dict[str, Any], label: str = 
     )
 
 
+def retries_phrase(retries: dict[str, int] | None) -> str:
+    """' (12 sent again: timeout 12)': failed attempts retried, by kind; '' for none."""
+    if not retries:
+        return ""
+    kinds = ", ".join(f"{kind} {n:,}" for kind, n in sorted(retries.items(), key=lambda i: -i[1]))
+    return f" ({sum(retries.values()):,} sent again: {kinds})"
+
+
 def answer_calls_phrase(calls: dict[str, Any]) -> str:
-    """'105 calls made (0 now, 105 by 1 earlier attempt), 105 from the cache or saved state'"""
+    """'211 calls made (12 sent again: timeout 12), 0 from the cache or saved state'"""
     return (
-        f"{calls.get('made', 0):,} calls made{attempts_phrase(calls)}, "
-        f"{calls.get('cached', 0):,} from the cache or saved state"
+        f"{calls.get('made', 0):,} calls made{retries_phrase(calls.get('retries'))}"
+        f"{attempts_phrase(calls)}, {calls.get('cached', 0):,} from the cache or saved state"
+    )
+
+
+def concurrency_phrase(concurrency: dict[str, Any]) -> str:
+    """'2 at the start (server slots: 1 (llama.cpp) + 1 queued), 2 at the end, 2 in flight
+    at most': the calls in flight as they went, and why they started there."""
+    return (
+        f"{concurrency['initial']} at the start ({concurrency['source']}), "
+        f"{concurrency['final']} at the end, {concurrency['peak_in_flight']} in flight at most"
     )

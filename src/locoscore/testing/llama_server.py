@@ -83,6 +83,8 @@ class LlamaConfig:
     slots: int = 1
     n_ctx: int = 8192  # per slot, as /props reports it
     service_s: float = 0.0  # time one request holds a slot
+    slow_requests: int = 0  # the first N requests served hold their slot `slow_s` instead
+    slow_s: float = 0.0
     model: str = "smollm2-135m"
     json_schema: bool = False  # llama-cpp-python 0.3 rejects it with a 500
     overflow_style: str = "llama.cpp"  # or "llama-cpp-python"
@@ -108,6 +110,7 @@ class _State:
     queue: list[int] = field(default_factory=list)  # tickets in arrival order
     next_ticket: int = 0
     completions: int = 0  # chat completions answered 200
+    started: int = 0  # chat completions that got their slots
     choices: int = 0  # choices in those answers (a request with `n` gets several)
     refused_n: int = 0  # requests refused for asking more choices than the server allows
     in_flight: int = 0  # chat requests received and not yet answered (queued or served)
@@ -283,8 +286,11 @@ class LlamaServer:
         if n_prompt >= c.n_ctx:
             return self.overflow_error(n_prompt)
         started = time.monotonic()
-        if c.service_s > 0:
-            self.stopping.wait(c.service_s)
+        with self.state.lock:
+            slow = self.state.started < c.slow_requests
+            self.state.started += 1
+        if (service := c.slow_s if slow else c.service_s) > 0:
+            self.stopping.wait(service)
         text = self.reply_text(prompt)
         limit = body.get("max_tokens") or c.n_ctx
         limit = min(int(limit), c.n_ctx - n_prompt)
