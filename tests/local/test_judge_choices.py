@@ -136,7 +136,13 @@ def test_a_limit_learnt_from_the_refusal_splits_the_rest(
     # refused only by the requests sent before the first refusal came back (2 in flight)
     assert 1 <= server.state.refused_n <= 2
     assert server.completions == QUESTIONS * 3  # 4 + 4 + 2 a question
-    assert judged["summary"]["calls"]["failed"] == 0
+    calls = judged["summary"]["calls"]
+    assert calls["failed"] == 0
+    # the refused requests are counted, and named as sent again
+    refused = server.state.refused_n
+    assert calls["made"] == QUESTIONS * 3 + refused
+    assert calls["retries"] == {"n_refused": refused}
+    assert f"({refused} sent again: n_refused {refused})" in judged["output"]
 
 
 def test_a_server_that_refuses_n_naming_no_limit_gets_one_run_a_request(

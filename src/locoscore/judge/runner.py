@@ -45,6 +45,7 @@ class RunStats:
     cost_usd: float = 0.0
     cost_known: bool = True
     usage_counted_locally: bool = False  # the server reported no usage: tiktoken counts
+    retries: dict[str, int] = field(default_factory=dict)  # attempts sent again, by kind
     earlier: Spend = field(default_factory=Spend)
 
     def now(self) -> Spend:
@@ -234,6 +235,7 @@ class Runner:
                     self.stats.failed += 1
         self.rows.extend(rows)
         self.stats.made = self.pool.made
+        self.stats.retries = dict(self.pool.retries)
         if self.ledger is not None:
             self.ledger.record(self.stats.now())
         cost = self.stats.cost_usd if self.stats.cost_known else None
@@ -258,6 +260,7 @@ class Runner:
             # The server takes fewer choices a request (the client learnt how many, once for
             # the pass): these runs again in requests it takes; queued units split as taken.
             self.per_request = min(self.per_request, getattr(client, "max_n", None) or 1)
+            self.pool.retries["n_refused"] += 1
             for part in split(unit, self.per_request):
                 queue.put_nowait(part)
             return

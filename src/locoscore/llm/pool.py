@@ -138,6 +138,7 @@ class CallPool:
                 return Outcome(value=value, latency_s=latency, served_s=served)
             if error.kind == "response_format_downgraded":
                 # Negotiated with a compatible server: send again at once in the next mode.
+                self.retries["response_format"] += 1
                 if self.on_status is not None:
                     self.on_status(error.message)
                 continue

@@ -34,6 +34,7 @@ def judge_calls_line(calls: dict[str, Any], usage: dict[str, Any], label: str = 
     made = int(calls.get("made", 0))
     judgments = int(calls.get("judgments", made))
     what = f"{made:,} made" if judgments == made else f"{made:,} requests made"
+    what += retries_phrase(calls.get("retries"))
     more = "" if judgments == made else f" for {judgments:,} judgments"
     return (
         f"{label}: {what}{attempts_phrase(calls)}{more}, {calls.get('cached', 0):,} cached, "
