@@ -122,6 +122,7 @@ def test_runs_over_the_slots_are_split_by_the_slots_props_names(
         if slots == 1
         else "server slots: 4 (llama.cpp), 4 runs a request, + 1 queued"
     )
+    assert f"concurrency: 2 at the start ({concurrency['source']}), " in judged["output"]
 
 
 def test_a_limit_learnt_from_the_refusal_splits_the_rest(
