@@ -358,5 +358,7 @@ def _print_table(section: dict[str, Any]) -> None:
         console.print(f"structured output: {mode}{_FORMAT_NOTES.get(mode, '')}")
     concurrency = section.get("concurrency")
     if concurrency is not None:
-        console.print(f"concurrency: {concurrency_phrase(concurrency)}", highlight=False)
+        console.print(
+            f"concurrency: {concurrency_phrase(concurrency)}", highlight=False, soft_wrap=True
+        )
     console.print(judge_calls_line(section["calls"], section["usage"]), highlight=False)
