@@ -141,7 +141,11 @@ def _units(missing: list[CallSpec], per_request: int) -> list[list[CallSpec]]:
     by_question: dict[str, list[CallSpec]] = {}
     for spec in missing:
         by_question.setdefault(spec.record.key, []).append(spec)
-    return [unit for specs in by_question.values() for unit in split(specs, per_request)]
+    units = []
+    for specs in by_question.values():
+        for start in range(0, len(specs), per_request):
+            units.append(specs[start : start + per_request])
+    return units
 
 
 def report_rows(

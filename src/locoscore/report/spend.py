@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-# A dry run's cost for a model without a price: n/a, as in every summary (never $0).
-NO_PRICE = "n/a (no price for this model)"
-
-
 def _cost(value: Any) -> str:
     return "n/a" if value is None else f"${float(value):.2f}"
+
+
+# A dry run's cost for a model without a price: n/a, as in every summary (never $0).
+NO_PRICE = "n/a (no price for this model)"
 
 
 def attempts_phrase(calls: dict[str, Any]) -> str:
@@ -56,7 +56,8 @@ def answer_calls_phrase(calls: dict[str, Any]) -> str:
     """'211 calls made (12 sent again: timeout 12), 0 from the cache or saved state'"""
     return (
         f"{calls.get('made', 0):,} calls made{retries_phrase(calls.get('retries'))}"
-        f"{attempts_phrase(calls)}, {calls.get('cached', 0):,} from the cache or saved state"
+        f"{attempts_phrase(calls)}, "
+        f"{calls.get('cached', 0):,} from the cache or saved state"
     )
 
 
