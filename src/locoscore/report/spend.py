@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+
 def _cost(value: Any) -> str:
     return "n/a" if value is None else f"${float(value):.2f}"
 
