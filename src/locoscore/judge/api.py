@@ -18,8 +18,10 @@ from locoscore.data.sample import QuestionSample, SampleSpec
 from locoscore.judge.aggregate import JudgeAggregation, aggregate_runs
 from locoscore.judge.batch import BatchRunner
 from locoscore.judge.cache import JudgeStore, user_cache_path
+from locoscore.judge.from_records import judge_items, judged_records, record_item
+from locoscore.judge.items import JudgeItem
 from locoscore.judge.outputs import CACHE_FILE, write_outputs
-from locoscore.judge.plan import CallPlan, judged_records, plan_calls, render_prompt
+from locoscore.judge.plan import CallPlan, plan_calls, render_prompt
 from locoscore.judge.runner import JudgeRun, ProgressSink, run_plan
 from locoscore.judge.settings import JudgeSettings, ResolvedJudge
 from locoscore.llm.cost import Estimate, estimate_calls
@@ -45,12 +47,12 @@ class PassResult:
 
 
 def estimate_plan(judge: ResolvedJudge, plan: CallPlan, *, batch: bool = False) -> Estimate:
-    prompts = [render_prompt(judge, s.record) for s in plan.missing]
+    prompts = [render_prompt(judge, s.item) for s in plan.missing]
     return estimate_calls(prompts, judge.protocol, judge.model, judge.settings.prices, batch=batch)
 
 
 async def run_pass(
-    records: list[PredictionRecord],
+    items: list[JudgeItem],
     settings: JudgeSettings,
     cache_path: Path,
     *,
@@ -64,19 +66,21 @@ async def run_pass(
     user_cache: bool = False,
     job: str = "judge",
 ) -> PassResult:
-    """Judge every record (cache first, every verdict committed to `cache_path` at once) and
-    return the rows; write no output file. What `judge_pass` and `locoscore audit` share
-    (`job` names the pass among the others on the same cache: "judge", "audit").
+    """Judge every item (cache first, every verdict committed to `cache_path` at once) and
+    return the rows; write no output file. Which items a benchmark judges is its own
+    business (LoCoMo's category-5 exclusion is applied in `from_records`). What every
+    benchmark's judge and `locoscore audit` share (`job` names the pass among the others
+    on the same cache: "judge", "audit").
 
     A dry run only plans and estimates. A batch still pending after `max_wait_s` is named by
     `result.run.pending_batch`; rerun to collect it.
     """
     judge = settings.resolve()
     if dry_run:
-        return _dry_run(records, judge, cache_path, user_cache=user_cache, batch=batch)
+        return _dry_run(items, judge, cache_path, user_cache=user_cache, batch=batch)
     shared = JudgeStore(user_cache_path()) if user_cache else None
     with JudgeStore(cache_path, shared=shared) as store:
-        plan = plan_calls(records, judge, store)
+        plan = plan_calls(items, judge, store)
         result = PassResult(judge, plan, estimate_plan(judge, plan, batch=batch))
         result.user_cache_hits = store.shared_hits
         if batch and plan.missing:
@@ -139,7 +143,7 @@ async def judge_pass(
     if sample is not None:
         judged = sample.keep(judged, lambda r: r.key)
     result = await run_pass(
-        judged,
+        judge_items(judged),
         settings,
         out_dir / CACHE_FILE,
         batch=batch,
@@ -165,7 +169,7 @@ async def judge_pass(
 
 
 def _dry_run(
-    records: list[PredictionRecord],
+    items: list[JudgeItem],
     judge: ResolvedJudge,
     cache_path: Path,
     *,
@@ -176,14 +180,14 @@ def _dry_run(
     shared_path = user_cache_path()
     shared = JudgeStore(shared_path) if user_cache and shared_path.exists() else None
     if not cache_path.exists():
-        plan = plan_calls(records, judge, shared)
+        plan = plan_calls(items, judge, shared)
         if shared is not None:
             shared.close()
         hits = plan.cached if shared is not None else 0
         estimate = estimate_plan(judge, plan, batch=batch)
         return PassResult(judge, plan, estimate, user_cache_hits=hits)
     with JudgeStore(cache_path, shared=shared, copy_shared_hits=False) as store:
-        plan = plan_calls(records, judge, store)
+        plan = plan_calls(items, judge, store)
         estimate = estimate_plan(judge, plan, batch=batch)
         return PassResult(judge, plan, estimate, user_cache_hits=store.shared_hits)
 
@@ -220,7 +224,7 @@ async def ajudge_answer_runs(
     settings = dataclasses.replace(base, runs=num_runs, include_adversarial=True)
     judge = settings.resolve()
     record = _one_question(question, ground_truth, predicted_answer, category)
-    plan = plan_calls([record], judge, store)
+    plan = plan_calls([record_item(record)], judge, store)
     run = await run_plan(judge, plan, store)
     results = [JudgeResult(-1.0, "no result") for _ in range(num_runs)]
     for row in run.rows:

@@ -30,6 +30,7 @@ from locoscore.report.document import (
 )
 from locoscore.report.html import render_html
 from locoscore.report.markdown import render_markdown
+from locoscore.report.spend import judge_calls_line
 from locoscore.stats import bootstrap_mean_ci, mcnemar_exact
 
 REPORT = "report.md"
@@ -88,8 +89,7 @@ def _headline(judge: dict[str, Any]) -> list[Block]:
     out.append(
         Notes(
             [
-                f"J overall, missing = wrong: {_pct(strict['overall'])} over "
-                f"{judge['questions']} questions",
+                f"J overall, missing = wrong: {_pct(strict['overall'])} {_over(judge)}",
                 f"task-averaged: {_pct(strict['task_averaged'])}; abstention: "
                 f"{_pct(strict['abstention'])}",
                 f"over submitted answers (the official figure): {_pct(official['overall'])}",
@@ -99,7 +99,19 @@ def _headline(judge: dict[str, Any]) -> list[Block]:
             ]
         )
     )
+    if isinstance(judge.get("calls"), dict) and isinstance(judge.get("usage"), dict):
+        out.append(Paragraph(judge_calls_line(judge["calls"], judge["usage"], "judge calls")))
     return [*out, Preformatted([str(judge["signature"])]), Paragraph(f"Rules: {judge['rules']}.")]
+
+
+def _over(judge: dict[str, Any]) -> str:
+    """The count the headline is over: a question whose every judge run failed is not in
+    it, and the line says so rather than claim every question."""
+    questions, unjudged = int(judge["questions"]), int(judge.get("unjudged") or 0)
+    if not unjudged:
+        return f"over {questions} questions"
+    scored = questions - unjudged
+    return f"over {scored} of {questions} questions ({unjudged} without a judge verdict)"
 
 
 def _judge_blocks(judge: dict[str, Any], title: str, subset: str = "") -> list[Block]:
