@@ -26,7 +26,13 @@ from locoscore.benchmarks.beam.report import report_files
 from locoscore.data.sample import with_sample
 from locoscore.errors import InputError
 from locoscore.judge.api import PassResult
-from locoscore.judge.folder import DEFAULT_MAX_UNSCORED, fold_problem, provenance, spend
+from locoscore.judge.folder import (
+    DEFAULT_MAX_UNSCORED,
+    fold_problem,
+    over_phrase,
+    provenance,
+    spend,
+)
 from locoscore.judge.settings import JudgeSettings
 from locoscore.llm.endpoint import Served, through_sentence
 from locoscore.report.spend import attempts_phrase
@@ -199,7 +205,7 @@ def judge_lines(section: dict[str, Any], out: Path) -> list[str]:
     mean, weighted = section["mean_of_abilities"], section["question_weighted"]
     lines.append(
         f"mean of abilities {100 * (mean or 0):.1f}; question-weighted {100 * (weighted or 0):.1f}"
-        f" over {section['questions']} questions ({section['missing']} without an answer)"
+        f" {over_phrase(section)} ({section['missing']} without an answer)"
     )
     calls, cost = section["calls"], section["cost_usd"]
     lines.append(

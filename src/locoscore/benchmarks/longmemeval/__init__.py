@@ -135,7 +135,7 @@ class LongMemEval(Benchmark):
         return await judge_longmemeval(data, answers, settings, out, **options)
 
     def judge_lines(self, section: dict[str, Any], out: Path) -> list[str]:
-        from locoscore.judge.folder import fold_lines
+        from locoscore.judge.folder import fold_lines, over_phrase
 
         lines = fold_lines(section)
         strict, submitted = section["missing_counts_as_wrong"], section["over_submitted"]
@@ -144,6 +144,7 @@ class LongMemEval(Benchmark):
             lines.append(
                 f"J {label}: overall {overall['accuracy']} {overall['ci95']}, task-averaged "
                 f"{task['accuracy']}, abstention {block['abstention']['accuracy']}"
+                + (f" {over_phrase(section)}" if block is strict and "scored" in section else "")
             )
         unjudged = section.get("unjudged") or 0
         lines.append(
