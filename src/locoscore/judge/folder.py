@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from locoscore.judge.api import PassResult, run_pass
+from locoscore.judge.engine import PassResult, run_pass
 from locoscore.judge.items import JudgeItem
 from locoscore.judge.plan import JudgmentRow
 from locoscore.judge.settings import JudgeSettings

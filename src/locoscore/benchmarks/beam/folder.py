@@ -25,7 +25,7 @@ from locoscore.benchmarks.beam.judge_pass import (
 from locoscore.benchmarks.beam.report import report_files
 from locoscore.data.sample import with_sample
 from locoscore.errors import InputError
-from locoscore.judge.api import PassResult
+from locoscore.judge.engine import PassResult
 from locoscore.judge.folder import (
     DEFAULT_MAX_UNSCORED,
     fold_problem,

@@ -21,7 +21,7 @@ from locoscore.benchmarks.beam.data import ABILITIES, BeamDataset, BeamQuestion
 from locoscore.benchmarks.beam.scoring import aggregate_abilities
 from locoscore.data.sample import QuestionSample, SampleSpec
 from locoscore.errors import InputError
-from locoscore.judge.api import PassResult
+from locoscore.judge.engine import PassResult
 from locoscore.judge.folder import CACHE_FILE, FoldResult, JudgeJob, judge_jobs
 from locoscore.judge.items import JudgeItem
 from locoscore.judge.prompts import PromptTemplate

@@ -18,7 +18,7 @@ from locoscore.benchmarks.longmemeval.answers import Answers, read_answers
 from locoscore.benchmarks.longmemeval.data import LongMemEvalData, QuestionMeta
 from locoscore.data.sample import QuestionSample, SampleSpec, with_sample
 from locoscore.errors import InputError
-from locoscore.judge.api import PassResult
+from locoscore.judge.engine import PassResult
 from locoscore.judge.folder import (
     DEFAULT_MAX_UNSCORED,
     JudgeJob,
