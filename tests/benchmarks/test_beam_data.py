@@ -169,6 +169,11 @@ def test_ten_million_plan_layout_and_date_anomalies(tmp_path: Path) -> None:
             "record summarization[0], field 'rubric'",
         ),
         ([_batch(0, "02/05/2024")], QUESTIONS, "field 'time_anchor': unrecognised time anchor"),
+        (
+            [{"turns": [[{"role": "system", "id": 0, "content": "be brief"}]]}],
+            QUESTIONS,
+            "chat.json, record batch 1 turn 0 message 0, field 'role': unknown role 'system'",
+        ),
     ],
 )
 def test_malformed_files_are_one_line_errors(tmp_path: Path, chat, probing, expected) -> None:
@@ -179,6 +184,30 @@ def test_malformed_files_are_one_line_errors(tmp_path: Path, chat, probing, expe
     assert "\n" not in str(info.value)
 
 
+def test_a_conversation_folder_without_its_chat_is_refused_not_skipped(tmp_path: Path) -> None:
+    """Skipped, it silently took its questions out of the benchmark (20 of 40, exit 0)."""
+    _write(tmp_path / "100K" / "1", [_batch(0, "May-02-2024")], QUESTIONS)
+    _write(tmp_path / "100K" / "2", [_batch(0, "May-02-2024")], QUESTIONS)
+    (tmp_path / "100K" / "2" / "chat.json").unlink()
+    with pytest.raises(DatasetError) as info:
+        load_beam(tmp_path / "100K")
+    assert str(info.value).startswith(f"{tmp_path / '100K' / '2'}: missing chat.json")
+
+
 def test_a_folder_that_is_not_beam(tmp_path: Path) -> None:
     with pytest.raises(DatasetError, match="not a BEAM folder"):
         load_beam(tmp_path)
+
+
+@needs_data
+def test_the_answer_budget_holds_the_longest_gold_with_room(full) -> None:
+    """128 tokens cut BEAM's summaries (golds of 206 tokens at the median); the budget is
+    BEAM's own, LoCoMo's and LongMemEval's stay 128."""
+    from locoscore.benchmarks import get_benchmark
+    from locoscore.run.tokens import count_tokens
+
+    longest = max(count_tokens(q.gold) for q in full.questions if q.gold)
+    assert longest == 280  # a summarization gold of 213 words
+    assert get_benchmark("beam").answer_max_tokens >= 1.5 * longest
+    assert get_benchmark("locomo").answer_max_tokens == 128
+    assert get_benchmark("longmemeval").answer_max_tokens == 128

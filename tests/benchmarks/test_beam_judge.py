@@ -5,6 +5,7 @@ or truncated, the ability aggregations, a missing answer scored 0."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from locoscore.benchmarks.beam.scoring import align_events, event_order_score
 from locoscore.errors import InputError
 from locoscore.judge.settings import JudgeSettings
 from locoscore.testing.fake_provider import FakeConfig, FakeProvider
+from locoscore.testing.llama_server import LlamaConfig, LlamaServer
 
 pytestmark = pytest.mark.skipif(not BEAM_100K.exists(), reason="BEAM 100K not at ../shared")
 
@@ -184,3 +186,73 @@ def test_limit_samples_the_answered_conversations_by_ability(data, tmp_path: Pat
     # the endpoint judged through is named (as in every judge signature); BEAM has no `adv:`
     assert f"|provider:anthropic|endpoint:127.0.0.1:{port}|model:" in dry.signature
     assert "|adv:" not in dry.signature
+
+
+@pytest.mark.parametrize("official", [False, True])
+def test_the_prompts_sent_show_the_question_only_when_asked(
+    data, tmp_path: Path, official: bool
+) -> None:
+    """`beam` shows the question under its heading; `beam-official` withholds it without an
+    empty heading left behind; the event-pair prompt names no LoCoMo category."""
+    prompts: list[str] = []
+
+    def recording(prompt: str) -> int | str:
+        prompts.append(prompt)
+        return rule(prompt)
+
+    with FakeProvider(FakeConfig(verdict=recording)) as fake:
+        _run(data, tmp_path, fake, official=official)
+    texts = {q.text for q in data.questions}
+    items = [p for p in prompts if "The requirement (" in p]
+    pairs = [p for p in prompts if "First snippet" in p]
+    assert items and pairs
+    if official:
+        assert not any("question:" in p for p in items)
+    else:
+        shown = [
+            p.split("The user's question:\n", 1)[1].split("\n\nThe requirement")[0] for p in items
+        ]
+        assert set(shown) <= texts and all(shown)
+    for prompt in pairs:
+        assert "open-domain" not in prompt and "category" not in prompt.lower()
+        asked = prompt.split("in the order they happened: ", 1)[1].split("\n")[0]
+        assert asked in {q.text.split("\n")[0] for q in data.questions}
+
+
+def test_a_grade_off_the_asked_scale_is_no_verdict(data, tmp_path: Path) -> None:
+    """A small model answering 0.5 on the "100, 50 or 0" scale: the item is unparsed, so its
+    question is unscored, never graded 0.5 % (0.5 / 100)."""
+    answers = _answers(data)
+    target = next(
+        q
+        for q in data.questions
+        if q.ability == "information_extraction" and q.question_id in answers
+    )
+
+    def verdict(prompt: str) -> str | float:
+        if f"avoids):\n{target.rubric[0]}\n\n" in prompt:
+            return 0.5
+        return rule(prompt)
+
+    settings = JudgeSettings(
+        provider="openai-compatible",
+        model="small-judge",
+        base_url="",
+        runs=1,
+        timeout_s=5.0,
+    )
+    predictions = [BeamPrediction(qid, text, False) for qid, text in answers.items()]
+    with LlamaServer(LlamaConfig(slots=4, verdict=verdict)) as server:
+        settings = dataclasses.replace(settings, base_url=server.openai_url)
+        result = asyncio.run(beam_judge_pass(predictions, data, settings, tmp_path, official=False))
+    assert result.items.run is not None
+    failed = [row for row in result.items.run.rows if row.error]
+    assert len(failed) == 1  # the one reply off the scale
+    assert failed[0].error.startswith("score 0.5 is off the asked scale (100, 50, 0)")
+    scores = {row["question_id"]: row["beam_score"] for row in result.rows}
+    assert scores[target.question_id] is None
+    expected = _expected(data, official=False)
+    del expected[target.question_id]
+    del scores[target.question_id]
+    assert scores == pytest.approx(expected)  # every other question as the rule grades it
+    assert result.summary is not None and result.summary["unscored"] == 1

@@ -110,6 +110,15 @@ def test_run_on_two_real_conversations(
     with_evidence = sum(1 for q in data.questions if q.evidence)
     assert summary["evidence_recall"]["@10"]["n"] == len(values) == with_evidence == 36
     assert summary["run"]["signature"].count("bench:beam-100k-trunc@") == 1
+    # BEAM's answer budget (its summaries' golds run to 280 tokens; 128 cut them): sent with
+    # every answer call and named in the signature and run.json
+    assert "|max_tokens:512" in summary["run"]["signature"]
+    run_json = json.loads((out / "run.json").read_text())
+    assert run_json["answer"]["max_tokens"] == 512
+    assert "|max_tokens:512" in run_json["signature"]
+    bodies = [r["body"] for r in fake.requests_log if r["path"].endswith("/chat/completions")]
+    sent = {b.get("max_tokens", b.get("max_completion_tokens")) for b in bodies}
+    assert len(bodies) == 40 and sent == {512}
 
 
 def test_run_judge_report_end_to_end(two_conversations: Path, tmp_path: Path) -> None:

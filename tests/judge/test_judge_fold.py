@@ -22,6 +22,7 @@ import pytest
 from typer.testing import CliRunner
 
 from locoscore.cli import app
+from locoscore.testing._verdicts import reference_recall_score
 from locoscore.testing.fake_provider import FakeConfig, FakeProvider
 from locoscore.testing.longmemeval_fixture import write_fixture
 
@@ -43,6 +44,7 @@ class Case:
     name: str
     args: Callable[[Path], list[str]]  # the `judge` arguments before --out, files written
     refusals: int  # scripted refused verdicts that put the pass over --max-unscored 10 %
+    verdict: Callable[[str], int | str] | None = None  # the fake's rule (None: its default)
 
 
 def _jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
@@ -87,9 +89,18 @@ def _beam(tmp: Path) -> list[str]:
 
 
 beam_data = pytest.mark.skipif(not BEAM_100K.exists(), reason="BEAM 100K not at ../shared")
-LOCOMO = pytest.param(Case("locomo", _locomo, 2), id="locomo")
-LONGMEMEVAL = pytest.param(Case("longmemeval", _longmemeval, 2), id="longmemeval")
-BEAM = pytest.param(Case("beam", _beam, 12), id="beam", marks=beam_data)
+
+
+def _full_marks(prompt: str) -> int:
+    """BEAM's verdicts on its asked scale (100, 50 or 0), and CORRECT for an order pair."""
+    return 100
+
+
+LOCOMO_CASE = Case("locomo", _locomo, 2)
+LME_CASE = Case("longmemeval", _longmemeval, 2, reference_recall_score)
+LOCOMO = pytest.param(LOCOMO_CASE, id="locomo")
+LONGMEMEVAL = pytest.param(LME_CASE, id="longmemeval")
+BEAM = pytest.param(Case("beam", _beam, 12, _full_marks), id="beam", marks=beam_data)
 
 
 @pytest.fixture(autouse=True)
@@ -135,6 +146,7 @@ def _usage(section: dict[str, Any]) -> tuple[int, int, float | None]:
 def test_failed_calls_past_max_unscored_fail_the_command(
     case: Case, fake: FakeProvider, tmp_path: Path
 ) -> None:
+    fake.config.verdict = case.verdict  # the benchmark\'s verdicts on its asked scale
     fake.config.scores = ["refusal"] * case.refusals
     out = tmp_path / "out"
     result = _judge(case, tmp_path, fake.url, out, "--concurrency", "1")
@@ -155,8 +167,7 @@ def test_longmemeval_against_a_dead_port_exits_1_with_one_clear_line(tmp_path: P
     with socket.socket() as sock:  # bound then closed: connection refused, no network used
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    case = Case("longmemeval", _longmemeval, 0)
-    result = _judge(case, tmp_path, f"http://127.0.0.1:{port}", tmp_path / "out")
+    result = _judge(LME_CASE, tmp_path, f"http://127.0.0.1:{port}", tmp_path / "out")
     assert result.exit_code == 1, result.output
     assert "error: every judge call failed (7 of 7: connection 7)" in result.output
     assert "Traceback" not in result.output
@@ -166,6 +177,7 @@ def test_longmemeval_against_a_dead_port_exits_1_with_one_clear_line(tmp_path: P
 def test_a_headline_over_the_scored_questions_says_so(
     case: Case, fake: FakeProvider, tmp_path: Path
 ) -> None:
+    fake.config.verdict = case.verdict  # the benchmark\'s verdicts on its asked scale
     fake.config.scores = ["refusal"] * case.refusals
     out = tmp_path / "out"
     result = _judge(case, tmp_path, fake.url, out, "--concurrency", "1")
@@ -183,10 +195,10 @@ def test_longmemeval_headline_is_over_the_judged_questions_hand_computed(
 ) -> None:
     """The first two calls (e47becba and a3f9c2d1_abs, both right) fail: of the 10
     questions, 8 have a verdict, 3 of them right (5d1a6c3e, c81e728d, gpt4_1a2b3c4d)."""
+    fake.config.verdict = reference_recall_score
     fake.config.scores = ["refusal", "refusal"]
-    case = Case("longmemeval", _longmemeval, 2)
     out = tmp_path / "out"
-    _judge(case, tmp_path, fake.url, out, "--concurrency", "1")
+    _judge(LME_CASE, tmp_path, fake.url, out, "--concurrency", "1")
     section = _section(out)
     assert (section["questions"], section["scored"], section["unjudged"]) == (10, 8, 2)
     assert section["missing_counts_as_wrong"]["overall"]["accuracy"] == 37.5
@@ -197,6 +209,7 @@ def test_longmemeval_headline_is_over_the_judged_questions_hand_computed(
 def test_served_model_and_fake_are_recorded_and_shown_cached_reruns_too(
     case: Case, fake: FakeProvider, tmp_path: Path
 ) -> None:
+    fake.config.verdict = case.verdict  # the benchmark\'s verdicts on its asked scale
     out = tmp_path / "out"
     for _attempt in range(2):  # the second answered from the cache
         result = _judge(case, tmp_path, fake.url, out)
@@ -215,6 +228,7 @@ def test_served_model_and_fake_are_recorded_and_shown_cached_reruns_too(
 def test_cost_and_tokens_count_every_attempt(
     case: Case, fake: FakeProvider, tmp_path: Path
 ) -> None:
+    fake.config.verdict = case.verdict  # the benchmark\'s verdicts on its asked scale
     out = tmp_path / "out"
     # attempt 1 leaves some runs without a verdict (paid for, not cached)
     fake.config.scores = ["refusal"] * case.refusals
@@ -245,9 +259,8 @@ def test_cost_and_tokens_count_every_attempt(
 
 
 def test_the_board_shows_a_locomo_judge_cost(fake: FakeProvider, tmp_path: Path) -> None:
-    case = Case("locomo", _locomo, 0)
     out = tmp_path / "runs" / "locomo"
-    assert _judge(case, tmp_path, fake.url, out).exit_code == 0
+    assert _judge(LOCOMO_CASE, tmp_path, fake.url, out).exit_code == 0
     cost = _section(out)["usage"]["estimated_cost_usd"]
     board = CliRunner().invoke(app, ["board", str(out), "--out", str(tmp_path / "board")])
     assert board.exit_code == 0, board.output

@@ -94,3 +94,28 @@ def test_every_schema_puts_its_verdict_field_first() -> None:
     assert next(iter(BINARY_SCHEMA["properties"])) == "label"
     assert BINARY_SCHEMA["required"][0] == "label"
     assert next(iter(RUBRIC_SCHEMA["properties"])) == "score"
+
+
+@pytest.mark.parametrize(
+    ("structured", "text", "expected"),
+    [
+        ({"score": 50, "explanation": "half"}, "", 50.0),
+        ({"score": 0.5, "explanation": "half"}, "", None),  # 0.5 is not 50 (nor 0.5 %)
+        (None, '{"score": 75, "explanation": "most"}', None),
+        (None, "Score: 100. It is all there.", 100.0),
+        (None, '{"score": 5, "expl', None),  # a cut reply's head off the scale too
+    ],
+)
+def test_a_score_off_the_asked_scale_is_unparsed(structured, text, expected) -> None:  # type: ignore[no-untyped-def]
+    verdict = parse_verdict("rubric", structured, text, scale=(0.0, 50.0, 100.0))
+    if expected is None:
+        assert not verdict.ok and verdict.method == "none"
+        assert verdict.error is not None and "off the asked scale (100, 50, 0)" in verdict.error
+    else:
+        assert verdict.ok and verdict.score == expected
+
+
+def test_without_a_scale_any_score_0_to_100_stands() -> None:
+    """LoCoMo's rubric asks for 0-100: its verdicts parse as before."""
+    assert parse_verdict("rubric", {"score": 75, "explanation": ""}, "").score == 75.0
+    assert parse_verdict("rubric", {"score": 0.5, "explanation": ""}, "").score == 0.5

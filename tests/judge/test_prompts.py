@@ -107,3 +107,9 @@ def test_builtin_prompts_say_an_answer_without_the_asked_for_fact_fails(
     assert "even if nothing in it contradicts the reference" in text
     assert "vague, generalised or hedged answer that only touches the topic" in text
     assert verdict in text
+
+
+def test_the_locomo_prompts_keep_their_hashes() -> None:
+    """A rubric scale is hashed only where a prompt sets one: LoCoMo's cache keys stay."""
+    assert builtin_template("rubric").version_hash == "cfa13356e26c9107"
+    assert builtin_template("binary").version_hash == "3f14d4e03c3d83e6"

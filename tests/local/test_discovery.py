@@ -1,5 +1,6 @@
 """What a compatible server says about itself, asked once before the first call: slots,
-context window and tokenizer of llama.cpp, vLLM and Ollama; nothing from an unknown one."""
+context window and tokenizer of llama.cpp, vLLM and Ollama, also behind a proxy that renames
+the model list's `owned_by`; nothing from a server that answers no probe."""
 
 from __future__ import annotations
 
@@ -19,6 +20,19 @@ from locoscore.testing.llama_server import TEMPLATE_TOKENS, LlamaConfig, LlamaSe
         ),
         (LlamaConfig(n_ctx=4096, flavour="ollama"), ("ollama", None, 4096, "/api/show", None)),
         (LlamaConfig(props=False, tokenize=False), (None, None, None, None, None)),
+        # behind a proxy that rewrites `owned_by`: still asked, still found
+        (
+            LlamaConfig(slots=3, n_ctx=4096, owned_by="openai"),
+            ("llama.cpp", 3, 4096, "/props n_ctx", "llama.cpp"),
+        ),
+        (
+            LlamaConfig(n_ctx=2048, flavour="ollama", owned_by="openai"),
+            ("ollama", None, 2048, "/api/show", None),
+        ),
+        (
+            LlamaConfig(props=False, tokenize=False, owned_by="openai"),
+            (None, None, None, None, None),
+        ),
     ],
 )
 def test_the_server_says_its_slots_window_and_tokenizer(

@@ -16,6 +16,7 @@ from locoscore.benchmarks.longmemeval.judging import RULES
 from locoscore.cli import app
 from locoscore.testing._verdicts import reference_recall_score
 from locoscore.testing.fake_provider import FakeConfig, FakeProvider
+from locoscore.testing.llama_server import LlamaConfig, LlamaServer
 from locoscore.testing.longmemeval_fixture import write_fixture
 
 # question id -> hypothesis; the fake says CORRECT when >= 70 % of the reference's words
@@ -204,3 +205,37 @@ def test_limit_judges_a_sample_stratified_by_type(judge_fake: FakeProvider, tmp_
     other = _judge(judge_fake, dataset, answers, tmp_path / "k", "--limit", "5", "--seed", "1")
     drawn = json.loads((tmp_path / "k" / "summary.json").read_text())["judge"]["sample"]
     assert drawn["question_ids"] != sample["question_ids"] and other.exit_code == 0
+
+
+def test_a_reply_cut_at_max_tokens_keeps_its_label(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A small local judge writes the keys in the order the prompt shows them and rambles:
+    asked for the label first, a reply cut at 16 tokens still carries it (asked last, every
+    reply lost it and the pass failed). The verdicts equal the untruncated fake's."""
+
+    def label(prompt: str) -> str:
+        return "CORRECT" if reference_recall_score(prompt) >= 70 else "WRONG"
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-lme-judge-0123456789")
+    dataset = write_fixture(tmp_path / "s.json")
+    answers = _write(
+        tmp_path / "hyp.jsonl", [{"question_id": q, "hypothesis": h} for q, h in HYPOTHESES.items()]
+    )
+    out = tmp_path / "j"
+    with LlamaServer(LlamaConfig(slots=2, verdict=label)) as server:
+        args = [
+            "judge", str(answers), "--benchmark", "longmemeval", "--dataset", str(dataset),
+            "--out", str(out), "--protocol", "binary", "--provider", "openai-compatible",
+            "--model", "small-judge", "--base-url", server.openai_url, "--runs", "1",
+            "--max-tokens", "16", "--response-format", "json_object", "--no-progress",
+        ]  # fmt: skip
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in (out / "judgments.jsonl").read_text().splitlines()]
+    called = [r for r in rows if r.get("method") != "short_circuit"]
+    assert len(called) == 7 and all(r["method"] == "json_prefix" for r in called)
+    section = json.loads((out / "summary.json").read_text())["judge"]
+    assert section["over_submitted"]["overall"]["accuracy"] == 62.5  # 5 of 8, as above

@@ -64,6 +64,9 @@ class Benchmark(ABC):
     has_errata = False  # a gold errata list (`--errata`) applies to its questions
     scores_lexically = False  # token-F1 protocols apply (LoCoMo's short gold answers)
     answer_prompt_name = "locoscore-answer-v1"
+    # The answer step's max_tokens: part of the benchmark (its golds set how long a full
+    # answer runs), so it is in every run's signature and run.json.
+    answer_max_tokens = 128
 
     def require(self, command: str) -> None:
         """Refuse, as bad input, a command this benchmark cannot serve yet."""

@@ -84,11 +84,27 @@ def _score_from_mapping(protocol: str, data: dict[str, Any]) -> tuple[float, str
 
 
 def parse_verdict(
-    protocol: str, structured: Any, text: str, *, truncated: bool = False
+    protocol: str,
+    structured: Any,
+    text: str,
+    *,
+    truncated: bool = False,
+    scale: tuple[float, ...] = (),
 ) -> ParsedVerdict:
     """Score from a reply: structured field first, then the text fallbacks, else -1.
     In a reply cut at max_tokens a number at the very end may be cut too ('{"score": 8'
-    of 85), so it is not read."""
+    of 85), so it is not read. With `scale` (the only rubric scores the prompt asks for), a
+    score off it is unparsed: 0.5 on a "100, 50 or 0" scale is no verdict, not 0.5 %."""
+    verdict = _parse(protocol, structured, text, truncated=truncated)
+    if protocol == "binary" or not scale or not verdict.ok or verdict.score in scale:
+        return verdict
+    asked = ", ".join(f"{v:g}" for v in sorted(scale, reverse=True))
+    return ParsedVerdict(
+        UNSCORED, "", "none", f"score {verdict.score:g} is off the asked scale ({asked})"
+    )
+
+
+def _parse(protocol: str, structured: Any, text: str, *, truncated: bool) -> ParsedVerdict:
     if isinstance(structured, dict):
         found = _score_from_mapping(protocol, structured)
         if found is not None:

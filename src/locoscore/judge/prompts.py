@@ -132,12 +132,17 @@ class PromptTemplate:
     # names its categories go by in `{category}` (else LoCoMo's).
     per_category: tuple[tuple[int, str], ...] = ()
     category_names: tuple[tuple[int, str], ...] = ()
+    # The only rubric scores the prompt asks for (e.g. 100, 50 or 0); a reply with another
+    # is unparsed, not a verdict. Empty: any score 0-100.
+    scale: tuple[float, ...] = ()
 
     @property
     def version_hash(self) -> str:
         payload = f"{self.protocol}\n{self.text}\n{output_schema(self.protocol)}"
         for category, text in self.per_category:
             payload += f"\n--{category}--\n{text}"
+        if self.scale:  # only then: the hash of every prompt without a scale stays as it was
+            payload += f"\n--scale--\n{self.scale}"
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
 
     def text_for(self, category: int) -> str:

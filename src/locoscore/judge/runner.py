@@ -86,7 +86,13 @@ def row_from_reply(
         # A refusal is not a verdict: never cached, recorded as a failure.
         row.error = f"refused by the provider (stop reason {reply.stop_reason})"
         return row
-    verdict = parse_verdict(judge.protocol, reply.structured, reply.text, truncated=reply.truncated)
+    verdict = parse_verdict(
+        judge.protocol,
+        reply.structured,
+        reply.text,
+        truncated=reply.truncated,
+        scale=judge.template.scale,
+    )
     row.method = verdict.method
     if not verdict.ok:
         row.error = verdict.error or "unscored"

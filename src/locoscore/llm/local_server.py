@@ -60,6 +60,9 @@ class ServerFacts:
         return f"tiktoken cl100k +{margin}% (+{CHAT_TEMPLATE_TOKENS} template tokens)"
 
 
+_OLLAMA_OWNERS = ("library", "ollama")
+
+
 def _get(client: Any, url: str, json_body: Any = None) -> Any:
     try:
         response = client.post(url, json=json_body) if json_body is not None else client.get(url)
@@ -75,7 +78,8 @@ def _positive(value: Any) -> int | None:
 def discover(base_url: str, model: str, api_key: str | None = None) -> ServerFacts:
     """Ask the server at `base_url` (an OpenAI `/v1` base) what it is and can do: its model
     list first (every compatible server has one; its `owned_by` names llama.cpp and Ollama,
-    vLLM adds `max_model_len`), then that server's own endpoints."""
+    vLLM adds `max_model_len`), then that server's own endpoints; a server the list does not
+    identify is asked llama.cpp's and Ollama's."""
     import httpx
 
     root = server_root(base_url)
@@ -91,11 +95,15 @@ def discover(base_url: str, model: str, api_key: str | None = None) -> ServerFac
             dialect = "vllm" if isinstance(tok, dict) and "count" in tok else None
             window = entry["max_model_len"]
             return ServerFacts("vllm", None, window, "/v1/models max_model_len", dialect, root)
-        if owner == "llamacpp" or models is None:
+        # An owner the list does not name as one of ours (a proxy may rewrite `owned_by`,
+        # or the server has no list) leaves the server unidentified: every probe is asked.
+        ollama = owner in _OLLAMA_OWNERS
+        known = ollama or owner == "llamacpp"
+        if not ollama:
             facts = _llama(client, root)
             if facts is not None:
                 return facts
-        if owner in ("library", "ollama") or models is None:
+        if ollama or not known:
             show = _get(client, f"{root}/api/show", {"model": model})
             info = show.get("model_info") if isinstance(show, dict) else None
             for key, value in (info or {}).items():

@@ -141,7 +141,10 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
         if settings.answer_prompt
         else benchmark.default_answer_prompt()
     )
-    answer_settings = dataclasses.replace(settings.answer, concurrency=settings.concurrency)
+    # the answer's token budget is the benchmark's (BEAM's summaries run long)
+    answer_settings = dataclasses.replace(
+        settings.answer, concurrency=settings.concurrency, max_tokens=benchmark.answer_max_tokens
+    )
     answer = resolve_answer_step(answer_settings, prompt, needs_key=not settings.dry_run)
     check_bare_questions(answer, questions)  # before anything is created
     system = make_system(

@@ -26,7 +26,7 @@ the chat template), so a client counting with tiktoken must leave a margin.
 
 Replies. A prompt with a `Reply with JSON: {...}` line (a judge prompt) is answered like a
 small model would: the keys in the order that line shows them, a verdict from
-`config.verdict(prompt)` ("CORRECT"/"WRONG" or 0-100) and a long explanation, so a
+`config.verdict(prompt)` ("CORRECT"/"WRONG" or a score, 0.5 say) and a long explanation, so a
 reply cut at `max_tokens` keeps only the fields written first. Any other prompt gets
 `config.answer(prompt)`.
 """
@@ -66,7 +66,7 @@ def _default_answer(prompt: str) -> str:
     return "Not mentioned in the conversation"
 
 
-def _default_verdict(prompt: str) -> str | int:
+def _default_verdict(prompt: str) -> str | float:
     return "CORRECT"
 
 
@@ -82,8 +82,11 @@ class LlamaConfig:
     timings: bool = True
     props: bool = True  # /props and /slots served (a non-llama.cpp server has neither)
     flavour: str = "llama.cpp"  # or "vllm", "ollama": what the server says about itself
+    # The model list's `owned_by` (None: the flavour's own); a proxy in front of the server
+    # (LiteLLM, a gateway) may rewrite it, e.g. to "openai".
+    owned_by: str | None = None
     answer: Callable[[str], str] = _default_answer
-    verdict: Callable[[str], str | int] = _default_verdict
+    verdict: Callable[[str], str | float] = _default_verdict
     explanation: str = RAMBLE
 
 
@@ -177,7 +180,9 @@ class LlamaServer:
         ]
 
     def models(self) -> dict[str, Any]:
-        owner = {"vllm": "vllm", "ollama": "library"}.get(self.config.flavour, "llamacpp")
+        owner = self.config.owned_by or {"vllm": "vllm", "ollama": "library"}.get(
+            self.config.flavour, "llamacpp"
+        )
         model: dict[str, Any] = {"id": self.config.model, "object": "model", "owned_by": owner}
         if self.config.flavour == "vllm":
             model["max_model_len"] = self.config.n_ctx
@@ -212,7 +217,9 @@ class LlamaServer:
             if key == "label":
                 out.append(f'"label": "{verdict if isinstance(verdict, str) else "WRONG"}"')
             elif key == "score":
-                out.append(f'"score": {verdict if isinstance(verdict, int) else 100}')
+                # a float too: a small model may answer off the scale it was asked for
+                score = verdict if isinstance(verdict, int | float) else 100
+                out.append(f'"score": {score}')
             else:
                 out.append(f'"{key}": {json.dumps(self.config.explanation)}')
         return "{" + ", ".join(out) + "}"

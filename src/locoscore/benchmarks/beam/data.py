@@ -58,6 +58,7 @@ _NO_EVIDENCE_BY_DESIGN = frozenset({"abstention"})
 CHAT = "chat.json"
 TRUNCATED = "chat_trunecated.json"  # the repository's spelling
 QUESTIONS = "probing_questions.json"
+ROLES = ("user", "assistant")
 
 _MARKER = re.compile(r"\s*->->([^\n]*)$")
 _WELL_FORMED_MARKER = re.compile(r"\s*\d+\s*,\s*\d+\s*")
@@ -186,6 +187,14 @@ def _message(raw: Any, path: Path, where: str) -> tuple[str, int, str, dict[str,
             raise DatasetError(
                 f"missing or not a {kind.__name__}", file=str(path), record=where, field=name
             )
+    # Only these two speak in BEAM; another role would reach systems as a third speaker.
+    if raw["role"] not in ROLES:
+        raise DatasetError(
+            f"unknown role {raw['role']!r} (expected {' or '.join(ROLES)})",
+            file=str(path),
+            record=where,
+            field="role",
+        )
     return raw["role"], raw["id"], raw["content"], raw
 
 
@@ -242,10 +251,10 @@ def _conversation(
                 date_raw=anchor,
                 date_iso=iso,
                 turns=tuple(messages),
-                speakers=("user", "assistant"),
+                speakers=ROLES,
             )
         )
-    return Conversation(conversation_id, ("user", "assistant"), tuple(sessions)), turn_groups
+    return Conversation(conversation_id, ROLES, tuple(sessions)), turn_groups
 
 
 def _evidence_ids(raw: Any) -> list[str]:
@@ -295,14 +304,30 @@ def _questions(
                 if ability not in _NO_EVIDENCE_BY_DESIGN:
                     anomalies.missing_evidence_field += 1
             else:
+                if not isinstance(item["source_chat_ids"], list | dict):
+                    raise DatasetError(
+                        "expected a list of message ids (or an object of lists)",
+                        file=str(path),
+                        record=where,
+                        field="source_chat_ids",
+                    )
                 evidence = _evidence_ids(item["source_chat_ids"])
                 if not evidence:
                     anomalies.empty_evidence += 1
                 unresolved = [e for e in evidence if e not in known]
                 anomalies.unresolved_evidence += len(unresolved)
                 evidence = [e for e in evidence if e in known]
+            # A question of an ability with a gold answer is judged against it: without one
+            # it would be judged against nothing.
             gold_field = GOLD_FIELD[ability]
             gold = item.get(gold_field) if gold_field else None
+            if gold_field is not None and not isinstance(gold, str):
+                raise DatasetError(
+                    "missing or not a string", file=str(path), record=where, field=gold_field
+                )
+            difficulty = item.get("difficulty")
+            if difficulty is not None and not isinstance(difficulty, str):
+                raise DatasetError("not a string", file=str(path), record=where, field="difficulty")
             questions.append(
                 BeamQuestion(
                     question_id=f"{conversation.conversation_id}:{ability}:{index}",
@@ -311,19 +336,42 @@ def _questions(
                     index=index,
                     text=item["question"],
                     rubric=tuple(rubric),
-                    gold=gold if isinstance(gold, str) else None,
+                    gold=gold,
                     evidence=tuple(evidence),
-                    difficulty=item.get("difficulty"),
+                    difficulty=difficulty,
                     date_iso=conversation.last_date_iso,
                 )
             )
     return questions
 
 
+def _probing_file(folder: Path) -> Path | None:
+    """The repository keeps it one folder down; the Hugging Face export beside chat.json."""
+    return next(
+        (p for p in (folder / QUESTIONS, folder / "probing_questions" / QUESTIONS) if p.is_file()),
+        None,
+    )
+
+
 def _conversation_folders(root: Path) -> list[Path]:
     if (root / CHAT).is_file():
         return [root]
-    folders = [p for p in root.iterdir() if p.is_dir() and (p / CHAT).is_file()]
+    if (root / TRUNCATED).is_file() or _probing_file(root) is not None:
+        raise DatasetError(f"missing {CHAT} (a BEAM conversation folder holds it)", file=str(root))
+    # Any folder holding a BEAM file is a conversation: one missing its chat is refused,
+    # never skipped (a skipped folder would silently shrink the question set).
+    folders = [
+        p
+        for p in root.iterdir()
+        if p.is_dir()
+        and ((p / CHAT).is_file() or (p / TRUNCATED).is_file() or _probing_file(p) is not None)
+    ]
+    for folder in folders:
+        if not (folder / CHAT).is_file():
+            raise DatasetError(
+                f"missing {CHAT} (a BEAM conversation folder holds {CHAT} and {QUESTIONS})",
+                file=str(folder),
+            )
     if not folders:
         raise DatasetError(
             f"not a BEAM folder: no <n>/{CHAT} (expected a size folder such as 100K/)",
@@ -349,15 +397,7 @@ def load_beam(root: Path, *, truncated: bool = True) -> BeamDataset:
     turn_groups = 0
     for folder in _conversation_folders(root):
         chat = folder / TRUNCATED if truncated and (folder / TRUNCATED).is_file() else folder / CHAT
-        # the repository keeps it one folder down; the Hugging Face export beside chat.json
-        probing = next(
-            (
-                p
-                for p in (folder / QUESTIONS, folder / "probing_questions" / QUESTIONS)
-                if p.is_file()
-            ),
-            None,
-        )
+        probing = _probing_file(folder)
         if probing is None:
             raise DatasetError(f"missing {QUESTIONS}", file=str(folder))
         for path in (chat, probing):

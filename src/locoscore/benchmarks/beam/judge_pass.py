@@ -24,12 +24,11 @@ from locoscore.errors import InputError
 from locoscore.judge.engine import PassResult
 from locoscore.judge.folder import CACHE_FILE, FoldResult, JudgeJob, judge_jobs
 from locoscore.judge.items import JudgeItem
-from locoscore.judge.prompts import PromptTemplate
 from locoscore.judge.settings import JudgeSettings
 from locoscore.stats import normal_mean_ci, sample_std
 
-ITEM_PROMPT = PromptTemplate("rubric", beam_judge.ITEM_TEMPLATE, name="locoscore-beam-item-v1")
-MATCH_PROMPT = PromptTemplate("binary", beam_judge.MATCH_TEMPLATE, name="locoscore-beam-match-v1")
+ITEM_PROMPT = beam_judge.ITEM_PROMPT
+MATCH_PROMPT = beam_judge.MATCH_PROMPT
 
 
 @dataclass(frozen=True)
@@ -117,9 +116,7 @@ def settings_for(settings: JudgeSettings, *, official: bool) -> tuple[JudgeSetti
     """The item judge (rubric protocol, BEAM item prompt) and the pair judge (binary). Both
     at temperature 0 unless set (the official judge runs at 0); every ability is judged."""
     temperature = 0.0 if settings.temperature is None else settings.temperature
-    prompt = ITEM_PROMPT
-    if official:
-        prompt = dataclasses.replace(ITEM_PROMPT, name="locoscore-beam-item-v1-official")
+    prompt = beam_judge.OFFICIAL_ITEM_PROMPT if official else ITEM_PROMPT
     base = dataclasses.replace(settings, include_adversarial=True, temperature=temperature)
     item = dataclasses.replace(base, protocol="rubric", template=prompt)
     match = dataclasses.replace(base, protocol="binary", template=MATCH_PROMPT)
