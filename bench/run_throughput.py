@@ -58,10 +58,11 @@ from typing import Any
 from locoscore.data.conversation import Conversation, Query, Question
 from locoscore.errors import InputError
 from locoscore.llm.providers import ProviderConfig, make_client
+from locoscore.results.layout import PREDICTIONS
 from locoscore.run.answer_prompt import place_context
 from locoscore.run.answerer import AnswerSettings
 from locoscore.run.ingest import ingest_conversation
-from locoscore.run.outputs import PREDICTIONS, write_run_outputs
+from locoscore.run.outputs import write_run_outputs
 from locoscore.run.pipeline import execute_run, resolve_run
 from locoscore.run.settings import ResolvedRun, RunSettings
 from locoscore.systems.base import MemorySystem

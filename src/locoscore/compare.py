@@ -26,7 +26,7 @@ from locoscore.report.lengths import AnswerLengths, answer_lengths, length_ratio
 from locoscore.report.load import Results
 from locoscore.report.metrics import METRICS, Metric
 from locoscore.report.verified import ErrataFlags
-from locoscore.results_dir import row_key
+from locoscore.results.folder import row_key
 
 ALPHA = 0.05
 BOOTSTRAP_RESAMPLES = 2000

@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from locoscore.cli import app
-from locoscore.folder_input import predictions_fingerprint
+from locoscore.results.identity import predictions_fingerprint
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 runner = CliRunner()

@@ -10,7 +10,7 @@ from judge_helpers import anthropic_settings, make_records, openai_settings, sco
 
 from locoscore.judge import judge_pass
 from locoscore.judge.cache import JudgeStore
-from locoscore.judge.outputs import CACHE_FILE
+from locoscore.results.layout import JUDGE_CACHE
 from locoscore.testing.fake_provider import FakeProvider
 
 QUESTIONS, RUNS = 6, 3
@@ -52,7 +52,7 @@ def test_batch_pass_matches_a_live_pass_and_reruns_from_cache(
     assert _batch_creations(fake, provider) == 1
     assert fake.generation_calls == QUESTIONS * RUNS
     assert batched.summary["calls"]["made"] == QUESTIONS * RUNS
-    with JudgeStore(tmp_path / "batch" / CACHE_FILE) as store:
+    with JudgeStore(tmp_path / "batch" / JUDGE_CACHE) as store:
         assert store.count() == QUESTIONS * RUNS
     live = asyncio.run(
         judge_pass(make_records(QUESTIONS), _settings(provider, fake), tmp_path / "live")
@@ -92,7 +92,7 @@ def test_pending_batch_is_resumed_after_a_restart_not_resubmitted(
     first = _pass(provider, fake, tmp_path, max_wait_s=0.05)
     assert first.run is not None and first.run.pending_batch is not None
     assert not (tmp_path / "summary.json").exists()  # nothing written while pending
-    with JudgeStore(tmp_path / CACHE_FILE) as store:
+    with JudgeStore(tmp_path / JUDGE_CACHE) as store:
         (pending,) = store.pending_batches(first.judge.provider, first.judge.model)
     assert pending.batch_id == first.run.pending_batch
     fake.config.batch_ready_after_polls = 1
@@ -101,7 +101,7 @@ def test_pending_batch_is_resumed_after_a_restart_not_resubmitted(
     assert second.summary is not None
     assert second.summary["overall"]["count"] == QUESTIONS
     assert second.summary["calls"]["failed"] == 0
-    with JudgeStore(tmp_path / CACHE_FILE) as store:
+    with JudgeStore(tmp_path / JUDGE_CACHE) as store:
         assert store.pending_batches(first.judge.provider, first.judge.model) == []
         assert store.count() == QUESTIONS * RUNS
 

@@ -10,7 +10,7 @@ from judge_helpers import anthropic_settings, make_records
 
 from locoscore.judge import judge_pass, load_template
 from locoscore.judge.cache import JudgeStore
-from locoscore.judge.outputs import CACHE_FILE
+from locoscore.results.layout import JUDGE_CACHE
 from locoscore.testing.fake_provider import FakeProvider
 
 
@@ -37,7 +37,7 @@ def test_ten_repeats_of_one_question_are_ten_cache_entries(
     fake: FakeProvider, tmp_path: Path
 ) -> None:
     _run(make_records(1), anthropic_settings(fake, runs=10), tmp_path)
-    with JudgeStore(tmp_path / CACHE_FILE) as store:
+    with JudgeStore(tmp_path / JUDGE_CACHE) as store:
         assert store.count() == 10
         runs = store.conn.execute("SELECT DISTINCT run_index FROM judgments").fetchall()
     assert sorted(r[0] for r in runs) == list(range(10))
@@ -48,7 +48,7 @@ def test_each_verdict_is_stored_with_raw_reply_usage_and_latency(
 ) -> None:
     fake.config.scores = [66]
     _run(make_records(1), anthropic_settings(fake), tmp_path)
-    with JudgeStore(tmp_path / CACHE_FILE) as store:
+    with JudgeStore(tmp_path / JUDGE_CACHE) as store:
         (row,) = store.conn.execute(
             "SELECT score, raw_reply, input_tokens, output_tokens, latency_s, created_at "
             "FROM judgments"
@@ -96,7 +96,7 @@ def test_refusals_and_unscored_replies_are_not_cached(fake: FakeProvider, tmp_pa
     settings = anthropic_settings(fake, runs=2, concurrency=1)
     first = _run(make_records(1), settings, tmp_path)
     assert first.summary is not None and first.summary["calls"]["failed"] == 2
-    with JudgeStore(tmp_path / CACHE_FILE) as store:
+    with JudgeStore(tmp_path / JUDGE_CACHE) as store:
         assert store.count() == 0
     fake.reset_counters()
     fake.config.scores = [55, 65]

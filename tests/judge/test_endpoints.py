@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from locoscore.cli import app
 from locoscore.judge.cache import JudgeStore
-from locoscore.judge.outputs import CACHE_FILE
+from locoscore.results.layout import JUDGE_CACHE
 from locoscore.testing.fake_provider import FakeConfig, FakeProvider
 
 runner = CliRunner()
@@ -168,7 +168,7 @@ def test_a_cache_file_from_before_endpoints_opens_and_serves_nothing(
 ) -> None:
     out = tmp_path / "out"
     out.mkdir()
-    old = sqlite3.connect(out / CACHE_FILE)
+    old = sqlite3.connect(out / JUDGE_CACHE)
     old.executescript(
         "CREATE TABLE judgments (key TEXT PRIMARY KEY, question_key TEXT NOT NULL, "
         "run_index INTEGER NOT NULL, provider TEXT NOT NULL, model TEXT NOT NULL, "
@@ -183,7 +183,7 @@ def test_a_cache_file_from_before_endpoints_opens_and_serves_nothing(
     old.close()
     _judge(fake.url, predictions, out)
     assert fake.generation_calls == RUNS * RECORDS
-    with JudgeStore(out / CACHE_FILE) as store:
+    with JudgeStore(out / JUDGE_CACHE) as store:
         assert store.count() == RUNS * RECORDS + 1  # the old row kept, never served
 
 

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from locoscore.cli import app
 from locoscore.judge.cache import CachedVerdict, JudgeStore, user_cache_path
-from locoscore.judge.outputs import CACHE_FILE
+from locoscore.results.layout import JUDGE_CACHE
 from locoscore.testing.fake_provider import FakeProvider
 
 runner = CliRunner()
@@ -90,7 +90,7 @@ def test_hits_are_copied_so_the_folder_resumes_without_the_user_cache(
 ) -> None:
     _judge(fake, predictions, tmp_path / "A", "--user-cache")
     _judge(fake, predictions, tmp_path / "B", "--user-cache")
-    assert _cached_rows(tmp_path / "B" / CACHE_FILE) == RUNS * RECORDS
+    assert _cached_rows(tmp_path / "B" / JUDGE_CACHE) == RUNS * RECORDS
     for leftover in user_cache_path().parent.iterdir():
         leftover.unlink()
     fake.reset_counters()

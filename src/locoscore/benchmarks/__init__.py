@@ -15,6 +15,7 @@ from locoscore.benchmarks.beam import BEAM, BEAM_FULL
 from locoscore.benchmarks.locomo import LOCOMO
 from locoscore.benchmarks.longmemeval import LONGMEMEVAL
 from locoscore.errors import InputError
+from locoscore.results.layout import RUN_JSON, SUMMARY
 
 DEFAULT_BENCHMARK = "locomo"
 
@@ -36,7 +37,7 @@ def get_benchmark(name: str | None) -> Benchmark:
 def recorded_benchmark(directory: Path) -> str:
     """The benchmark a results folder records (summary.json, else run.json; else LoCoMo,
     whose folders predate the field)."""
-    for name in ("summary.json", "run.json"):
+    for name in (SUMMARY, RUN_JSON):
         path = directory / name
         if path.is_file():
             try:

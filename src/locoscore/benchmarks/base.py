@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from locoscore.data.conversation import Conversation, Question
+from locoscore.results.identity import InputIdentity, answers_identity, submitted_pairs
 
 if TYPE_CHECKING:
     from locoscore.benchmarks.board_row import BoardRow
@@ -157,6 +158,11 @@ class Benchmark(ABC):
     ) -> dict[str, Any]:
         """A finished run's scores into `out`; the summary, with `_written` naming the files."""
 
+    def records_identity(self, name: str, records: list[dict[str, Any]]) -> InputIdentity:
+        """A run's prediction lines as the folder guard records them: the (question id,
+        answer) pairs of the answered questions, as a judge of the same file reads them."""
+        return answers_identity(name, submitted_pairs(records))
+
     # Probe checks a run on this benchmark needs beyond the quick ones (LongMemEval resets
     # the system between questions and scores retrieval by the turns items name).
     probe_checks: tuple[str, ...] = ()
@@ -199,7 +205,12 @@ class Benchmark(ABC):
 
         `options["sample"]` (a `data.sample.SampleSpec`, or None) is `--limit`: the hook
         draws it over the questions it would judge, stratified by its question types, and
-        the section carries it (`sample`, and the `sample:` part of its signature)."""
+        the section carries it (`sample`, and the `sample:` part of its signature).
+
+        `options["claim"]` (a callable taking the file's `InputIdentity`, or None) is the
+        folder guard: the hook calls it once the answers are read, before anything is
+        written; it refuses a folder of other answers (or, with `--replace`, empties it).
+        The section records the identity as its `input`."""
         raise NotImplementedError
 
     # What `judge` and `audit` print for a benchmark with its own judge or audit: lines

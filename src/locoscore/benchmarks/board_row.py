@@ -16,9 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from locoscore.errors import InputError
-
-SUMMARY = "summary.json"
-SCORES = "scores.jsonl"
+from locoscore.results.layout import SCORES, SUMMARY
 
 
 @dataclass(frozen=True)
@@ -53,7 +51,7 @@ def read_summary(directory: Path) -> dict[str, Any]:
     try:
         loaded = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise InputError("missing (a results folder holds summary.json)", file=str(path)) from None
+        raise InputError(f"missing (a results folder holds {SUMMARY})", file=str(path)) from None
     except (OSError, ValueError) as exc:
         raise InputError(f"not valid JSON ({exc})", file=str(path)) from None
     if not isinstance(loaded, dict):

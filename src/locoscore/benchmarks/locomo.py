@@ -14,6 +14,8 @@ from locoscore.categories import ADVERSARIAL, CATEGORY_NAMES, LOCOMO_COLUMN_ORDE
 from locoscore.data.conversation import Conversation, Question
 from locoscore.data.dataset import LOCOMO_SHA256, LOCOMO_URL, Dataset, load_dataset
 from locoscore.data.locomo_conversations import locomo_conversations, locomo_questions
+from locoscore.results.identity import InputIdentity, identity_of_rows
+from locoscore.results.layout import PREDICTIONS, REPORT_FILES, RUN_JSON, SCORES, SUMMARY
 
 
 class LoCoMo(Benchmark):
@@ -58,8 +60,13 @@ class LoCoMo(Benchmark):
 
         loaded = load_predictions(predictions, "native", dataset=data)
         summary = score_into_folder(loaded, out, list(PROTOCOLS), {"run": run_section})
-        written = ("predictions.jsonl", "run.json", "scores.jsonl", "summary.json")
-        return {**summary, "_written": (*written, "report.md", "report.html", "scores.csv")}
+        written = (PREDICTIONS, RUN_JSON, SCORES, SUMMARY, *REPORT_FILES)
+        return {**summary, "_written": written}
+
+    def records_identity(self, name: str, records: list[dict[str, Any]]) -> InputIdentity:
+        """LoCoMo folders record their rows' key, gold and prediction (`score` and `judge`
+        read them joined to the dataset)."""
+        return identity_of_rows(name, records)
 
     def published(self) -> tuple[Any, ...]:
         from locoscore.baselines import ALL_ROWS

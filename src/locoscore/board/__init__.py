@@ -17,11 +17,10 @@ from locoscore.board.page import board_blocks, board_json
 from locoscore.board.script import SCRIPT
 from locoscore.errors import InputError
 from locoscore.report.html import render_html
-from locoscore.report.load import SCORES_FILE, SUMMARY_FILE
 from locoscore.report.markdown import render_markdown
+from locoscore.results.layout import BOARD_HTML, BOARD_JSON, BOARD_MD, SCORES, SUMMARY
 
 DEFAULT_TITLE = "locoscore board"
-OUTPUT_FILES = ("board.md", "board.html", "board.json")
 
 
 @dataclass(frozen=True)
@@ -32,7 +31,7 @@ class Board:
 
 
 def _is_results_folder(path: Path) -> bool:
-    return (path / SUMMARY_FILE).exists() or (path / SCORES_FILE).exists()
+    return (path / SUMMARY).exists() or (path / SCORES).exists()
 
 
 def results_folders(arg: Path) -> list[tuple[Path, str]]:
@@ -44,11 +43,11 @@ def results_folders(arg: Path) -> list[tuple[Path, str]]:
         )
     if _is_results_folder(arg):
         return [(arg, str(arg))]
-    found = sorted({p.parent for name in (SUMMARY_FILE, SCORES_FILE) for p in arg.rglob(name)})
+    found = sorted({p.parent for name in (SUMMARY, SCORES) for p in arg.rglob(name)})
     if not found:
         raise InputError(
-            f"not a results folder, and none under it (a results folder holds {SCORES_FILE} "
-            f"and {SUMMARY_FILE})",
+            f"not a results folder, and none under it (a results folder holds {SCORES} "
+            f"and {SUMMARY})",
             file=str(arg),
         )
     return [(p, str(arg / p.relative_to(arg))) for p in found]
@@ -73,9 +72,9 @@ def write_board(board: Board, out: Path) -> list[Path]:
         raise InputError("exists and is not a folder", file=str(out), field="--out")
     blocks = board_blocks(board.title, board.groups, board.folders)
     texts = {
-        "board.md": render_markdown(blocks),
-        "board.html": render_html(blocks, board.title, SCRIPT),
-        "board.json": dumps_json(board_json(board.title, board.groups, board.folders)),
+        BOARD_MD: render_markdown(blocks),
+        BOARD_HTML: render_html(blocks, board.title, SCRIPT),
+        BOARD_JSON: dumps_json(board_json(board.title, board.groups, board.folders)),
     }
     for name, text in texts.items():
         write_text_atomic(out / name, text)

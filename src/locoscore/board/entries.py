@@ -27,9 +27,10 @@ from locoscore.board.identity import (
 from locoscore.errors import InputError
 from locoscore.report import analysis as an
 from locoscore.report.build import statistics_section
-from locoscore.report.load import SUMMARY_FILE, Results, load_results
+from locoscore.report.load import Results, load_results
 from locoscore.report.metrics import METRICS, Metric
 from locoscore.report.recorded_judge import recorded_judge
+from locoscore.results.layout import SUMMARY
 
 
 @dataclass(frozen=True)
@@ -193,7 +194,7 @@ def folder_entries(folder: Path, given_as: str) -> list[Entry]:
         return [_own_entry(folder, given_as, benchmark.name, own)]
     results = load_results(folder)
     if not isinstance(results.summary.get("lexical", {}), dict):
-        raise InputError("expected an object", file=str(folder / SUMMARY_FILE), field="lexical")
+        raise InputError("expected an object", file=str(folder / SUMMARY), field="lexical")
     analysis, section = _statistics(results)
     entries = [
         Entry(

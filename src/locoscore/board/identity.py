@@ -16,7 +16,7 @@ from typing import Any
 
 from locoscore.benchmarks.board_row import BoardRow
 from locoscore.report.load import Results
-from locoscore.results_dir import row_key
+from locoscore.results.folder import row_key
 
 DEFAULT_BENCHMARK = "locomo"
 FULL_SET = "full"

@@ -57,7 +57,6 @@ from locoscore.data.dataset import load_dataset
 from locoscore.data.probes import cached_probe_paths
 from locoscore.data.sample import SampleSpec, sample_spec
 from locoscore.errors import InputError
-from locoscore.folder_input import claim_folder
 from locoscore.judge.audit import (
     DEFAULT_ACCEPT_THRESHOLD,
     ProbeSet,
@@ -73,7 +72,9 @@ from locoscore.judge.settings import JudgeSettings
 from locoscore.llm.endpoint import through_sentence
 from locoscore.llm.progress import progress_for
 from locoscore.report.spend import judge_calls_line
-from locoscore.results_dir import SCORES, SUMMARY
+from locoscore.results.identity import claim_folder
+from locoscore.results.layout import AUDIT_HTML, AUDIT_JSON, AUDIT_MD, SCORES, SUMMARY
+from locoscore.run.store import forget_run
 
 
 def _print_sets(document: dict[str, object]) -> None:
@@ -225,7 +226,10 @@ def audit(
     if predictions is not None:
         own = predictions_set(predictions, ds, fmt)
         assert own.identity is not None
-        report_dropped(claim_folder(out, own.identity, replace=replace, dry_run=dry_run), out)
+        dropped = claim_folder(
+            out, own.identity, replace=replace, dry_run=dry_run, forget_run=forget_run
+        )
+        report_dropped(dropped, out)
         sets.append(own)
     sample = None
     if spec is not None:
@@ -281,7 +285,7 @@ def audit(
         console.print(escape(through), highlight=False, soft_wrap=True)
     for warning in document["warnings"]:
         warnings.warn(warning, stacklevel=1)
-    console.print(f"wrote {out}/audit.md, audit.html, audit.json", highlight=False)
+    console.print(f"wrote {out}/{AUDIT_MD}, {AUDIT_HTML}, {AUDIT_JSON}", highlight=False)
     if result.run.stop_reason:
         err_console.print(
             f"[red]error:[/] stopped early: {result.run.stop_reason}",

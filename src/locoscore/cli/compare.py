@@ -16,6 +16,7 @@ from locoscore.cli._options import DatasetOpt, ErrataOpt, FolderBenchmarkOpt
 from locoscore.data.dataset import resolve_dataset_path
 from locoscore.data.errata import errata_for
 from locoscore.errors import InputError
+from locoscore.results.layout import COMPARE_JSON, COMPARE_MD
 
 if TYPE_CHECKING:
     from locoscore.compare import Comparison
@@ -85,7 +86,7 @@ def compare(
                 f"{row['mcnemar_p']:.3g}",
                 highlight=False,
             )
-        console.print(f"wrote {out}/compare.md, compare.json", highlight=False)
+        console.print(f"wrote {out}/{COMPARE_MD}, {COMPARE_JSON}", highlight=False)
         return
     results = [load_results(folder) for folder in folders]
     flags = None

@@ -64,7 +64,6 @@ from locoscore.data.errata import errata_for
 from locoscore.data.load import load_predictions
 from locoscore.data.sample import SampleSpec, sample_spec
 from locoscore.errors import InputError
-from locoscore.folder_input import claim_folder
 from locoscore.judge.api import judge_pass, judge_sample
 from locoscore.judge.cache import user_cache_path
 from locoscore.judge.folder import DEFAULT_MAX_UNSCORED, unscored_problem
@@ -72,7 +71,10 @@ from locoscore.judge.settings import JudgeSettings
 from locoscore.llm.endpoint import through_sentence
 from locoscore.llm.progress import progress_for
 from locoscore.report.spend import judge_calls_line
+from locoscore.results.identity import InputIdentity, claim_folder
+from locoscore.results.layout import JUDGMENTS, REPORT_FILES, RUN_JSON, SCORES, SUMMARY
 from locoscore.run.document import read_run_answer
+from locoscore.run.store import forget_run
 
 
 @app.command("judge")
@@ -158,7 +160,7 @@ def judge(
     if bench.own_judge:
         _judge_with_benchmark_rules(
             bench, predictions, dataset, settings, out, type_template, dry_run, batch, user_cache,
-            spec, max_unscored,
+            spec, replace, max_unscored,
         )  # fmt: skip
         return
     loaded = load_predictions(
@@ -172,7 +174,8 @@ def judge(
         )
     gold_errata = errata_for(errata, loaded.dataset)  # a bad list fails before any call
     _warn_if_self_judging(settings, predictions, out)
-    dropped = claim_folder(out, loaded.identity(), replace=replace, dry_run=dry_run)
+    ours = loaded.identity()
+    dropped = claim_folder(out, ours, replace=replace, dry_run=dry_run, forget_run=forget_run)
     report_dropped(dropped, out)
     bar = progress_for(err_console, progress and not dry_run, "judging", "judgments")
     result = run_pass(
@@ -222,8 +225,7 @@ def judge(
     if (line := verified_gold_line(built.analysis)) is not None:
         console.print(line, highlight=False)
     console.print(
-        f"wrote {out}/judgments.jsonl, scores.jsonl, summary.json, report.md, report.html, "
-        "scores.csv",
+        f"wrote {out}/{', '.join((JUDGMENTS, SCORES, SUMMARY, *REPORT_FILES))}",
         highlight=False,
     )
     if result.run.stop_reason:
@@ -249,12 +251,19 @@ def _judge_with_benchmark_rules(
     batch: bool,
     user_cache: bool,
     spec: SampleSpec | None,
+    replace: bool,
     max_unscored: float,
 ) -> None:
     """A benchmark's judge through the shared fold (`judge.folder`): its section carries an
     `error` when the gate fails (too many runs without a verdict, a pass stopped early), and
     the command then exits 1 after the outputs are written, as LoCoMo's does."""
     data = bench.load(dataset)
+
+    def claim(ours: InputIdentity) -> None:
+        """The folder guard, called by the benchmark's pass once it has read the answers."""
+        dropped = claim_folder(out, ours, replace=replace, dry_run=dry_run, forget_run=forget_run)
+        report_dropped(dropped, out)
+
     result, section = run_pass(
         bench.judge(
             data,
@@ -266,6 +275,7 @@ def _judge_with_benchmark_rules(
             batch=batch,
             user_cache=user_cache,
             sample=spec,  # each benchmark stratifies the sample by its own question types
+            claim=claim,
             max_unscored=max_unscored,
         )
     )
@@ -293,7 +303,7 @@ def _warn_if_self_judging(settings: JudgeSettings, predictions: Path, out: Path)
         answer = read_run_answer(folder)
         if answer is not None and answer.get("model") == judge_model:
             warnings.warn(
-                f"self-judging: {judge_model} produced the answers ({folder / 'run.json'}) "
+                f"self-judging: {judge_model} produced the answers ({folder / RUN_JSON}) "
                 "and would also judge them; use a different --model for a defensible J",
                 stacklevel=1,
             )

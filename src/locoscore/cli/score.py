@@ -22,8 +22,10 @@ from locoscore.cli._options import (
 from locoscore.data.errata import errata_for
 from locoscore.data.load import load_predictions
 from locoscore.errors import InputError
-from locoscore.folder_input import claim_folder
-from locoscore.results_dir import check_out_dir
+from locoscore.results.folder import check_out_dir
+from locoscore.results.identity import claim_folder
+from locoscore.results.layout import REPORT_FILES, SCORES, SUMMARY
+from locoscore.run.store import forget_run
 
 
 def _parse_protocols(value: str) -> list[str]:
@@ -76,7 +78,9 @@ def score(
         predictions, fmt, prediction_key=prediction_key, dataset=dataset, strict=strict
     )
     gold_errata = errata_for(errata, loaded.dataset)  # checked before anything is written
-    report_dropped(claim_folder(out, loaded.identity(), replace=replace), out)
+    report_dropped(
+        claim_folder(out, loaded.identity(), replace=replace, forget_run=forget_run), out
+    )
     summary = score_into_folder(loaded, out, names)
     # one report format everywhere: the full report (`locoscore report` rebuilds the same)
     built = build_reports(out, errata=gold_errata)
@@ -85,6 +89,6 @@ def score(
     if (line := verified_gold_line(built.analysis)) is not None:
         console.print(line, highlight=False)
     console.print(
-        f"wrote {escape(str(out))}/scores.jsonl, summary.json, report.md, report.html, scores.csv",
+        f"wrote {escape(str(out))}/{', '.join((SCORES, SUMMARY, *REPORT_FILES))}",
         highlight=False,
     )

@@ -12,7 +12,8 @@ from locoscore.data.join import JoinReport, join_to_dataset
 from locoscore.data.models import PredictionRecord
 from locoscore.data.readers import ReadResult, read_predictions
 from locoscore.data.readers.memos import resolve_question_ids
-from locoscore.folder_input import InputIdentity, identity_of_rows
+from locoscore.results.identity import InputIdentity, identity_of_rows
+from locoscore.results.layout import SUMMARY
 
 
 @dataclass
@@ -23,7 +24,7 @@ class LoadedPredictions:
     join: JoinReport | None
 
     def identity(self) -> InputIdentity:
-        """The predictions as a results folder records them (`folder_input`)."""
+        """The predictions as a results folder records them (`results.identity`)."""
         rows = [r.base_row() for r in self.records]
         return identity_of_rows(str(self.read.path), rows, file_sha256=self.read.sha256)
 
@@ -84,5 +85,5 @@ def load_predictions(
             for name, value in report.to_dict().items()
             if name != "matched" and value["count"]
         )
-        warnings.warn(f"join: {counts} (see summary.json 'join')", stacklevel=2)
+        warnings.warn(f"join: {counts} (see {SUMMARY} 'join')", stacklevel=2)
     return LoadedPredictions(read, records, ds, report)

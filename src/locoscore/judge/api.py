@@ -21,11 +21,12 @@ from locoscore.judge.aggregate import JudgeAggregation, aggregate_runs
 from locoscore.judge.cache import JudgeStore
 from locoscore.judge.engine import PassResult, run_pass
 from locoscore.judge.from_records import judge_items, judged_records, record_item
-from locoscore.judge.outputs import CACHE_FILE, write_outputs
+from locoscore.judge.outputs import write_outputs
 from locoscore.judge.plan import plan_calls
 from locoscore.judge.runner import ProgressSink, run_plan
 from locoscore.judge.settings import JudgeSettings
 from locoscore.llm.providers import LLMClient
+from locoscore.results.layout import JUDGE_CACHE
 
 __all__ = [
     "JudgeResult",
@@ -85,7 +86,7 @@ async def judge_pass(
     result = await run_pass(
         judge_items(judged),
         settings,
-        out_dir / CACHE_FILE,
+        out_dir / JUDGE_CACHE,
         batch=batch,
         dry_run=dry_run,
         progress=progress,

@@ -26,13 +26,13 @@ from locoscore.data.readers import read_predictions
 from locoscore.data.readers.memos import resolve_question_ids
 from locoscore.data.sample import QuestionSample, SampleSpec
 from locoscore.errors import InputError
-from locoscore.folder_input import InputIdentity, identity_of_rows
 from locoscore.judge.api import PassResult, run_pass
 from locoscore.judge.from_records import judge_items
-from locoscore.judge.outputs import CACHE_FILE
 from locoscore.judge.runner import ProgressSink
 from locoscore.judge.settings import JudgeSettings
-from locoscore.results_dir import SCORES, load_scores
+from locoscore.results.folder import load_scores
+from locoscore.results.identity import InputIdentity, identity_of_rows
+from locoscore.results.layout import JUDGE_CACHE, SCORES
 from locoscore.scoring.recorded import recorded_judge_summary
 
 Kind = Literal["gold", "probe", "predictions"]
@@ -126,7 +126,7 @@ def _results_folder_records(directory: Path) -> tuple[list[PredictionRecord], In
     path = directory / SCORES
     if not path.is_file():
         raise InputError(
-            "not a results folder (no scores.jsonl) nor a predictions file", file=str(directory)
+            f"not a results folder (no {SCORES}) nor a predictions file", file=str(directory)
         )
     try:
         rows = load_scores(directory)
@@ -236,7 +236,7 @@ async def run_audit(
     return await run_pass(
         judge_items(records, judged.include_adversarial),
         judged,
-        out_dir / CACHE_FILE,
+        out_dir / JUDGE_CACHE,
         batch=batch,
         dry_run=dry_run,
         progress=progress,

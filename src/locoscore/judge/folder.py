@@ -31,7 +31,6 @@ from locoscore.llm.endpoint import Served, served_note, through_sentence
 from locoscore.llm.ledger import Spend, attempts_json
 from locoscore.report.spend import judge_calls_line
 
-CACHE_FILE = "judge_cache.sqlite"
 # Above this share of judge runs without a verdict a pass fails (--max-unscored).
 DEFAULT_MAX_UNSCORED = 0.10
 

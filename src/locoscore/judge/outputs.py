@@ -1,7 +1,7 @@
 """Writing a judge pass into an output folder, composing with `locoscore score`.
 
 judgments.jsonl is rewritten whole; scores.jsonl gains j_* fields on the lines it already
-has (matched as `locoscore.results_dir` matches rows: sample_id + qa_index, else question
+has (matched as `locoscore.results.folder` matches rows: sample_id + qa_index, else question
 and prediction) and keeps everything else; summary.json gains or replaces only its "judge"
 key. Every write is atomic.
 """
@@ -21,11 +21,10 @@ from locoscore.judge.runner import JudgeRun, RunStats
 from locoscore.judge.settings import ResolvedJudge
 from locoscore.llm.endpoint import served_note, without_served
 from locoscore.llm.ledger import attempts_json
-from locoscore.results_dir import load_scores, load_summary, row_key, write_results
+from locoscore.results.folder import load_scores, load_summary, row_key, write_results
+from locoscore.results.layout import JUDGMENTS
 
-JUDGMENTS_FILE = "judgments.jsonl"
 JUDGE_PREFIX = "j_"
-CACHE_FILE = "judge_cache.sqlite"
 
 
 def question_scores(
@@ -156,6 +155,6 @@ def write_outputs(
     ):
         # Every verdict came from the cache: the mode is the one the pass that made them used.
         section["response_format"] = earlier["response_format"]
-    write_jsonl_atomic(out_dir / JUDGMENTS_FILE, [r.as_json() for r in rows])
+    write_jsonl_atomic(out_dir / JUDGMENTS, [r.as_json() for r in rows])
     write_results(out_dir, new_rows, {"judge": section}, owned_prefixes=(JUDGE_PREFIX,))
     return section

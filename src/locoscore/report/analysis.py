@@ -15,16 +15,16 @@ from typing import Any
 from locoscore import stats
 from locoscore.categories import ADVERSARIAL, LOCOMO_COLUMN_ORDER
 from locoscore.report.lengths import AnswerLengths, answer_lengths
-from locoscore.report.load import SUMMARY_FILE, Results
+from locoscore.report.load import Results
 from locoscore.report.metrics import METRICS, Metric
 from locoscore.report.verified import ErrataFlags, GoldCeilings, gold_ceilings
-from locoscore.results_dir import row_key
+from locoscore.results.folder import row_key
+from locoscore.results.layout import PREDICTIONS, SUMMARY
 
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
 LATENCY_FIELDS = ("search_latency_s", "total_latency_s", "context_tokens")
 EXAMPLE_COUNT = 5
-PREDICTIONS_FILE = "predictions.jsonl"  # a run folder's: it holds each question's evidence recall
 
 
 @dataclass(frozen=True)
@@ -193,7 +193,7 @@ def verified_gold_view(results: Results) -> VerifiedGoldView | None:
     section = results.summary.get("errata")
     if section is None:
         return None
-    flags = ErrataFlags.from_section(section, str(results.path / SUMMARY_FILE))
+    flags = ErrataFlags.from_section(section, str(results.path / SUMMARY))
     kept = [r for r in results.rows if flags.gold_stands(r)]
     ceilings = gold_ceilings(results.rows, flags)
     return VerifiedGoldView(
@@ -231,7 +231,7 @@ def spread(
 
 def evidence_recall_by_key(results: Results) -> dict[str, float]:
     """Each question's evidence recall, from a run folder's predictions.jsonl (else empty)."""
-    path = results.path / PREDICTIONS_FILE
+    path = results.path / PREDICTIONS  # it holds each question's evidence recall
     if not isinstance(results.summary.get("run"), dict) or not path.is_file():
         return {}
     out: dict[str, float] = {}

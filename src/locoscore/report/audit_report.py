@@ -14,7 +14,6 @@ from locoscore._version import __version__
 from locoscore.categories import CATEGORY_NAMES
 from locoscore.data.dataset import Dataset
 from locoscore.data.sample import QuestionSample, with_sample
-from locoscore.folder_input import AUDIT_JSON
 from locoscore.judge.api import PassResult
 from locoscore.judge.audit import ProbeSet
 from locoscore.judge.audit_stats import (
@@ -41,8 +40,8 @@ from locoscore.report.document import (
 from locoscore.report.html import render_html
 from locoscore.report.markdown import render_markdown
 from locoscore.report.spend import judge_calls_line
+from locoscore.results.layout import AUDIT_HTML, AUDIT_JSON, AUDIT_MD
 
-AUDIT_MD, AUDIT_HTML = "audit.md", "audit.html"
 SCHEMA_VERSION = 1
 CATEGORY_COLUMNS = (4, 1, 2, 3)  # the LoCoMo paper's order, adversarial never probed
 DASH = "–"

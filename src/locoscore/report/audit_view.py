@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from locoscore.data.sample import without_sample
-from locoscore.folder_input import AUDIT_JSON
 from locoscore.report.analysis import Analysis
 from locoscore.report.document import Block, Heading, Paragraph, Table
+from locoscore.results.layout import AUDIT_JSON
 
 
 def _check_shape(document: object) -> dict[str, Any]:

@@ -21,14 +21,13 @@ from locoscore.report.csv import scores_csv
 from locoscore.report.document import Figure
 from locoscore.report.headline import report_title
 from locoscore.report.html import render_html
-from locoscore.report.load import SCORES_FILE, SUMMARY_FILE, load_results
+from locoscore.report.load import load_results
 from locoscore.report.markdown import render_markdown
 from locoscore.report.sections import full_report_blocks
+from locoscore.results.layout import REPORT_HTML, REPORT_MD, SCORES, SCORES_CSV, SUMMARY
 from locoscore.stats import Interval
 
 REPORT_SCHEMA_VERSION = 1
-REPORT_MD, REPORT_HTML, SCORES_CSV = "report.md", "report.html", "scores.csv"
-REPORT_FILES = (REPORT_MD, REPORT_HTML, SCORES_CSV)
 
 
 def _finite(value: float | None) -> float | None:
@@ -82,7 +81,7 @@ def _verified_gold(view: VerifiedGoldView) -> dict[str, Any]:
 
 def statistics_section(a: Analysis) -> dict[str, Any]:
     """The `report` key of summary.json (schema documented in the README)."""
-    scores = a.results.path / SCORES_FILE
+    scores = a.results.path / SCORES
     section: dict[str, Any] = {
         "schema_version": REPORT_SCHEMA_VERSION,
         "built_by": f"locoscore {__version__}",
@@ -171,7 +170,7 @@ def build_reports(
         directory / REPORT_MD: render_markdown(blocks),
         directory / REPORT_HTML: render_html(blocks, title),
         directory / SCORES_CSV: scores_csv(_csv_rows(analysis)),
-        directory / SUMMARY_FILE: dumps_json(summary),
+        directory / SUMMARY: dumps_json(summary),
     }
     if svg_dir is not None:
         for block in blocks:

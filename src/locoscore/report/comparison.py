@@ -25,6 +25,7 @@ from locoscore.report.html import render_html
 from locoscore.report.load import Results
 from locoscore.report.markdown import render_markdown
 from locoscore.report.tables import fmt
+from locoscore.results.layout import COMPARE_HTML, COMPARE_MD, DIFFERENCES_CSV
 
 EXAMPLE_KEYS = 5
 
@@ -197,7 +198,7 @@ def comparison_blocks(c: Comparison) -> list[Block]:
         Heading("locoscore compare: is B better than A?", 1),
         Notes([_name(c, "A"), _name(c, "B")]),
         _shared(c, "B"),
-        Paragraph(_METHOD.format(b="B", csv="differences.csv")),
+        Paragraph(_METHOD.format(b="B", csv=DIFFERENCES_CSV)),
     ]
     if c.warnings:
         blocks += [Heading("Warnings"), Notes(c.warnings)]
@@ -284,7 +285,7 @@ def write_comparisons(comparisons: list[Comparison], out: Path) -> list[Path]:
     folders, differences-B.csv, differences-C.csv, ... for more."""
     if len(comparisons) == 1:
         blocks = comparison_blocks(comparisons[0])
-        csvs = {out / "differences.csv": differences_csv(comparisons[0])}
+        csvs = {out / DIFFERENCES_CSV: differences_csv(comparisons[0])}
     else:
         blocks = many_comparison_blocks(comparisons)
         csvs = {
@@ -292,8 +293,8 @@ def write_comparisons(comparisons: list[Comparison], out: Path) -> list[Path]:
             for i, c in enumerate(comparisons, start=1)
         }
     outputs = {
-        out / "compare.md": render_markdown(blocks),
-        out / "compare.html": render_html(blocks, "locoscore compare"),
+        out / COMPARE_MD: render_markdown(blocks),
+        out / COMPARE_HTML: render_html(blocks, "locoscore compare"),
         **csvs,
     }
     for path, text in outputs.items():

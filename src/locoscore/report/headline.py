@@ -14,6 +14,7 @@ from locoscore.report.analysis import Analysis, MetricStats
 from locoscore.report.document import Banner, Block, Contents, Heading, Paragraph, Table
 from locoscore.report.metrics import F1_LOCOMO, J
 from locoscore.report.tables import DASH, ci_text, fmt, seconds
+from locoscore.results.layout import SCORES, SUMMARY
 
 BENCHMARK = "LoCoMo"
 HEADLINE = "Headline"
@@ -212,8 +213,8 @@ def opening_blocks(a: Analysis) -> list[Block]:
         Paragraph(
             f"{len(a.results.rows)} questions from {conversations} "
             f"conversation{'s' if conversations != 1 else ''}, scored by "
-            f"locoscore {s.get('locoscore_version', '?')}. Rebuilt from scores.jsonl and "
-            "summary.json with no API call. F1 and BLEU-1 are shown x100; J is 0-100."
+            f"locoscore {s.get('locoscore_version', '?')}. Rebuilt from {SCORES} and "
+            f"{SUMMARY} with no API call. F1 and BLEU-1 are shown x100; J is 0-100."
         ),
     ]
 

@@ -10,11 +10,10 @@ from typing import Any
 
 from locoscore.categories import CATEGORY_NAMES
 from locoscore.errors import InputError
-from locoscore.folder_input import check_consistent
 from locoscore.report.metrics import METRICS
+from locoscore.results.identity import check_consistent
+from locoscore.results.layout import SCORES, SUMMARY
 
-SCORES_FILE = "scores.jsonl"
-SUMMARY_FILE = "summary.json"
 _LIST_FIELDS = ("j_scores",)
 _NUMERIC_FIELDS = (
     *(m.column for m in METRICS),
@@ -92,8 +91,8 @@ def load_results(directory: Path) -> Results:
         raise InputError(
             "not a results folder (run `locoscore score ... --out DIR` first)", file=str(directory)
         )
-    scores_path = directory / SCORES_FILE
-    summary_path = directory / SUMMARY_FILE
+    scores_path = directory / SCORES
+    summary_path = directory / SUMMARY
     for path in (scores_path, summary_path):
         if not path.is_file():
             raise InputError("missing (run `locoscore score ... --out DIR` first)", file=str(path))

@@ -15,8 +15,9 @@ from typing import Any
 from locoscore.categories import ADVERSARIAL, LOCOMO_COLUMN_ORDER
 from locoscore.data.errata import ERRATA_SOURCE, ERROR_TYPES, SCORE_CHANGING, Errata
 from locoscore.errors import InputError
-from locoscore.report.load import SUMMARY_FILE, Results
-from locoscore.results_dir import row_key
+from locoscore.report.load import Results
+from locoscore.results.folder import row_key
+from locoscore.results.layout import SUMMARY
 
 
 @dataclass(frozen=True)
@@ -134,7 +135,7 @@ def comparison_errata(errata: Errata | None, *folders: Results) -> ErrataFlags:
     if errata is not None:
         return ErrataFlags.from_errata(errata)
     recorded = [
-        (f, ErrataFlags.from_section(f.summary["errata"], str(f.path / SUMMARY_FILE)))
+        (f, ErrataFlags.from_section(f.summary["errata"], str(f.path / SUMMARY)))
         for f in folders
         if f.summary.get("errata") is not None
     ]

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-RUN_JSON = "run.json"
+from locoscore.results.layout import RUN_JSON
 
 
 def read_run(folder: Path) -> dict[str, Any] | None:

@@ -6,9 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from locoscore.llm.cost import REQUEST_OVERHEAD_TOKENS
+from locoscore.results.layout import RUN_STATE
 from locoscore.run.answerer import EXPECTED_ANSWER_TOKENS
 from locoscore.run.settings import ResolvedRun
-from locoscore.run.store import STATE_FILE, RunStore
+from locoscore.run.store import RunStore
 
 
 def dry_run_estimate(
@@ -35,7 +36,7 @@ def blocked_estimate(run: ResolvedRun, blocker: str) -> dict[str, Any]:
     """A system that cannot ingest without a key it lacks (`blocker` says which): the answer
     calls still to make are counted (every question without a saved record); their tokens
     and cost depend on what retrieval finds, so they are not estimated."""
-    state = run.settings.out / STATE_FILE
+    state = run.settings.out / RUN_STATE
     finished: dict[str, Any] = {}
     if state.exists():
         store = RunStore(state)

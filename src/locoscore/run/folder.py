@@ -1,4 +1,4 @@
-"""Which run, and which predictions, a run folder holds (`folder_input` for `locoscore run`).
+"""Which run, and which predictions, a run folder holds (the folder guard for `run`).
 
 A run's predictions are known only once it has answered, so it claims its folder twice:
 before any work, for the run it is (the folder's run signature, and results of the
@@ -9,25 +9,30 @@ otherwise stay beside the new ones).
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
 from locoscore._io import read_jsonl, sha256_file
 from locoscore.errors import InputError
-from locoscore.folder_input import (
+from locoscore.llm.endpoint import without_served
+from locoscore.results.identity import (
+    PART_AUDIT,
+    PART_JUDGE_INPUT,
     InputIdentity,
     claim_folder,
     conflicting_part,
-    identity_of_rows,
 )
-from locoscore.llm.endpoint import without_served
-from locoscore.run.document import RUN_JSON, read_run
-from locoscore.run.store import STATE_FILE, stored_signature
+from locoscore.results.layout import PREDICTIONS, RUN_JSON, RUN_STATE
+from locoscore.run.document import read_run
+from locoscore.run.store import stored_signature
 
-PREDICTIONS = "predictions.jsonl"
 Drop = Literal["all", "results"]
+# A run's prediction lines as its benchmark's folders record them (`records_identity`).
+RecordsIdentity = Callable[[str, list[dict[str, Any]]], InputIdentity]
 # The parts a run does not rewrite itself: they must belong to the predictions it wrote.
-_NOT_REWRITTEN = ("summary.json judge.input", "audit.json predictions")
+_NOT_REWRITTEN = (PART_JUDGE_INPUT, PART_AUDIT)
 
 
 def _earlier_signature(out: Path) -> tuple[str | None, Path]:
@@ -35,14 +40,14 @@ def _earlier_signature(out: Path) -> tuple[str | None, Path]:
     path = out / RUN_JSON
     if run is None and path.exists():
         raise InputError(
-            "earlier run.json cannot be read; remove it or choose another --out", file=str(path)
+            f"earlier {RUN_JSON} cannot be read; remove it or choose another --out", file=str(path)
         )
     if run is not None:
         return run.get("signature"), path
-    return stored_signature(out / STATE_FILE), out / STATE_FILE
+    return stored_signature(out / RUN_STATE), out / RUN_STATE
 
 
-def _written_predictions(out: Path, signature: str) -> InputIdentity:
+def _written_predictions(out: Path, signature: str, identity: RecordsIdentity) -> InputIdentity:
     """The predictions this run already left in the folder (none yet: nothing matches)."""
     path = out / PREDICTIONS
     try:
@@ -51,10 +56,12 @@ def _written_predictions(out: Path, signature: str) -> InputIdentity:
         rows = []
     if not rows:
         return InputIdentity(f"run {signature}", "none", 0)
-    return identity_of_rows(str(path), rows, file_sha256=sha256_file(path))
+    return dataclasses.replace(identity(str(path), rows), file_sha256=sha256_file(path))
 
 
-def check_run_folder(out: Path, signature: str, *, replace: bool) -> Drop | None:
+def check_run_folder(
+    out: Path, signature: str, *, replace: bool, identity: RecordsIdentity
+) -> Drop | None:
     """Before any work: what `--replace` must drop, if anything; without it, a folder of
     another run or of other predictions is refused (one line, nothing written)."""
     earlier, where = _earlier_signature(out)
@@ -67,17 +74,19 @@ def check_run_folder(out: Path, signature: str, *, replace: bool) -> Drop | None
                 file=str(where),
             )
         return "all"
-    ours = _written_predictions(out, signature)
+    ours = _written_predictions(out, signature, identity)
     if conflicting_part(out, ours) is None:
         return None
     claim_folder(out, ours, replace=replace, dry_run=True)  # raises without --replace
     return "results"
 
 
-def claim_for_predictions(out: Path, records: list[dict[str, Any]], *, replace: bool) -> list[str]:
+def claim_for_predictions(
+    out: Path, records: list[dict[str, Any]], *, replace: bool, identity: RecordsIdentity
+) -> list[str]:
     """Before writing the run's predictions: the folder's judge and audit must be of them."""
-    ours = identity_of_rows(str(out / PREDICTIONS), records)
-    written = _written_predictions(out, "")
+    ours = identity(str(out / PREDICTIONS), records)
+    written = _written_predictions(out, "", identity)
     if written.fingerprint == ours.fingerprint:  # unchanged: the file's hash names it too
         ours = written
     return claim_folder(out, ours, replace=replace, keep_run=True, only=_NOT_REWRITTEN)

@@ -4,15 +4,15 @@ the reports, as `score` does)."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 from typing import Any
 
 from locoscore._io import sha256_file, write_json_atomic, write_jsonl_atomic
-from locoscore.folder_input import identity_of_rows
 from locoscore.llm.ledger import Spend, attempts_json
-from locoscore.run.document import RUN_JSON
-from locoscore.run.folder import PREDICTIONS, claim_for_predictions
+from locoscore.results.layout import PREDICTIONS, RUN_JSON
+from locoscore.run.folder import claim_for_predictions
 from locoscore.run.measures import ingestion_totals, run_measures
 from locoscore.run.pipeline import RunResult
 
@@ -64,14 +64,16 @@ def usage_source(records: list[dict[str, Any]]) -> str:
 
 def write_run_outputs(result: RunResult, out: Path) -> dict[str, Any]:
     """predictions.jsonl, run.json, scores.jsonl and summary.json; the summary written."""
+    identity = result.resolved.benchmark.records_identity
     result.dropped += claim_for_predictions(
-        out, result.records, replace=result.resolved.settings.replace
+        out, result.records, replace=result.resolved.settings.replace, identity=identity
     )
     document = run_document(result)
     predictions = out / PREDICTIONS
     write_jsonl_atomic(predictions, result.records)
-    document["predictions"] = identity_of_rows(
-        str(predictions), result.records, file_sha256=sha256_file(predictions)
+    recorded = identity(str(predictions), result.records)
+    document["predictions"] = dataclasses.replace(
+        recorded, file_sha256=sha256_file(predictions)
     ).to_json()
     write_json_atomic(out / RUN_JSON, document)
     run_section = {k: v for k, v in document.items() if k not in ("finished_at",)}

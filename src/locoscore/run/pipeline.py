@@ -26,12 +26,13 @@ from locoscore.benchmarks import get_benchmark
 from locoscore.data.conversation import Conversation, Question
 from locoscore.data.errata import errata_for
 from locoscore.errors import InputError, LocoscoreError
-from locoscore.folder_input import drop_results
 from locoscore.llm.call_errors import one_line_error
 from locoscore.llm.endpoint import Served, served_note
 from locoscore.llm.ledger import Ledger, Spend
 from locoscore.llm.progress import ProgressSink
-from locoscore.results_dir import check_out_dir
+from locoscore.results.folder import check_out_dir
+from locoscore.results.identity import drop_results
+from locoscore.results.layout import RUN_STATE, SYSTEM_STATE
 from locoscore.run.answer_prompt import load_answer_prompt
 from locoscore.run.answerer import Answer, Answerer, resolve_answer_step
 from locoscore.run.context_fit import ContextFit, check_bare_questions
@@ -40,13 +41,11 @@ from locoscore.run.folder import check_run_folder
 from locoscore.run.ingest import IngestionMeasures, ingest_conversation
 from locoscore.run.question import Retrieved, answer_question, failed_record, retrieve
 from locoscore.run.settings import ResolvedRun, RunSettings
-from locoscore.run.store import STATE_FILE, RunStore
+from locoscore.run.store import RunStore, forget_run
 from locoscore.run.tokens import count_tokens
 from locoscore.systems.base import Usage
 from locoscore.systems.probe import QUICK_CHECKS, require_probe
 from locoscore.systems.registry import SystemContext, make_system
-
-STATE_DIR = "system_state"
 
 
 async def all_or_none(coroutines: Iterable[Coroutine[Any, Any, None]]) -> None:
@@ -150,14 +149,19 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
     system = make_system(
         settings.system,
         settings.system_options,
-        SystemContext(state_dir=settings.out / STATE_DIR, prices=settings.answer.prices),
+        SystemContext(state_dir=settings.out / SYSTEM_STATE, prices=settings.answer.prices),
     )
     # a bad list is refused before any work; only a benchmark with errata maps one
     errata = errata_for(settings.errata, dataset) if benchmark.has_errata else None
     resolved = ResolvedRun(
         settings, dataset, conversations, questions, system, answer, errata, sample
     )
-    resolved.drop = check_run_folder(settings.out, resolved.signature, replace=settings.replace)
+    resolved.drop = check_run_folder(
+        settings.out,
+        resolved.signature,
+        replace=settings.replace,
+        identity=benchmark.records_identity,
+    )
     return resolved
 
 
@@ -376,8 +380,12 @@ async def execute_run(
             stacklevel=2,
         )
     dry = s.dry_run
-    dropped = [] if dry or run.drop is None else drop_results(s.out, keep_run=run.drop != "all")
-    state = s.out / STATE_FILE
+    dropped = (
+        []
+        if dry or run.drop is None
+        else drop_results(s.out, keep_run=run.drop != "all", forget_run=forget_run)
+    )
+    state = s.out / RUN_STATE
     store = RunStore(state if not dry or state.exists() else Path(":memory:"))
     if not dry:
         store.set_signature(run.signature)

@@ -9,7 +9,7 @@ from typing import Any
 
 from locoscore._version import __version__
 from locoscore.data.load import LoadedPredictions
-from locoscore.results_dir import write_results
+from locoscore.results.folder import write_results
 from locoscore.scoring.protocols import PROTOCOLS, get_protocol
 from locoscore.scoring.run import lexical_summary, score_records
 

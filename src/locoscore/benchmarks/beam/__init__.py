@@ -20,6 +20,7 @@ from locoscore.benchmarks.beam.fetch import FETCH_NAMES, default_destination, fe
 from locoscore.benchmarks.board_row import BoardRow
 from locoscore.data.conversation import Conversation, Question
 from locoscore.errors import DatasetError
+from locoscore.results.layout import AUDIT_FILES
 
 ABILITY_NAMES = {
     "abstention": "abstention",
@@ -195,7 +196,7 @@ class Beam(Benchmark):
         for name, entry in document["sets"].items():
             mean = "n/a" if entry["mean"] is None else f"{100 * entry['mean']:.1f}"
             lines.append(f"{name:<10} n={entry['n']:<4} mean score {mean}")
-        lines.append(f"wrote {out}/audit.json, audit.md, audit.html")
+        lines.append(f"wrote {out}/{', '.join(AUDIT_FILES)}")
         return lines
 
     own_report = True

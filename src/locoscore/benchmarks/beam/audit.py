@@ -24,8 +24,8 @@ from locoscore.judge.settings import JudgeSettings
 from locoscore.report.document import Block, Heading, Paragraph, Preformatted, Table
 from locoscore.report.html import render_html
 from locoscore.report.markdown import render_markdown
+from locoscore.results.layout import AUDIT_HTML, AUDIT_JSON, AUDIT_MD
 
-AUDIT_JSON = "audit.json"
 PROBE_SETS = {
     "gold": "the benchmark's own answer: should score high",
     "empty": "no answer: scores 0 without a call",
@@ -136,8 +136,8 @@ async def run_beam_audit(
     }
     write_json_atomic(out / AUDIT_JSON, audit.document)
     blocks = audit_blocks(audit.document)
-    write_text_atomic(out / "audit.md", render_markdown(blocks))
-    write_text_atomic(out / "audit.html", render_html(blocks, "BEAM rubric-judge audit"))
+    write_text_atomic(out / AUDIT_MD, render_markdown(blocks))
+    write_text_atomic(out / AUDIT_HTML, render_html(blocks, "BEAM rubric-judge audit"))
     return audit
 
 

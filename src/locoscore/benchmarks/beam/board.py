@@ -19,6 +19,7 @@ from locoscore.benchmarks.board_row import (
     read_scores,
     read_summary,
 )
+from locoscore.results.layout import SCORES
 
 SCALE = 100.0
 
@@ -73,8 +74,7 @@ def board_row(directory: Path, ability_names: dict[str, str]) -> BoardRow:
         str(r["question_id"]): SCALE * value
         for r in rows
         if not r.get("beam_missing")
-        and (value := number(r.get("beam_score"), directory / "scores.jsonl", "beam_score"))
-        is not None
+        and (value := number(r.get("beam_score"), directory / SCORES, "beam_score")) is not None
     }
     run_std = number(judge.get("run_std"), directory, "judge.run_std")
     return BoardRow(

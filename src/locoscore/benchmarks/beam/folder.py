@@ -9,6 +9,7 @@ or `beam-official` (the official code's behaviour, for comparison with the paper
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from locoscore.benchmarks.beam.data import BeamDataset
 from locoscore.benchmarks.beam.judge_pass import (
     BeamJudgeResult,
     beam_judge_pass,
+    predictions_identity,
     read_predictions,
     settings_for,
 )
@@ -36,10 +38,11 @@ from locoscore.judge.folder import (
 from locoscore.judge.settings import JudgeSettings
 from locoscore.llm.endpoint import Served, through_sentence
 from locoscore.report.spend import attempts_phrase
-from locoscore.results_dir import load_summary, write_results
+from locoscore.results.folder import load_summary, write_results
+from locoscore.results.identity import InputIdentity
+from locoscore.results.layout import JUDGMENTS, REPORT_HTML, REPORT_MD, SCORES, SUMMARY
 
 PROTOCOLS = ("beam", "beam-official")
-JUDGMENTS = "judgments.jsonl"
 
 
 def signature(settings: JudgeSettings, *, official: bool, served: Served | None = None) -> str:
@@ -107,12 +110,16 @@ async def judge_folder(
     dry_run: bool = False,
     batch: bool = False,
     user_cache: bool = False,
+    claim: Callable[[InputIdentity], None] | None = None,
     max_unscored: float = DEFAULT_MAX_UNSCORED,
     **pass_options: Any,
 ) -> BeamFolderResult:
     protocol = scoring_protocol(settings.protocol)
     official = protocol == "beam-official"
     loaded = read_predictions(predictions, data)  # bad input fails before any call
+    ours = predictions_identity(predictions, loaded)
+    if claim is not None:
+        claim(ours)  # the folder guard: one input's results per folder
     result = await beam_judge_pass(
         loaded,
         data,
@@ -140,7 +147,7 @@ async def judge_folder(
         "model": item_judge.model,
         "endpoint": item_judge.endpoint.to_json(),
         **provenance(result.fold, model=item_judge.model, endpoint=item_judge.endpoint),
-        "input": str(predictions),
+        "input": {"path": str(predictions), **ours.to_json()},
         "runs": settings.runs,
         **result.summary,
         **_usage(folder.passes()),
@@ -169,8 +176,8 @@ def write_report(out: Path) -> list[Path]:
     summary = load_summary(out)
     if "data" not in summary:
         raise InputError(
-            "not a BEAM results folder (summary.json has no data section)",
-            file=str(out / "summary.json"),
+            f"not a BEAM results folder ({SUMMARY} has no data section)",
+            file=str(out / SUMMARY),
         )
     files = report_files(summary)
     for name, text in files.items():
@@ -215,5 +222,5 @@ def judge_lines(section: dict[str, Any], out: Path) -> list[str]:
     served = section.get("served") or {}
     through = through_sentence("judged", section.get("endpoint"), bool(served.get("fake")))
     lines += [through] if through else []
-    lines.append(f"wrote {out}/judgments.jsonl, scores.jsonl, summary.json, report.md, report.html")
+    lines.append(f"wrote {out}/{', '.join((JUDGMENTS, SCORES, SUMMARY, REPORT_MD, REPORT_HTML))}")
     return lines

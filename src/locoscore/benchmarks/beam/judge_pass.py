@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from locoscore._io import sha256_file
 from locoscore.benchmarks.answer_lines import answer_lines
 from locoscore.benchmarks.beam import judge as beam_judge
 from locoscore.benchmarks.beam.data import ABILITIES, BeamDataset, BeamQuestion
@@ -22,9 +23,11 @@ from locoscore.benchmarks.beam.scoring import aggregate_abilities
 from locoscore.data.sample import QuestionSample, SampleSpec
 from locoscore.errors import InputError
 from locoscore.judge.engine import PassResult
-from locoscore.judge.folder import CACHE_FILE, FoldResult, JudgeJob, judge_jobs
+from locoscore.judge.folder import FoldResult, JudgeJob, judge_jobs
 from locoscore.judge.items import JudgeItem
 from locoscore.judge.settings import JudgeSettings
+from locoscore.results.identity import InputIdentity, answers_identity
+from locoscore.results.layout import JUDGE_CACHE
 from locoscore.stats import normal_mean_ci, sample_std
 
 ITEM_PROMPT = beam_judge.ITEM_PROMPT
@@ -36,6 +39,13 @@ class BeamPrediction:
     question_id: str
     response: str
     failed: bool
+
+
+def predictions_identity(path: Path, predictions: list[BeamPrediction]) -> InputIdentity:
+    """The answers as a results folder records them: the (question id, answer) pairs of the
+    answered questions (and the file's hash, as for any input)."""
+    pairs = [(p.question_id, p.response) for p in predictions if not p.failed]
+    return answers_identity(str(path), pairs, file_sha256=sha256_file(path))
 
 
 def read_predictions(path: Path, data: BeamDataset) -> list[BeamPrediction]:
@@ -155,7 +165,7 @@ async def beam_judge_pass(
     if match_records:
         jobs.append(JudgeJob("pairs", match_records, match_settings))
     common = {"batch": batch, "dry_run": dry_run, "user_cache": user_cache, **pass_options}
-    fold = await judge_jobs(jobs, out / CACHE_FILE, **common)
+    fold = await judge_jobs(jobs, out / JUDGE_CACHE, **common)
     result = BeamJudgeResult(fold, sample=drawn)
     if dry_run:
         return result

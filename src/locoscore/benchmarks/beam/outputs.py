@@ -10,8 +10,8 @@ from typing import Any
 
 from locoscore._io import read_jsonl, write_json_atomic
 from locoscore.benchmarks.beam.data import ABILITIES, BeamDataset
+from locoscore.results.layout import PREDICTIONS, RUN_JSON, SUMMARY
 
-SUMMARY = "summary.json"
 RECALL_KS = (1, 3, 5, 10)
 
 
@@ -71,4 +71,4 @@ def write_outputs(
         **run_summary(records, data),
     }
     write_json_atomic(out / SUMMARY, summary)
-    return {**summary, "_written": ("predictions.jsonl", "run.json", SUMMARY)}
+    return {**summary, "_written": (PREDICTIONS, RUN_JSON, SUMMARY)}

@@ -21,6 +21,7 @@ from locoscore.report.document import (
 )
 from locoscore.report.html import render_html
 from locoscore.report.markdown import render_markdown
+from locoscore.results.layout import REPORT_HTML, REPORT_MD
 
 ABILITY_NAMES = {
     a: a.replace("_", " ").replace("multi session", "multi-session") for a in ABILITIES
@@ -206,8 +207,8 @@ def blocks(summary: dict[str, Any]) -> list[Block]:
 def report_files(summary: dict[str, Any]) -> dict[str, str]:
     document = blocks(summary)
     return {
-        "report.md": render_markdown(document),
-        "report.html": render_html(document, _title(summary)),
+        REPORT_MD: render_markdown(document),
+        REPORT_HTML: render_html(document, _title(summary)),
     }
 
 

@@ -23,6 +23,7 @@ from locoscore.benchmarks.longmemeval.data import (
     load_longmemeval,
 )
 from locoscore.data.conversation import Conversation, Question
+from locoscore.results.layout import AUDIT_JSON, AUDIT_MD, JUDGMENTS, SUMMARY
 
 TYPE_IDS = {key: i for i, key in enumerate(QUESTION_TYPES, 1)}
 
@@ -151,7 +152,7 @@ class LongMemEval(Benchmark):
             f"{section['submitted']} of {section['questions']} submitted, "
             f"{section['missing']} missing"
             + (f", {unjudged} without a judge verdict (not in J)" if unjudged else "")
-            + f"; wrote {out}/judgments.jsonl, summary.json"
+            + f"; wrote {out}/{JUDGMENTS}, {SUMMARY}"
         )
         return lines
 
@@ -162,7 +163,7 @@ class LongMemEval(Benchmark):
             lines.append(
                 f"{name}: {overall.get('rate', 0):.1f} % accepted (should be {block['expected']})"
             )
-        lines.append(f"wrote {out}/audit.md, audit.json")
+        lines.append(f"wrote {out}/{AUDIT_MD}, {AUDIT_JSON}")
         return lines
 
 

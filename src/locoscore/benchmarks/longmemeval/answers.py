@@ -7,9 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from locoscore._io import sha256_file
 from locoscore.benchmarks.answer_lines import answer_lines
 from locoscore.benchmarks.longmemeval.data import LongMemEvalData
 from locoscore.errors import InputError
+from locoscore.results.identity import InputIdentity, answers_identity
 
 
 @dataclass
@@ -20,6 +22,14 @@ class Answers:
     failed: dict[str, str] = field(default_factory=dict)  # question id -> the run's error
     recorded: dict[str, bool] = field(default_factory=dict)  # the official evaluator's labels
     recorded_models: set[str] = field(default_factory=set)
+
+
+def identity(answers: Answers) -> InputIdentity:
+    """The answers as a results folder records them: the submitted (question id, answer)
+    pairs, whatever the file's format (a run's predictions.jsonl and its hypotheses.jsonl
+    are one input). The file's hash matches a folder judged before fingerprints."""
+    pairs = answers.predictions.items()
+    return answers_identity(str(answers.path), pairs, file_sha256=sha256_file(answers.path))
 
 
 def read_answers(path: Path, data: LongMemEvalData) -> Answers:

@@ -24,8 +24,8 @@ from locoscore.benchmarks.longmemeval.data import QUESTION_TYPES, LongMemEvalDat
 from locoscore.data.sample import SampleSpec, with_sample
 from locoscore.judge.api import PassResult, run_pass
 from locoscore.judge.items import JudgeItem
-from locoscore.judge.outputs import CACHE_FILE
 from locoscore.judge.settings import JudgeSettings
+from locoscore.results.layout import AUDIT_JSON, AUDIT_MD, JUDGE_CACHE
 
 ABSTAIN = "I don't know: that was never mentioned in our conversations."
 EXPECTED = {"gold": True, "abstain": False, "wrong": False}
@@ -91,7 +91,7 @@ async def audit_longmemeval(
     if not dry_run:
         out.mkdir(parents=True, exist_ok=True)
     result = await run_pass(
-        records, settings, out / CACHE_FILE, batch=batch, dry_run=dry_run, user_cache=user_cache
+        records, settings, out / JUDGE_CACHE, batch=batch, dry_run=dry_run, user_cache=user_cache
     )
     if dry_run or result.run is None or result.run.pending_batch is not None:
         return result, None
@@ -124,8 +124,8 @@ async def audit_longmemeval(
                 if v
             },
         }
-    write_json_atomic(out / "audit.json", document)
-    write_text_atomic(out / "audit.md", _markdown(document))
+    write_json_atomic(out / AUDIT_JSON, document)
+    write_text_atomic(out / AUDIT_MD, _markdown(document))
     return result, document
 
 

@@ -21,6 +21,7 @@ from locoscore.benchmarks.board_row import (
     read_scores,
     read_summary,
 )
+from locoscore.results.layout import SCORES
 
 
 def _block(block: dict[str, Any], directory: Path, name: str) -> BoardCell:
@@ -71,7 +72,7 @@ def board_row(directory: Path) -> BoardRow:
         str(r["question_id"]): 100 * value
         for r in rows
         if r.get("submitted", True)
-        and (value := number(r.get("j"), directory / "scores.jsonl", "j")) is not None
+        and (value := number(r.get("j"), directory / SCORES, "j")) is not None
     }
     return BoardRow(
         metrics,

@@ -8,13 +8,14 @@ when the file carries them, as `recorded_judge` beside it)."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from locoscore._io import sha256_file, write_json_atomic, write_jsonl_atomic
 from locoscore.benchmarks.longmemeval import judging
 from locoscore.benchmarks.longmemeval.accuracy import accuracy
-from locoscore.benchmarks.longmemeval.answers import Answers, read_answers
+from locoscore.benchmarks.longmemeval.answers import Answers, identity, read_answers
 from locoscore.benchmarks.longmemeval.data import LongMemEvalData, QuestionMeta
 from locoscore.data.sample import QuestionSample, SampleSpec, with_sample
 from locoscore.errors import InputError
@@ -28,12 +29,11 @@ from locoscore.judge.folder import (
     provenance,
     spend,
 )
-from locoscore.judge.outputs import CACHE_FILE, JUDGMENTS_FILE
 from locoscore.judge.runner import ProgressSink
 from locoscore.judge.settings import JudgeSettings
-from locoscore.results_dir import load_summary
-
-SCORES_FILE = "scores.jsonl"  # one line per question of the file: its J (None: missing)
+from locoscore.results.folder import load_summary
+from locoscore.results.identity import InputIdentity
+from locoscore.results.layout import JUDGE_CACHE, JUDGMENTS, SCORES, SUMMARY
 
 
 def lme_settings(settings: JudgeSettings, type_templates: dict[str, Path]) -> JudgeSettings:
@@ -89,14 +89,18 @@ async def judge_longmemeval(
     progress: ProgressSink | None = None,
     user_cache: bool = False,
     sample: SampleSpec | None = None,
+    claim: Callable[[InputIdentity], None] | None = None,
     max_unscored: float = DEFAULT_MAX_UNSCORED,
 ) -> tuple[PassResult, dict[str, Any] | None]:
     answers = read_answers(answers_path, data)
+    ours = identity(answers)
     drawn = draw_sample(data, sample)
     metas = data.questions if drawn is None else drawn.keep(data.questions, _question_id)
     settings = lme_settings(settings, type_templates or {})
     if out.exists() and not out.is_dir():
         raise InputError("not a folder", file=str(out), field="--out")
+    if claim is not None:
+        claim(ours)  # the folder guard: one input's results per folder
     wanted = {m.question_id for m in metas}
     predictions = {q: p for q, p in answers.predictions.items() if q in wanted}
     items = judging.judge_items(data, predictions)
@@ -104,7 +108,7 @@ async def judge_longmemeval(
         out.mkdir(parents=True, exist_ok=True)
     fold = await judge_jobs(
         [JudgeJob("answers", items, settings)],
-        out / CACHE_FILE,
+        out / JUDGE_CACHE,
         batch=batch,
         dry_run=dry_run,
         progress=progress,
@@ -130,6 +134,7 @@ async def judge_longmemeval(
             "path": str(answers_path),
             "sha256": sha256_file(answers_path),
             "format": answers.format,
+            **ours.to_json(),
         },
         "dataset": {
             "path": str(data.path),
@@ -165,9 +170,10 @@ async def judge_longmemeval(
         }
         for m in metas
     ]
-    write_jsonl_atomic(out / JUDGMENTS_FILE, [r.as_json() for r in fold.rows()])
-    write_jsonl_atomic(out / SCORES_FILE, per_question)
-    write_json_atomic(out / "summary.json", summary)
+    write_jsonl_atomic(out / JUDGMENTS, [r.as_json() for r in fold.rows()])
+    # one line per question of the file: its J (None: missing)
+    write_jsonl_atomic(out / SCORES, per_question)
+    write_json_atomic(out / SUMMARY, summary)
     return result, section
 
 

@@ -10,9 +10,7 @@ from locoscore._io import read_jsonl, write_json_atomic, write_jsonl_atomic
 from locoscore.benchmarks.longmemeval import conversations as convs
 from locoscore.benchmarks.longmemeval import retrieval
 from locoscore.benchmarks.longmemeval.data import QUESTION_TYPES, LongMemEvalData
-
-HYPOTHESES = "hypotheses.jsonl"
-SUMMARY = "summary.json"
+from locoscore.results.layout import HYPOTHESES, PREDICTIONS, RUN_JSON, SUMMARY
 
 
 def annotate(records: list[dict[str, Any]], data: LongMemEvalData) -> list[dict[str, Any]]:
@@ -56,4 +54,4 @@ def write_outputs(
         "retrieval": retrieval.aggregate(metas, retrieved, {t: t for t in QUESTION_TYPES}),
     }
     write_json_atomic(out / SUMMARY, summary)
-    return {**summary, "_written": ("predictions.jsonl", "run.json", HYPOTHESES, SUMMARY)}
+    return {**summary, "_written": (PREDICTIONS, RUN_JSON, HYPOTHESES, SUMMARY)}

@@ -32,10 +32,17 @@ from locoscore.report.document import (
 from locoscore.report.html import render_html
 from locoscore.report.markdown import render_markdown
 from locoscore.report.spend import judge_calls_line
+from locoscore.results.layout import (
+    COMPARE_JSON,
+    COMPARE_MD,
+    REPORT_HTML,
+    REPORT_MD,
+    RUN_JSON,
+    SCORES,
+    SUMMARY,
+)
 from locoscore.stats import bootstrap_mean_ci, mcnemar_exact
 
-REPORT = "report.md"
-REPORT_HTML = "report.html"
 AGGREGATES = ("task_averaged", "overall", "abstention")
 
 
@@ -211,17 +218,15 @@ def blocks(summary: dict[str, Any], run: dict[str, Any]) -> list[Block]:
 
 
 def write_report(directory: Path) -> list[Path]:
-    summary = _read(directory, "summary.json")
+    summary = _read(directory, SUMMARY)
     if not summary:
-        raise InputError(
-            "no summary.json: run `locoscore run` or `judge` first", file=str(directory)
-        )
-    run = _read(directory, "run.json")
+        raise InputError(f"no {SUMMARY}: run `locoscore run` or `judge` first", file=str(directory))
+    run = _read(directory, RUN_JSON)
     document = blocks(summary, run)
     title = _title(run or summary.get("run") or {})
     written = []
     for name, text in (
-        (REPORT, render_markdown(document)),
+        (REPORT_MD, render_markdown(document)),
         (REPORT_HTML, render_html(document, title)),
     ):
         write_text_atomic(directory / name, text)
@@ -230,9 +235,9 @@ def write_report(directory: Path) -> list[Path]:
 
 
 def _scores(directory: Path) -> dict[str, dict[str, Any]]:
-    path = directory / "scores.jsonl"
+    path = directory / SCORES
     if not path.is_file():
-        raise InputError("no scores.jsonl: judge the folder first", file=str(directory))
+        raise InputError(f"no {SCORES}: judge the folder first", file=str(directory))
     return {row["question_id"]: row for row in read_jsonl(path)}
 
 
@@ -247,7 +252,7 @@ def _same_judge(a: str, b: str) -> bool:
 
 def compare_folders(dir_a: Path, dir_b: Path, out: Path) -> dict[str, Any]:
     """B - A per type and overall (missing = wrong), on the same file and the same judge."""
-    sa, sb = _read(dir_a, "summary.json"), _read(dir_b, "summary.json")
+    sa, sb = _read(dir_a, SUMMARY), _read(dir_b, SUMMARY)
     ja, jb = sa.get("judge") or {}, sb.get("judge") or {}
     if not _same_judge(str(ja.get("signature")), str(jb.get("signature"))):
         raise InputError(
@@ -292,6 +297,6 @@ def compare_folders(dir_a: Path, dir_b: Path, out: Path) -> dict[str, Any]:
             for k, v in rows.items()
         ],
     )  # fmt: skip
-    write_json_atomic(out / "compare.json", result)
-    write_text_atomic(out / "compare.md", "\n".join(["# B - A on LongMemEval", "", *table, ""]))
+    write_json_atomic(out / COMPARE_JSON, result)
+    write_text_atomic(out / COMPARE_MD, "\n".join(["# B - A on LongMemEval", "", *table, ""]))
     return result

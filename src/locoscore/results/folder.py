@@ -13,9 +13,8 @@ from typing import Any
 
 from locoscore._io import dumps_json, read_jsonl, write_text_atomic
 from locoscore.errors import InputError
+from locoscore.results.layout import SCORES, SUMMARY
 
-SCORES = "scores.jsonl"
-SUMMARY = "summary.json"
 SCHEMA_VERSION = 1
 
 
