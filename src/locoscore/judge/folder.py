@@ -27,9 +27,8 @@ from locoscore.judge.engine import PassResult, run_pass
 from locoscore.judge.items import JudgeItem
 from locoscore.judge.plan import JudgmentRow
 from locoscore.judge.settings import JudgeSettings
-from locoscore.llm.endpoint import Served, served_note, through_sentence
+from locoscore.llm.endpoint import Served, served_note
 from locoscore.llm.ledger import Spend, attempts_json
-from locoscore.report.spend import judge_calls_line
 
 # Above this share of judge runs without a verdict a pass fails (--max-unscored).
 DEFAULT_MAX_UNSCORED = 0.10
@@ -190,17 +189,3 @@ def over_phrase(section: dict[str, Any]) -> str:
         f"over {questions - unscored:,} of {questions:,} questions "
         f"({unscored:,} without a judge verdict)"
     )
-
-
-def fold_lines(section: dict[str, Any]) -> list[str]:
-    """The lines every benchmark's judge prints: the signature (served model and `fake`
-    included), where the verdicts came from, and the calls and cost of every attempt."""
-    lines = [f"judge: {section['signature']}"]
-    served = section.get("served") or {}
-    through = through_sentence("judged", section.get("endpoint"), bool(served.get("fake")))
-    if through is not None:
-        lines.append(through)
-    lines += section.get("warnings") or []
-    if "calls" in section and "usage" in section:
-        lines.append(judge_calls_line(section["calls"], section["usage"]))
-    return lines

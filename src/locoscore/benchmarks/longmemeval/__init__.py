@@ -136,9 +136,10 @@ class LongMemEval(Benchmark):
         return await judge_longmemeval(data, answers, settings, out, **options)
 
     def judge_lines(self, section: dict[str, Any], out: Path) -> list[str]:
-        from locoscore.judge.folder import fold_lines, over_phrase
+        from locoscore.judge.folder import over_phrase
+        from locoscore.report.spend import judge_section_lines
 
-        lines = fold_lines(section)
+        lines = judge_section_lines(section)
         strict, submitted = section["missing_counts_as_wrong"], section["over_submitted"]
         for label, block in (("missing counted as wrong", strict), ("over submitted", submitted)):
             overall, task = block["overall"], block["task_averaged"]
