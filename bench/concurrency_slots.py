@@ -25,9 +25,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from locoscore.benchmarks.answer_prompt import default_answer_prompt
 from locoscore.llm.limiter import AdaptiveLimiter
-from locoscore.run.answer_prompt import PlacedContext, default_answer_prompt
 from locoscore.run.answerer import Answerer, AnswerSettings, resolve_answer_step
+from locoscore.run.placed_context import PlacedContext
 from locoscore.run.store import RunStore
 from locoscore.testing.llama_server import LlamaConfig, LlamaServer
 
@@ -103,7 +104,7 @@ def main() -> int:
 
     import openai  # noqa: F401  # imported (and tiktoken loaded) before any pass is timed
 
-    from locoscore.run.tokens import count_tokens
+    from locoscore.tokens import count_tokens
 
     count_tokens("warm up")
     results = []

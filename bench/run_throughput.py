@@ -59,14 +59,15 @@ from locoscore.data.conversation import Conversation, Query, Question
 from locoscore.errors import InputError
 from locoscore.llm.providers import ProviderConfig, make_client
 from locoscore.results.layout import PREDICTIONS
-from locoscore.run.answer_prompt import place_context
 from locoscore.run.answerer import AnswerSettings
 from locoscore.run.ingest import ingest_conversation
 from locoscore.run.outputs import write_run_outputs
 from locoscore.run.pipeline import execute_run, resolve_run
+from locoscore.run.placed_context import place_context
 from locoscore.run.settings import ResolvedRun, RunSettings
 from locoscore.systems.base import MemorySystem
-from locoscore.systems.registry import SystemContext, make_system, system_class
+from locoscore.systems.context import SystemContext
+from locoscore.systems.registry import make_system, system_class
 
 ANSWER_MODEL = "fake-answer-model"
 EMBEDDING_MODEL = "fake-embedding-model"

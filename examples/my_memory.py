@@ -17,8 +17,8 @@ from typing import Any, ClassVar
 
 from locoscore.data.conversation import Query, SessionInput
 from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult, Usage
+from locoscore.systems.context import SystemContext
 from locoscore.systems.options import OptionSpec, resolve_options, signature_values
-from locoscore.systems.registry import SystemContext
 
 _WORD = re.compile(r"[a-z0-9]+")
 # Words too common to say anything about which turn answers a question.

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import httpx
 
+from locoscore.systems.context import SystemContext
 from locoscore.systems.http_contract import CONTRACT_VERSION
-from locoscore.systems.registry import SystemContext, make_system
+from locoscore.systems.registry import make_system
 from locoscore.systems.serve import MemoryServer
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "http-contract.md"

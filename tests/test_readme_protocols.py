@@ -44,6 +44,6 @@ def test_readme_judge_signature_names_the_current_rubric_prompt() -> None:
 
 
 def test_readme_run_signature_names_the_current_answer_prompt() -> None:
-    from locoscore.run.answer_prompt import default_answer_prompt
+    from locoscore.benchmarks.answer_prompt import default_answer_prompt
 
     assert f"|prompt:{default_answer_prompt().version_hash}|temp:0|" in README

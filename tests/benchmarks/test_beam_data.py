@@ -100,7 +100,44 @@ def test_questions_carry_rubric_gold_and_evidence(full) -> None:
     assert by_id["1:contradiction_resolution:0"].evidence == ("58", "24")
     assert by_id["2:contradiction_resolution:0"].evidence == ("32", "34", "36", "70")
     assert by_id["1:contradiction_resolution:1"].evidence == ("66",)  # named twice, kept once
-    assert full.anomalies.empty_evidence == 6
+    # 5: conversation 18's event_ordering[1] nests all its ids (below), no longer empty
+    assert full.anomalies.empty_evidence == 5
+
+
+# The raw `source_chat_ids` of the three questions that nest lists (100K/<n>/
+# probing_questions.json, event_ordering[1]), copied from the files:
+#   4: [116, 118, 120, 122, 128, 130, 132, 134, [136, 138]]
+#  13: [20, 22, [70, 72, 74], [174, 176], 232, 282]
+#  18: [[24, 26, 28], [146], [202, 204], [262]]
+NESTED_EVIDENCE = {
+    "4:event_ordering:1": ("116", "118", "120", "122", "128", "130", "132", "134", "136", "138"),
+    "13:event_ordering:1": ("20", "22", "70", "72", "74", "174", "176", "232", "282"),
+    "18:event_ordering:1": ("24", "26", "28", "146", "202", "204", "262"),
+}
+
+
+@needs_data
+def test_nested_evidence_lists_are_flattened_not_dropped(official) -> None:
+    """The loader dropped the nested ids: 8, 4 and 0 ids for these questions."""
+    by_id = {q.question_id: q for q in official.questions}
+    assert {qid: by_id[qid].evidence for qid in NESTED_EVIDENCE} == NESTED_EVIDENCE
+    assert official.anomalies.unresolved_evidence == 0  # every flattened id names a message
+
+
+@needs_data
+def test_nested_evidence_enters_the_evidence_recall(official) -> None:
+    """Conversation 18's question had no evidence, so recall left it out; now retrieving 3
+    of its 7 messages in the first item gives it 3/7 at every k."""
+    from locoscore.benchmarks.beam.outputs import run_summary
+
+    record = {
+        "question_id": "18:event_ordering:1",
+        "prediction": "x",
+        "retrieved": [{"dia_ids": [24, 146, 262]}, {"dia_ids": [999]}],
+    }
+    recall = run_summary([record], official)["evidence_recall"]
+    assert recall["@1"]["n"] == 1
+    assert recall["@1"]["per_ability"]["event_ordering"] == pytest.approx(3 / 7)
 
 
 def test_marker_strip() -> None:
@@ -158,6 +195,16 @@ def test_ten_million_plan_layout_and_date_anomalies(tmp_path: Path) -> None:
     assert dataset.questions[0].evidence == ("1",)
 
 
+def test_string_and_nested_ids_resolve_in_order_each_once(tmp_path: Path) -> None:
+    probing = {
+        "information_extraction": [
+            {**QUESTIONS["information_extraction"][0], "source_chat_ids": ["1", [[0], 1]]}
+        ]
+    }
+    _write(tmp_path / "100K" / "1", [_batch(0, "May-02-2024")], probing)
+    assert load_beam(tmp_path / "100K").questions[0].evidence == ("1", "0")
+
+
 @pytest.mark.parametrize(
     ("chat", "probing", "expected"),
     [
@@ -169,6 +216,24 @@ def test_ten_million_plan_layout_and_date_anomalies(tmp_path: Path) -> None:
             "record summarization[0], field 'rubric'",
         ),
         ([_batch(0, "02/05/2024")], QUESTIONS, "field 'time_anchor': unrecognised time anchor"),
+        *(
+            (
+                [_batch(0, "May-02-2024")],
+                {
+                    "information_extraction": [
+                        {**QUESTIONS["information_extraction"][0], "source_chat_ids": ids}
+                    ]
+                },
+                "probing_questions.json, record information_extraction[0], "
+                f"field 'source_chat_ids': expected message ids (ints or strings), got {bad}",
+            )
+            for ids, bad in (
+                ([1, [0, {"id": 1}]], "{'id': 1}"),
+                ([1, None], "None"),
+                ({"first_event": [True]}, "True"),
+                ([[0.5]], "0.5"),
+            )
+        ),
         (
             [{"turns": [[{"role": "system", "id": 0, "content": "be brief"}]]}],
             QUESTIONS,
@@ -204,7 +269,7 @@ def test_the_answer_budget_holds_the_longest_gold_with_room(full) -> None:
     """128 tokens cut BEAM's summaries (golds of 206 tokens at the median); the budget is
     BEAM's own, LoCoMo's and LongMemEval's stay 128."""
     from locoscore.benchmarks import get_benchmark
-    from locoscore.run.tokens import count_tokens
+    from locoscore.tokens import count_tokens
 
     longest = max(count_tokens(q.gold) for q in full.questions if q.gold)
     assert longest == 280  # a summarization gold of 213 words

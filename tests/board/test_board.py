@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from locoscore import stats
 from locoscore.cli import app
-from locoscore.compare import compare_results
+from locoscore.compare.paired import compare_results
 from locoscore.report.load import load_results
 from locoscore.report.metrics import F1_LOCOMO, J
 

@@ -5,83 +5,16 @@ J with missing answers counted wrong; BEAM: the mean of the ten abilities), neve
 from __future__ import annotations
 
 import json
-import re
 import shutil
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CONVERSATION, cli
 from typer.testing import CliRunner
 
 from locoscore import stats
 from locoscore.benchmarks.beam import ABILITY_NAMES
 from locoscore.cli import app
-from locoscore.testing._verdicts import reference_recall_score
-from locoscore.testing.fake_provider import FakeConfig, FakeProvider
-from locoscore.testing.longmemeval_fixture import write_fixture
-
-TESTS = Path(__file__).resolve().parents[1]
-BEAM_100K = TESTS.parent / "../shared/data/beam/100K"
-sys.path.insert(0, str(TESTS / "benchmarks"))  # beam_helpers: the fake BEAM judge's verdicts
-
-
-def echo_memories(prompt: str) -> str:
-    """Every retrieved memory's text: more retrieval finds more gold."""
-    found = re.findall(r"^\[\d+\] \(session of [^)]*\) (.*)$", prompt, re.MULTILINE)
-    return " ".join(found)[:600] or "I do not know."
-
-
-def verdict(prompt: str) -> int | str:
-    from beam_helpers import rule
-
-    # BEAM's judge prompts fence the reply; LongMemEval's are graded by reference recall
-    return rule(prompt) if "```" in prompt else reference_recall_score(prompt)
-
-
-def _answerer(fake: FakeProvider) -> list[str]:
-    return ["--answer-provider", "openai-compatible", "--answer-model", "fake-answerer",
-            "--answer-base-url", fake.openai_url, "--no-progress"]  # fmt: skip
-
-
-@pytest.fixture(scope="module")
-def made(tmp_path_factory: pytest.TempPathFactory, locomo_path: Path) -> Iterator[dict[str, Path]]:
-    root = tmp_path_factory.mktemp("board-benchmarks")
-    lme = write_fixture(root / "longmemeval_s.json")
-    beam = root / "beam" / "100K"
-    for name in ("1", "5"):
-        shutil.copytree(BEAM_100K / name, beam / name)
-    folders: dict[str, Path] = {}
-    with (
-        pytest.MonkeyPatch.context() as mp,
-        FakeProvider(FakeConfig(timeout_s=5.0, answer=echo_memories, verdict=verdict)) as fake,
-    ):
-        mp.setenv("OPENAI_API_KEY", "sk-test-board-0123456789")
-        mp.setenv("ANTHROPIC_API_KEY", "sk-ant-test-board-0123456789")
-        mp.delenv("OPENAI_BASE_URL", raising=False)
-        mp.setenv("XDG_CACHE_HOME", str(root / "empty-user-cache"))
-        for k in ("1", "20"):
-            out = folders[f"lme-k{k}"] = root / "runs" / f"lme-k{k}"
-            cli("run", "--benchmark", "longmemeval", "--dataset", str(lme), "--out", str(out),
-                "--system", "bm25", "--top-k", k, *_answerer(fake))  # fmt: skip
-            cli("judge", str(out / "predictions.jsonl"), "--benchmark", "longmemeval",
-                "--dataset", str(lme), "--out", str(out), "--protocol", "binary",
-                "--provider", "openai", "--model", "gpt-4o-2024-08-06",
-                "--base-url", fake.openai_url, "--runs", "2", "--no-progress")  # fmt: skip
-        for k in ("1", "10"):
-            out = folders[f"beam-k{k}"] = root / "runs" / f"beam-k{k}"
-            cli("run", "--benchmark", "beam", "--dataset", str(beam), "--out", str(out),
-                "--system", "bm25", "--top-k", k, "--skip-probe", *_answerer(fake))  # fmt: skip
-            cli("judge", str(out / "predictions.jsonl"), "--benchmark", "beam",
-                "--dataset", str(beam), "--out", str(out), "--base-url", fake.url,
-                "--runs", "1", "--no-progress")  # fmt: skip
-        out = folders["locomo"] = root / "runs" / "locomo"
-        cli("run", "--system", "bm25", "--out", str(out), "--dataset", str(locomo_path),
-            "--conversations", CONVERSATION, "--answer-provider", "extractive",
-            "--no-progress")  # fmt: skip
-    yield folders
 
 
 def _board(out: Path, *dirs: Path) -> dict[str, Any]:
@@ -102,7 +35,7 @@ def _scores(folder: Path) -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def board(made: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """The board of the parent of every run (found under it: sorted by path)."""
+    """The board of the parent of every judged run (found under it: sorted by path)."""
     return _board(tmp_path_factory.mktemp("board-out"), made["locomo"].parent)
 
 

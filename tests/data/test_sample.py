@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from locoscore.data.sample import (
+    QuestionSample,
     SampleSpec,
+    judged_sample,
     largest_remainder,
     sample_spec,
     with_sample,
@@ -159,3 +161,30 @@ def test_the_cli_options_are_checked() -> None:
 def test_duplicate_ids_cannot_be_sampled(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="share an id"):
         SampleSpec(1).draw([("a", 1), ("a", 2)], item_id=lambda i: i[0], stratum=lambda i: i[1])
+
+
+@pytest.mark.parametrize(
+    ("name", "stratum", "first"),
+    [("locomo", "strat-cat", "1"), ("longmemeval", "strat-type", "single-session-user"),
+     ("beam", "strat-ability", "abstention")],
+)  # fmt: skip
+def test_each_benchmark_draws_by_its_own_types_and_a_run_sample_reads_back(
+    name: str, stratum: str, first: str
+) -> None:
+    from locoscore.benchmarks import get_benchmark
+
+    bench = get_benchmark(name)
+    ids = bench.type_order
+    questions = [(f"q{n}", ids[n % len(ids)]) for n in range(6 * len(ids))]
+    drawn = bench.draw_sample(SampleSpec(len(ids), seed=4), questions)
+    assert drawn is not None and drawn.signature.endswith(f"@seed4:{stratum}")
+    # one per type: 6 of each, the limit split evenly; the strata named by the type's key
+    assert drawn.strata[first] == {"population": 6, "sample": 1}
+    assert sorted(int(q[1:]) % len(ids) for q in drawn.ids) == list(range(len(ids)))
+    back = QuestionSample.from_json(json.loads(json.dumps(drawn.to_json())))
+    assert back == drawn and bench.draw_sample(back, []) is back
+    assert judged_sample(SampleSpec(len(ids), seed=4), back) is back
+    assert judged_sample(None, back) is back and judged_sample(None, None) is None
+    with pytest.raises(InputError, match="a run's sample") as error:
+        judged_sample(SampleSpec(len(ids), seed=5), back)
+    assert error.value.field == "--limit"

@@ -12,8 +12,8 @@ from typer.testing import CliRunner
 
 from locoscore.cli import app
 from locoscore.llm.local_server import PromptCounter, ServerFacts
-from locoscore.run.tokens import count_tokens
 from locoscore.testing.llama_server import LlamaConfig, LlamaServer
+from locoscore.tokens import count_tokens
 
 CONVERSATION = "conv-30"
 

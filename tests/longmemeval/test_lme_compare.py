@@ -48,6 +48,16 @@ def test_differences_by_hand(tmp_path: Path) -> None:
     assert "| overall | 4 | 50.0 | 62.5 |" in (tmp_path / "c" / "compare.md").read_text()
 
 
+def test_both_folders_are_named_in_every_output(tmp_path: Path) -> None:
+    a = _folder(tmp_path / "run-a", dict.fromkeys(TYPES, 1.0))
+    b = _folder(tmp_path / "run-b", dict.fromkeys(TYPES, 0.0))
+    result = compare_folders(a, b, tmp_path / "c")
+    assert result["folders"] == {"A": str(a), "B": str(b)}
+    for name in ("compare.md", "compare.html"):
+        text = (tmp_path / "c" / name).read_text()
+        assert f"A = {a}" in text and f"B = {b}" in text
+
+
 def test_other_judges_or_questions_are_refused(tmp_path: Path) -> None:
     a = _folder(tmp_path / "a", dict.fromkeys(TYPES, 1.0))
     b = _folder(tmp_path / "b", dict.fromkeys(TYPES, 1.0), signature="judge:binary|y")

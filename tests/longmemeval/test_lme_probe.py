@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 from recording_system import MisattributingBM25  # this folder is on sys.path (rootdir)
 
+from locoscore.systems.context import SystemContext
 from locoscore.systems.probe import run_probe
-from locoscore.systems.registry import SystemContext, make_system
+from locoscore.systems.registry import make_system
 
 
 def _probe(system: Any) -> Any:

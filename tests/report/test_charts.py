@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import xml.etree.ElementTree as ET
 
@@ -62,3 +63,84 @@ def test_histogram_axis_top_is_the_next_round_number_above_the_tallest_bin() -> 
     svg = charts.histogram("h", [50.0] * 580 + [5.0] * 10, [0.0, 10.0, 100.0], "J")
     labels = [t.text for t in _parse(svg).findall(".//svg:text[@text-anchor='end']", NS)]
     assert "600" in labels and "1000" not in labels
+
+
+LME_TYPES = [
+    "single-session-user", "single-session-assistant", "single-session-preference",
+    "multi-session", "knowledge-update", "temporal-reasoning", "abstention",
+]  # fmt: skip
+BEAM_ABILITIES = [
+    "abstention", "contradiction resolution", "event ordering", "information extraction",
+    "instruction following", "knowledge update", "multi-session reasoning",
+    "preference following", "summarization", "temporal reasoning",
+]  # fmt: skip
+FONT = 12.0  # the charts' font size: a line's height
+
+
+def _lines(text: ET.Element) -> list[str]:
+    spans = text.findall("svg:tspan", NS)
+    return [s.text or "" for s in spans] if spans else [text.text or ""]
+
+
+def _label(lines: list[str]) -> str:
+    """A wrapped label's lines joined back (a line broken after a hyphen keeps it)."""
+    return " ".join(lines).replace("- ", "-")
+
+
+def _label_quads(root: ET.Element, groups: list[str]) -> list[list[tuple[float, float]]]:
+    """Each group label's box (estimated glyph widths, CHAR_W per character), turned with
+    its text: the corners in the chart's coordinates, in the order drawn."""
+    quads = []
+    for text in root.findall(".//svg:text", NS):
+        lines = _lines(text)
+        if _label(lines) not in groups:
+            continue
+        y = float(text.get("y", "0"))
+        x = float(text.get("x", "0"))
+        width = max(charts.CHAR_W * len(line) for line in lines)
+        height = FONT * 1.2 * len(lines)
+        anchor = text.get("text-anchor", "start")
+        left = {"start": x, "middle": x - width / 2, "end": x - width}[anchor]
+        top = y - FONT
+        corners = [(left, top), (left + width, top), (left + width, top + height),
+                   (left, top + height)]  # fmt: skip
+        turn = re.match(r"rotate\((-?[\d.]+) ([\d.]+) ([\d.]+)\)", text.get("transform", ""))
+        if turn:
+            angle, cx, cy = (float(v) for v in turn.groups())
+            cos, sin = math.cos(math.radians(angle)), math.sin(math.radians(angle))
+            corners = [
+                (cx + (px - cx) * cos - (py - cy) * sin, cy + (px - cx) * sin + (py - cy) * cos)
+                for px, py in corners
+            ]
+        quads.append(corners)
+    return quads
+
+
+def _apart(p: list[tuple[float, float]], q: list[tuple[float, float]]) -> bool:
+    """Two convex quads do not intersect: some edge's normal separates them."""
+    for poly in (p, q):
+        for i in range(4):
+            (ax, ay), (bx, by) = poly[i], poly[(i + 1) % 4]
+            nx, ny = ay - by, bx - ax
+            sp = [x * nx + y * ny for x, y in p]
+            sq = [x * nx + y * ny for x, y in q]
+            if max(sp) <= min(sq) or max(sq) <= min(sp):
+                return True
+    return False
+
+
+@pytest.mark.parametrize("groups", [LME_TYPES, BEAM_ABILITIES], ids=["lme-types", "beam"])
+def test_long_group_labels_never_overlap_and_stay_inside_the_chart(groups: list[str]) -> None:
+    series = [charts.BarSeries(n, [50.0] * len(groups)) for n in ("a run", "another run")]
+    svg = charts.grouped_bar_chart("t", groups, series, "J", y_max=100)
+    root = _parse(svg)
+    quads = _label_quads(root, groups)
+    for i, quad in enumerate(quads):
+        for other in quads[:i]:
+            assert _apart(quad, other)
+    x0, y0, width, height = (float(v) for v in root.get("viewBox", "").split())
+    for x, y in (corner for quad in quads for corner in quad):
+        assert x0 <= x <= x0 + width and y0 <= y <= y0 + height
+    # every label whole, in reading order, once
+    shown = [_label(_lines(t)) for t in root.findall(".//svg:text", NS)]
+    assert [g for g in shown if g in groups] == groups and len(quads) == len(groups)

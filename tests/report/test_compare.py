@@ -12,7 +12,7 @@ from report_helpers import add_judge, base_rows, record_errata, write_folder
 from typer.testing import CliRunner
 
 from locoscore.cli import app
-from locoscore.compare import compare_results, majority_correct
+from locoscore.compare.paired import compare_results, majority_correct
 from locoscore.report.load import load_results
 from locoscore.report.verified import comparison_errata
 

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from locoscore import stats
 from locoscore.cli import app
-from locoscore.compare import MetricComparison, PairedCell, compare_many, compare_results
+from locoscore.compare.paired import MetricComparison, PairedCell, compare_many, compare_results
 from locoscore.report.load import load_results
 
 runner = CliRunner()

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from locoscore.cli import app
-from locoscore.compare import compare_results
+from locoscore.compare.paired import compare_results
 from locoscore.report.load import load_results
 
 runner = CliRunner()

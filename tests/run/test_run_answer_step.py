@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from run_helpers import answer_requests, llm_args, predictions, run_cli
 
+from locoscore.benchmarks.answer_prompt import default_answer_prompt
 from locoscore.data.locomo_conversations import locomo_conversations
-from locoscore.run.answer_prompt import default_answer_prompt
 
 
 def _prompts(fake: Any) -> list[str]:

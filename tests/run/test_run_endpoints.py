@@ -12,8 +12,9 @@ from typing import Any
 from plain_openai_server import PlainOpenAIServer
 from run_helpers import llm_args, run_cli
 
-from locoscore.run.answer_prompt import PlacedContext, default_answer_prompt
+from locoscore.benchmarks.answer_prompt import default_answer_prompt
 from locoscore.run.answerer import Answerer, AnswerSettings, resolve_answer_step
+from locoscore.run.placed_context import PlacedContext
 from locoscore.run.store import RunStore
 from locoscore.testing.fake_provider import FakeConfig, FakeProvider
 

@@ -93,9 +93,9 @@ def test_run_json_and_summary_carry_the_run_signature(extractive_run: Path) -> N
 
 
 def test_context_tokens_count_the_context_as_placed(extractive_run: Path) -> None:
-    from locoscore.run.answer_prompt import render_item
-    from locoscore.run.tokens import count_tokens
+    from locoscore.run.placed_context import render_item
     from locoscore.systems.base import MemoryItem
+    from locoscore.tokens import count_tokens
 
     record = predictions(extractive_run)[5]
     items = [MemoryItem.from_json(item) for item in record["retrieved"]]

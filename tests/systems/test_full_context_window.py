@@ -9,9 +9,9 @@ import pytest
 
 from locoscore.data.conversation import Query, SessionInput, TurnInput
 from locoscore.errors import InputError
-from locoscore.run.tokens import count_tokens
+from locoscore.systems.context import SystemContext
 from locoscore.systems.full_context import FullContextSystem, most_recent
-from locoscore.systems.registry import SystemContext
+from locoscore.tokens import count_tokens
 
 
 def _session(index: int, texts: list[str]) -> SessionInput:

@@ -11,8 +11,8 @@ from fault_server import FaultServer
 from locoscore.data.conversation import Query, SessionInput, TurnInput
 from locoscore.errors import InputError, LocoscoreError
 from locoscore.systems.base import SearchResult
+from locoscore.systems.context import SystemContext
 from locoscore.systems.http import HttpSystem, MemoryServerError
-from locoscore.systems.registry import SystemContext
 from locoscore.systems.serve import MemoryServer
 
 SESSION = SessionInput(

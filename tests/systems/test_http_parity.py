@@ -15,7 +15,8 @@ import pytest
 from locoscore.data.conversation import Conversation, Query, Question
 from locoscore.data.locomo_conversations import locomo_conversations, locomo_questions
 from locoscore.systems.base import MemorySystem, SearchResult
-from locoscore.systems.registry import SystemContext, make_system
+from locoscore.systems.context import SystemContext
+from locoscore.systems.registry import make_system
 from locoscore.systems.serve import MemoryServer
 
 PAIR = ("conv-26", "conv-30")

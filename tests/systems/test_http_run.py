@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 from locoscore.cli import app
 from locoscore.data.conversation import Query, SessionInput
 from locoscore.systems.base import MemorySystem, SearchResult, Usage
-from locoscore.systems.registry import SystemContext, make_system
+from locoscore.systems.context import SystemContext
+from locoscore.systems.registry import make_system
 from locoscore.systems.serve import MemoryServer
 
 TIMINGS = ("search_latency_s", "answer_latency_s", "total_latency_s")

@@ -8,8 +8,9 @@ import pytest
 
 from locoscore.data.conversation import Query, SessionInput, TurnInput
 from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult, Usage
+from locoscore.systems.context import SystemContext
 from locoscore.systems.http import HttpSystem
-from locoscore.systems.registry import SystemContext, make_system
+from locoscore.systems.registry import make_system
 from locoscore.systems.serve import MemoryServer
 
 

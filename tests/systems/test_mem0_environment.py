@@ -20,7 +20,8 @@ pytestmark = requires_mem0
 _SCRIPT = """
 import asyncio, json, os, sys, warnings
 from pathlib import Path
-from locoscore.systems.registry import SystemContext, make_system
+from locoscore.systems.context import SystemContext
+from locoscore.systems.registry import make_system
 from locoscore.testing import FakeConfig, FakeProvider
 state = Path(sys.argv[1])
 with FakeProvider(FakeConfig(embedding_dims=64)) as fp:

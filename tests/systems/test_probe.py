@@ -14,6 +14,7 @@ from locoscore.data.conversation import Query
 from locoscore.errors import InputError
 from locoscore.systems.base import MemorySystem
 from locoscore.systems.bm25 import BM25System
+from locoscore.systems.context import SystemContext
 from locoscore.systems.probe import (
     ALL_CHECKS,
     QUICK_CHECKS,
@@ -29,7 +30,7 @@ from locoscore.systems.probe_conversations import (
     probe_conversations,
 )
 from locoscore.systems.probe_report import ProbeReport
-from locoscore.systems.registry import SystemContext, make_system
+from locoscore.systems.registry import make_system
 from locoscore.testing import FakeConfig, FakeProvider
 
 

@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 
 from locoscore.cli import app
 from locoscore.systems.base import MemorySystem
-from locoscore.systems.registry import SystemContext, make_system
+from locoscore.systems.context import SystemContext
+from locoscore.systems.registry import make_system
 from locoscore.systems.serve import MemoryServer
 
 runner = CliRunner()

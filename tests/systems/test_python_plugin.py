@@ -14,8 +14,9 @@ import pytest
 from locoscore.data.conversation import Query, SessionInput, TurnInput
 from locoscore.errors import InputError, SystemCallError
 from locoscore.systems.base import MemoryItem, SearchResult, Usage
+from locoscore.systems.context import SystemContext
 from locoscore.systems.probe import ALL_CHECKS, run_probe
-from locoscore.systems.registry import SystemContext, make_system
+from locoscore.systems.registry import make_system
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

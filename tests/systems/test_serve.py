@@ -11,7 +11,8 @@ import pytest
 
 from locoscore.data.conversation import Query, SessionInput
 from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult, Usage
-from locoscore.systems.registry import SystemContext, make_system
+from locoscore.systems.context import SystemContext
+from locoscore.systems.registry import make_system
 from locoscore.systems.serve import MemoryServer
 
 SESSION = {

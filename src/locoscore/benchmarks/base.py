@@ -11,7 +11,7 @@ prompt and its judge rules per type, and its published baselines.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -20,8 +20,9 @@ from locoscore.data.conversation import Conversation, Question
 from locoscore.results.identity import InputIdentity, answers_identity, submitted_pairs
 
 if TYPE_CHECKING:
+    from locoscore.benchmarks.answer_prompt import AnswerPrompt
     from locoscore.benchmarks.board_row import BoardRow
-    from locoscore.run.answer_prompt import AnswerPrompt
+    from locoscore.data.sample import QuestionSample, SampleSpec
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,31 @@ class Benchmark(ABC):
     def type_name(self, type_id: int) -> str:
         return self.type_names.get(type_id, str(type_id))
 
+    # -- samples (`--limit`) ------------------------------------------------------------
+    # What a sample's strata are called (in its `sample:` signature part and run.json): the
+    # benchmark's own word for its question types.
+    sample_stratum = "type"
+
+    def sample_type_key(self, type_id: int) -> Hashable:
+        """The stratum a question of type `type_id` is drawn in: its type's own key."""
+        return next((t.key for t in self.types if t.id == type_id), str(type_id))
+
+    def draw_sample(
+        self,
+        request: SampleSpec | QuestionSample | None,
+        questions: Iterable[tuple[str, int]],
+    ) -> QuestionSample | None:
+        """The one sample draw of `run`, `judge` and `audit`: `questions` are (question id,
+        type id) pairs, stratified by the benchmark's types. A sample already drawn (a run's,
+        read from its run.json) is kept as it is; None asks for every question."""
+        from locoscore.data.sample import QuestionSample, draw_questions
+
+        if request is None or isinstance(request, QuestionSample):
+            return request
+        return draw_questions(
+            request, questions, type_key=self.sample_type_key, stratum_name=self.sample_stratum
+        )
+
     # -- data ------------------------------------------------------------------------
     def known_file(self, sha256: str) -> KnownFile | None:
         return next((f for f in self.known_files if f.sha256 == sha256), None)
@@ -148,7 +174,7 @@ class Benchmark(ABC):
         """The held-constant answer prompt ({question}, {context}, optional {question_date})."""
 
     def default_answer_prompt(self) -> AnswerPrompt:
-        from locoscore.run.answer_prompt import AnswerPrompt
+        from locoscore.benchmarks.answer_prompt import AnswerPrompt
 
         return AnswerPrompt(self.default_answer_prompt_text(), name=self.answer_prompt_name)
 
@@ -162,6 +188,10 @@ class Benchmark(ABC):
         """A run's prediction lines as the folder guard records them: the (question id,
         answer) pairs of the answered questions, as a judge of the same file reads them."""
         return answers_identity(name, submitted_pairs(records))
+
+    def run_fingerprint(self, records: list[dict[str, Any]]) -> str:
+        """The fingerprint a run of this benchmark records for its prediction lines."""
+        return self.records_identity("", records).fingerprint
 
     # Probe checks a run on this benchmark needs beyond the quick ones (LongMemEval resets
     # the system between questions and scores retrieval by the turns items name).

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from locoscore.errors import InputError
-from locoscore.results.layout import SCORES, SUMMARY
+from locoscore.results.layout import PREDICTIONS, SCORES, SUMMARY
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,7 @@ class BoardRow:
     scores: dict[str, float]  # question id -> headline score (0-100), answered questions only
     judge_signature: str | None
     judge_run_std: float | None = None  # run-to-run std of the headline, 0-100
+    type_word: str = "type"  # what the benchmark calls the groups of `by_type` (ability, ...)
 
 
 def read_summary(directory: Path) -> dict[str, Any]:
@@ -60,7 +61,11 @@ def read_summary(directory: Path) -> dict[str, Any]:
 
 
 def read_scores(directory: Path) -> list[dict[str, Any]]:
-    path, rows = directory / SCORES, []
+    return _read_question_lines(directory / SCORES)
+
+
+def _read_question_lines(path: Path) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
@@ -115,3 +120,21 @@ def cell(mean: Any, ci: Any, n: Any, directory: Path, name: str, scale: float = 
         None if high is None else high * scale,
         n if isinstance(n, int) and not isinstance(n, bool) else None,
     )
+
+
+def unjudged_row(directory: Path) -> BoardRow:
+    """A run folder not judged yet (run.json, predictions, no judge section): every question
+    the run was asked, from scores.jsonl when the folder has one, else from its predictions;
+    answered = the questions whose answer call did not fail (no `error`). No metric: the
+    board shows it as not judged, beside its cost and signature."""
+    path = directory / SCORES
+    if not path.exists():
+        path = directory / PREDICTIONS
+    if not path.exists():
+        raise InputError(
+            f"missing (a results folder not judged yet holds {PREDICTIONS})", file=str(path)
+        )
+    rows = _read_question_lines(path)
+    failed = sum(1 for r in rows if r.get("error") or not r.get("submitted", True))
+    ids = tuple(str(r["question_id"]) for r in rows)
+    return BoardRow((), ids, len(rows) - failed, failed, {}, None)

@@ -1,6 +1,6 @@
 """LoCoMo behind the benchmark interface, delegating to the modules that hold its rules:
 categories (`locoscore.categories`), the file (`data.dataset`), its conversations and
-evidence (`data.locomo_conversations`), the answer prompt (`run.answer_prompt`) and the
+evidence (`data.locomo_conversations`), the answer prompt (`benchmarks.answer_prompt`) and the
 published baselines (`locoscore.baselines`)."""
 
 from __future__ import annotations
@@ -29,6 +29,11 @@ class LoCoMo(Benchmark):
     has_errata = True
     scores_lexically = True
     commands = frozenset({"run", "dataset", "score", "judge", "report", "compare", "audit"})
+    # samples keep the strata (and their order) they had: the category ids, `strat-cat`
+    sample_stratum = "category"
+
+    def sample_type_key(self, type_id: int) -> int:
+        return type_id
 
     def load(self, path: str | Path | None) -> Dataset:
         return load_dataset(path)
@@ -74,7 +79,7 @@ class LoCoMo(Benchmark):
         return tuple(ALL_ROWS)
 
     def default_answer_prompt_text(self) -> str:
-        from locoscore.run.answer_prompt import DEFAULT_ANSWER_PROMPT
+        from locoscore.benchmarks.answer_prompt import DEFAULT_ANSWER_PROMPT
 
         return DEFAULT_ANSWER_PROMPT
 

@@ -170,6 +170,7 @@ def row_facts(entry: Entry) -> dict[str, Any]:
         "answer_words": _get(stats, "answer_length", "overall", "mean"),
         "ingestion_cost_usd": _cost(s, "run", "ingestion", "totals"),
         "answer_cost_usd": _cost(s, "run", "answer_calls"),
+        "judged": isinstance(s.get("judge"), dict),
         "judge_cost_usd": _cost(s, "judge"),
         "questions": entry.identity.questions,
         "answered": entry.own.answered

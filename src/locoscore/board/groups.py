@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from locoscore import stats
 from locoscore.board.entries import Entry
 from locoscore.board.identity import Identity
-from locoscore.compare import ALPHA, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, paired_metric
+from locoscore.compare.paired import ALPHA, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, paired_metric
 from locoscore.report.metrics import Metric
 
 DIFFERENCE_DECIMALS = 6
@@ -96,6 +96,8 @@ def rank_group(number: int, entries: Sequence[Entry]) -> Group:
     held = iter(adjusted)
     for n, diff, low, high, p in tests:
         versus.append(Versus(n, diff, low, high, p, next(held)) if n > 0 else None)
+    if headline is None:  # no metric (not judged yet): nothing to test, every row unranked
+        versus = [None] * len(ordered)
     ranks: list[int] = []
     for i, (entry, vs) in enumerate(zip(ordered, versus, strict=True)):
         if i == 0 or (vs is not None and vs.indistinguishable):

@@ -104,9 +104,12 @@ def _benchmark(summary: dict[str, Any]) -> str:
 
 
 def _dataset_sha(summary: dict[str, Any]) -> str | None:
+    """The data file's sha256: the folder's, its run's, or the one its judge recorded (a
+    judged answers file has no run section; its judge read the data file all the same)."""
     candidates = [
         _dict(summary.get("dataset")).get("sha256"),
         _dict(_dict(summary.get("run")).get("dataset")).get("sha256"),
+        _dict(_dict(summary.get("judge")).get("dataset")).get("sha256"),
         _dict(summary.get("benchmark")).get("sha256"),
         _dict(_dict(summary.get("benchmark")).get("dataset")).get("sha256"),
     ]

@@ -10,9 +10,9 @@ from locoscore.board.entries import Entry, row_facts
 from locoscore.board.groups import Group, Row, differing_aspects
 from locoscore.board.identity import FULL_SET
 from locoscore.categories import CATEGORY_NAMES
-from locoscore.compare import ALPHA
+from locoscore.compare.paired import ALPHA
+from locoscore.compare.report import format_p
 from locoscore.report import charts
-from locoscore.report.comparison import format_p
 from locoscore.report.document import Banner, Block, Figure, Heading, Notes, Paragraph, Table
 from locoscore.report.metrics import METRICS, Metric
 from locoscore.report.tables import DASH, fmt
@@ -44,7 +44,17 @@ def _cell_text(metric: Metric, cell: dict[str, Any] | None) -> str:
     return f"{cell['mean']:.{d}f}{interval}"
 
 
-def _rank(row: Row) -> str:
+NOT_JUDGED = "not judged"
+
+
+def counted(n: int, noun: str) -> str:
+    """`1 row`, `2 rows`: a count with its noun in the right number."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _rank(row: Row, group: Group | None = None) -> str:
+    if group is not None and group.headline is None:
+        return DASH  # no metric to rank by
     return f"={row.rank}" if row.tied else str(row.rank)
 
 
@@ -74,7 +84,8 @@ def _usd(value: float | None) -> str:
 
 def _signature_text(signature: dict[str, Any]) -> list[str]:
     if "imported" in signature:
-        return [f"imported ({signature['imported']})", DASH, DASH]
+        source = signature["imported"]  # the file's format; a judged answers file names none
+        return [f"imported ({source})" if source else "imported", DASH, DASH]
     budget = signature.get("budget")
     return [
         str(signature.get("answer") or DASH),
@@ -91,14 +102,29 @@ def group_metrics(group: Group) -> list[Metric]:
     return sorted(present, key=lambda m: (m != group.headline, order[m]))
 
 
+def _unjudged_table(group: Group, facts: list[dict[str, Any]]) -> Table:
+    """A group with no metric (runs not judged yet): who answered what, J not judged."""
+    headers = ["Rank", "System", "Folder", "Answer model", "top-k", "Budget", "J", "Answered"]
+    rows = [
+        [_rank(row, group), f["system"], row.entry.folder, *_signature_text(f["signature"]),
+         NOT_JUDGED, f"{DASH if f['answered'] is None else f['answered']} of {f['questions']}"]
+        for row, f in zip(group.rows, facts, strict=True)
+    ]  # fmt: skip
+    numeric = (True, False, False, False, True, False, False, True)
+    return Table(headers, rows, numeric=numeric, subset=_subset(group))
+
+
 def _scores_table(group: Group, facts: list[dict[str, Any]]) -> Table:
     metrics = group_metrics(group)
+    if not metrics:
+        return _unjudged_table(group, facts)
     headers = ["Rank", "System", "Folder", "Answer model", "top-k", "Budget"]
     headers += [metrics[0].label + " [95 % CI]", "vs leader [95 % CI], Holm p"]
     headers += [m.label for m in metrics[1:]] + ["J run-to-run ±", "Recorded J"]
     rows = []
     for row, f in zip(group.rows, facts, strict=True):
-        cells = [_rank(row), f["system"], row.entry.folder, *_signature_text(f["signature"])]
+        cells = [_rank(row, group), f["system"], row.entry.folder]
+        cells += _signature_text(f["signature"])
         cells += [
             _cell_text(metrics[0], row.entry.metrics.get(metrics[0].column, {}).get("overall"))
         ]
@@ -125,7 +151,7 @@ def _costs_table(group: Group, facts: list[dict[str, Any]]) -> Table:
         recall = f["evidence_recall"]
         rows.append(
             [
-                _rank(row),
+                _rank(row, group),
                 f["system"],
                 row.entry.folder,
                 fmt(None if recall is None else recall * 100, 1),
@@ -135,7 +161,7 @@ def _costs_table(group: Group, facts: list[dict[str, Any]]) -> Table:
                 fmt(f["answer_words"], 1),
                 _usd(f["ingestion_cost_usd"]),
                 _usd(f["answer_cost_usd"]),
-                _usd(f["judge_cost_usd"]),
+                _usd(f["judge_cost_usd"]) if f["judged"] else NOT_JUDGED,
                 str(f["questions"]),
                 DASH if f["answered"] is None else str(f["answered"]),
                 DASH if f["failed"] is None else str(f["failed"]),
@@ -181,7 +207,9 @@ def _category_chart(group: Group, facts: list[dict[str, Any]]) -> Figure | None:
                 [i.get("high") for i in ci],
             )
         )
-    title = f"{group.name}: {metric.label} by category (top {len(top)}, 95 % CI)"
+    # the benchmark's own word for its question groups (type, ability); LoCoMo's category
+    word = next((r.entry.own.type_word for r, _ in top if r.entry.own is not None), "category")
+    title = f"{group.name}: {metric.label} by {word} (top {len(top)}, 95 % CI)"
     svg = charts.grouped_bar_chart(
         title, [_category_name(k) for k in keys], series, metric.label, y_max=100
     )
@@ -226,7 +254,7 @@ def group_title(group: Group) -> str:
         if ident.judge
         else "not judged"
     )
-    ranked = f"ranked by {group.headline.label}" if group.headline else "no metric"
+    ranked = f"ranked by {group.headline.label}" if group.headline else "not ranked"
     return f"{group.name}: {ident.benchmark}, {ident.sample}, {ident.view}; {scored}; {ranked}"
 
 
@@ -235,7 +263,8 @@ def board_blocks(title: str, groups: list[Group], folders: list[str]) -> list[Bl
     blocks: list[Block] = [
         Heading(title, 1),
         Paragraph(
-            f"{len(folders)} results folders, {rows} rows in {len(groups)} comparable groups."
+            f"{counted(len(folders), 'results folder')}, {counted(rows, 'row')} in "
+            f"{counted(len(groups), 'comparable group')}."
         ),
         Paragraph(METHOD),
     ]

@@ -67,16 +67,17 @@ LimitOpt = Annotated[
     int | None,
     typer.Option(
         "--limit",
-        help="Smoke test: only N questions, a deterministic sample stratified by category "
-        "(proportional; see --limit-per). Every number it gives is marked as a subset.",
+        help="Smoke test: only N questions, a deterministic sample stratified by the "
+        "benchmark's question types (proportional; see --limit-per), the same in run, judge "
+        "and audit. Every number it gives is marked as a subset.",
     ),
 ]
 LimitPerOpt = Annotated[
     str | None,
     typer.Option(
         "--limit-per",
-        help="total (default): N questions in all, split across categories in proportion; "
-        "category: N from every category.",
+        help="total (default): N questions in all, split across question types in "
+        "proportion; category: N from every type.",
     ),
 ]
 SeedOpt = Annotated[

@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from locoscore.benchmarks import Benchmark, get_benchmark
+from locoscore.benchmarks.locomo_probe_sets import gold_probe_set, predictions_set, probe_file_set
 from locoscore.cli._app import (
     EXIT_FAILED,
     app,
@@ -55,15 +56,12 @@ from locoscore.cli._options import (
 )
 from locoscore.data.dataset import load_dataset
 from locoscore.data.probes import cached_probe_paths
-from locoscore.data.sample import SampleSpec, sample_spec
+from locoscore.data.sample import SampleSpec, judged_sample, sample_spec
 from locoscore.errors import InputError
 from locoscore.judge.audit import (
     DEFAULT_ACCEPT_THRESHOLD,
     ProbeSet,
     calls_per_set,
-    gold_probe_set,
-    predictions_set,
-    probe_file_set,
     run_audit,
     sample_sets,
 )
@@ -74,6 +72,7 @@ from locoscore.llm.progress import progress_for
 from locoscore.report.spend import judge_calls_line
 from locoscore.results.identity import claim_folder
 from locoscore.results.layout import AUDIT_HTML, AUDIT_JSON, AUDIT_MD, SCORES, SUMMARY
+from locoscore.run.document import read_run_sample
 from locoscore.run.store import forget_run
 
 
@@ -194,6 +193,15 @@ def audit(
 
     bench = get_benchmark(benchmark)
     bench.require("audit")
+    if bench.own_audit:
+        # its probe sets come from its own data: a file of answers or probes would be
+        # silently left out of the audit, so say so before anything is read or written
+        for given, option in ((predictions, "--predictions"), (probes, "--probes")):
+            if given:
+                raise InputError(
+                    f"--benchmark {bench.name} audits its own probe sets; it takes no {option}",
+                    field=option,
+                )
     if not 0 < accept_threshold <= 100:
         raise InputError("must be in (0, 100]", field="--accept-threshold")
     if out.exists() and not out.is_dir():
@@ -220,6 +228,9 @@ def audit(
     if bench.own_audit:
         _audit_with_benchmark_sets(bench, dataset, settings, out, dry_run, batch, user_cache, spec)
         return
+    # a run's predictions made with --limit: every set cut to the run's own sample
+    ran = None if predictions is None else read_run_sample(predictions, bench.run_fingerprint)
+    request = spec if predictions is None else judged_sample(spec, ran)
     ds = load_dataset(dataset)
     sets: list[ProbeSet] = [gold_probe_set(ds)]
     sets += [probe_file_set(path, ds) for path in (probes or cached_probe_paths())]
@@ -232,8 +243,8 @@ def audit(
         report_dropped(dropped, out)
         sets.append(own)
     sample = None
-    if spec is not None:
-        sets, sample = sample_sets(sets, spec)
+    if request is not None:
+        sets, sample = sample_sets(sets, request, bench.draw_sample)
         console.print(
             f"smoke test: auditing {sample.describe()} ({sample.signature}) of every probe set",
             highlight=False,

@@ -31,12 +31,12 @@ def board(
     with 95 % intervals, each tested against the group's leader (paired Wilcoxon,
     Holm-adjusted). Writes board.html (self-contained), board.md and board.json."""
     from locoscore.board import build_board, write_board
+    from locoscore.board.page import counted
 
     result = build_board(dirs, title)
     for group in result.groups:
         leader = group.rows[0]
-        console.print(
-            f"{group.name}: {len(group.rows)} rows, leader {leader.entry.folder}", highlight=False
-        )
+        ranked = f"leader {leader.entry.folder}" if group.headline else "not judged, not ranked"
+        console.print(f"{group.name}: {counted(len(group.rows), 'row')}, {ranked}", highlight=False)
     for path in write_board(result, out):
         console.print(f"wrote {path}", highlight=False)

@@ -16,10 +16,10 @@ from locoscore.cli._options import DatasetOpt, ErrataOpt, FolderBenchmarkOpt
 from locoscore.data.dataset import resolve_dataset_path
 from locoscore.data.errata import errata_for
 from locoscore.errors import InputError
-from locoscore.results.layout import COMPARE_JSON, COMPARE_MD
+from locoscore.results.layout import COMPARE_HTML, COMPARE_JSON, COMPARE_MD
 
 if TYPE_CHECKING:
-    from locoscore.compare import Comparison
+    from locoscore.compare.paired import Comparison
 
 
 @app.command("compare")
@@ -60,10 +60,11 @@ def compare(
     the comparisons. --errata implies --verified-gold.
 
     Writes into --out: compare.md, compare.html, differences.csv (differences-B.csv, ... for
-    more than two folders; a benchmark with its own report: compare.md, compare.json)."""
+    more than two folders; a benchmark with its own report: compare.md, compare.html,
+    compare.json). Every output names its folders: A = DIR_A, B = DIR_B, ..."""
     # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
-    from locoscore.compare import compare_many, side_name
-    from locoscore.report.comparison import write_comparisons
+    from locoscore.compare.paired import compare_many, side_name
+    from locoscore.compare.report import write_comparisons
     from locoscore.report.load import load_results
     from locoscore.report.verified import comparison_errata
 
@@ -79,14 +80,17 @@ def compare(
             )
         dir_a, dir_b = folders
         result = bench.compare(dir_a, dir_b, out)
+        _print_names(folders)
         for name, row in result["groups"].items():
+            # a right/wrong judge's test (McNemar) or a graded one's (Wilcoxon)
+            test = "McNemar" if "mcnemar_p" in row else "Wilcoxon"
             console.print(
                 f"{name}: A {row['a']:.1f}, B {row['b']:.1f}, B - A {row['difference']:+.1f} "
-                f"[{row['ci95'][0]:+.1f}, {row['ci95'][1]:+.1f}], McNemar p "
-                f"{row['mcnemar_p']:.3g}",
+                f"[{row['ci95'][0]:+.1f}, {row['ci95'][1]:+.1f}], {test} p "
+                f"{row[test.lower() + '_p']:.3g}",
                 highlight=False,
             )
-        console.print(f"wrote {out}/{COMPARE_MD}, {COMPARE_JSON}", highlight=False)
+        console.print(f"wrote {out}/{COMPARE_MD}, {COMPARE_HTML}, {COMPARE_JSON}", highlight=False)
         return
     results = [load_results(folder) for folder in folders]
     flags = None
@@ -97,14 +101,23 @@ def compare(
         )
         flags = comparison_errata(errata_for(errata, dataset_path), *results)
     comparisons = compare_many(results, flags)
+    _print_names(folders)
     for i, comparison in enumerate(comparisons, start=1):
         _print_comparison(comparison, side_name(i), several=len(comparisons) > 1)
     for path in write_comparisons(comparisons, out):
         console.print(f"wrote {path}", highlight=False)
 
 
+def _print_names(folders: list[Path]) -> None:
+    """Which folder is A, B, ...: every figure printed after is named by these letters."""
+    from locoscore.compare.paired import side_name
+
+    for i, folder in enumerate(folders):
+        console.print(f"{side_name(i)} = {escape(str(folder))}", highlight=False, soft_wrap=True)
+
+
 def _print_comparison(comparison: Comparison, b: str, several: bool) -> None:
-    from locoscore.report.comparison import format_p
+    from locoscore.compare.report import format_p
 
     table = Table(title=f"{b} - A on {comparison.paired} shared questions")
     columns = ["metric", "A", b, f"{b} - A", "95 % CI", "Wilcoxon p"]

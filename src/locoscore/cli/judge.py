@@ -62,7 +62,7 @@ from locoscore.cli._options import (
 )
 from locoscore.data.errata import errata_for
 from locoscore.data.load import load_predictions
-from locoscore.data.sample import SampleSpec, sample_spec
+from locoscore.data.sample import QuestionSample, SampleSpec, judged_sample, sample_spec
 from locoscore.errors import InputError
 from locoscore.judge.api import judge_pass, judge_sample
 from locoscore.judge.cache import user_cache_path
@@ -73,7 +73,7 @@ from locoscore.llm.progress import progress_for
 from locoscore.report.spend import judge_calls_line
 from locoscore.results.identity import InputIdentity, claim_folder
 from locoscore.results.layout import JUDGMENTS, REPORT_FILES, RUN_JSON, SCORES, SUMMARY
-from locoscore.run.document import read_run_answer
+from locoscore.run.document import read_run_answer, read_run_sample
 from locoscore.run.store import forget_run
 
 
@@ -156,17 +156,23 @@ def judge(
     )
     if not 0.0 <= max_unscored <= 1.0:
         raise InputError(f"{max_unscored:g}: expected a share 0..1", field="--max-unscored")
-    spec = sample_spec(limit, limit_per, seed)
+    # a run's own predictions made with --limit: exactly the run's sample, as it drew it
+    ran = read_run_sample(predictions, bench.run_fingerprint)
+    request = judged_sample(sample_spec(limit, limit_per, seed), ran)
     if bench.own_judge:
         _judge_with_benchmark_rules(
             bench, predictions, dataset, settings, out, type_template, dry_run, batch, user_cache,
-            spec, replace, max_unscored,
+            request, replace, max_unscored,
         )  # fmt: skip
         return
     loaded = load_predictions(
         predictions, fmt, prediction_key=prediction_key, dataset=dataset, strict=strict
     )
-    sample = None if spec is None else judge_sample(loaded.records, spec, include_adversarial)
+    sample = (
+        None
+        if request is None
+        else judge_sample(loaded.records, request, include_adversarial, bench)
+    )
     if sample is not None:
         console.print(
             f"smoke test: judging {sample.describe()} ({sample.signature}); J is a subset",
@@ -250,7 +256,7 @@ def _judge_with_benchmark_rules(
     dry_run: bool,
     batch: bool,
     user_cache: bool,
-    spec: SampleSpec | None,
+    sample: SampleSpec | QuestionSample | None,
     replace: bool,
     max_unscored: float,
 ) -> None:
@@ -274,7 +280,7 @@ def _judge_with_benchmark_rules(
             dry_run=dry_run,
             batch=batch,
             user_cache=user_cache,
-            sample=spec,  # each benchmark stratifies the sample by its own question types
+            sample=sample,  # a spec each benchmark draws as `run` does, or the run's sample
             claim=claim,
             max_unscored=max_unscored,
         )

@@ -16,6 +16,7 @@ from locoscore.benchmarks import get_benchmark
 from locoscore.cli._app import EXIT_FAILED, app, console, handle_errors
 from locoscore.errors import InputError
 from locoscore.systems.base import MemorySystem
+from locoscore.systems.context import SystemContext
 from locoscore.systems.options import parse_option_pairs
 from locoscore.systems.probe import (
     ALL_CHECKS,
@@ -25,7 +26,7 @@ from locoscore.systems.probe import (
     run_probe,
 )
 from locoscore.systems.probe_report import ProbeReport
-from locoscore.systems.registry import SystemContext, make_system
+from locoscore.systems.registry import make_system
 
 _STATUS = {
     "passed": "[green]passed[/]",

@@ -14,9 +14,10 @@ import typer
 
 from locoscore.cli._app import app, handle_errors
 from locoscore.errors import InputError
+from locoscore.systems.context import SystemContext
 from locoscore.systems.http_contract import CONTRACT_VERSION
 from locoscore.systems.options import parse_option_pairs
-from locoscore.systems.registry import SystemContext, make_system
+from locoscore.systems.registry import make_system
 from locoscore.systems.serve import MemoryServer
 
 DEFAULT_PORT = 8400

@@ -31,7 +31,7 @@ class LoadedPredictions:
     def provenance(self) -> dict[str, Any]:
         """The `input`, `dataset` and `join` sections of summary.json; `input` carries the
         file's recorded J (`recorded_judge`) when the source harness wrote verdicts."""
-        from locoscore.scoring.recorded import recorded_judge_summary
+        from locoscore.data.recorded_verdicts import recorded_judge_summary
 
         source: dict[str, Any] = {
             "path": str(self.read.path),

@@ -1,7 +1,12 @@
 """Smoke tests on a sample: a deterministic, stratified subset of a benchmark's questions.
 
 Benchmark-neutral: a sample is drawn over any items given a stable id and a stratum (the
-question's category for LoCoMo, its question type elsewhere).
+question's category for LoCoMo, its question type elsewhere). `draw_questions` is the one
+draw `run`, `judge` and `audit` make for every benchmark: (question id, type) pairs, each
+type put in its stratum by the benchmark's own key (`Benchmark.draw_sample`), so the same
+`--limit/--limit-per/--seed` over the same questions picks the same ones in every command.
+A run's drawn sample is written to run.json; `judge` of that run's predictions reads it back
+(`QuestionSample.from_json`, `judged_sample`) and judges exactly it.
 
 - **Deterministic.** Each item is ranked within its stratum by sha256("<seed>:<id>"), ties
   (none in practice) by id; the first ones are taken. Which items are drawn depends only on
@@ -18,7 +23,7 @@ question's category for LoCoMo, its question type elsewhere).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal, TypeVar
@@ -102,6 +107,23 @@ class SampleSpec:
         return QuestionSample(self, stratum_name, len(ids), strata, frozenset(chosen))
 
 
+def draw_questions(
+    spec: SampleSpec,
+    questions: Iterable[tuple[str, Hashable]],
+    *,
+    type_key: Callable[[Any], Hashable],
+    stratum_name: str,
+) -> QuestionSample:
+    """The sample of (question id, question type) pairs, each type in the stratum
+    `type_key(type)`; `stratum_name` names the strata in the signature and run.json."""
+    return spec.draw(
+        list(questions),
+        item_id=lambda q: q[0],
+        stratum=lambda q: type_key(q[1]),
+        stratum_name=stratum_name,
+    )
+
+
 @dataclass(frozen=True)
 class QuestionSample:
     """A drawn sample: which ids, out of how many, per stratum; its signature and JSON."""
@@ -131,6 +153,23 @@ class QuestionSample:
     def keep(self, items: Sequence[T], item_id: Callable[[T], str]) -> list[T]:
         """The sampled items, in the order given."""
         return [item for item in items if item_id(item) in self.ids]
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> QuestionSample:
+        """The sample `to_json` wrote (run.json's `sample`); ValueError when the record
+        cannot be read (the caller names its file)."""
+        try:
+            name = str(data["stratified_by"])
+            per: Per = "total" if data["per"] == "total" else "stratum"
+            spec = SampleSpec(int(data["limit"]), per, int(data["seed"]))
+            strata = {
+                str(k): {"population": int(v["population"]), "sample": int(v["sample"])}
+                for k, v in data["by_stratum"].items()
+            }
+            ids = frozenset(str(i) for i in data["question_ids"])
+            return cls(spec, name, int(data["population"]), strata, ids)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ValueError(f"unreadable sample record ({exc!r})") from None
 
     def to_json(self) -> dict[str, Any]:
         s = self.spec
@@ -185,3 +224,20 @@ def sample_spec(limit: int | None, per: str | None, seed: int | None) -> SampleS
     if choice not in PER_CHOICES:
         raise InputError(f"expected one of {', '.join(PER_CHOICES)}", field="--limit-per")
     return SampleSpec(limit, PER_CHOICES[choice], 0 if seed is None else seed)
+
+
+def judged_sample(
+    spec: SampleSpec | None, run: QuestionSample | None
+) -> SampleSpec | QuestionSample | None:
+    """What `judge` judges of predictions: a run's own sample when they are one (`run`,
+    from its run.json), else `--limit`'s spec to draw (None: every question). Another
+    `--limit` than the run's would judge questions the run never asked: refused."""
+    if run is None:
+        return spec
+    if spec is not None and spec != run.spec:
+        raise InputError(
+            f"the predictions are a run's sample ({run.signature}): judge them without "
+            "--limit, or with the run's --limit, --limit-per and --seed",
+            field="--limit",
+        )
+    return run

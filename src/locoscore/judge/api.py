@@ -12,7 +12,7 @@ import asyncio
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from locoscore.categories import parse_category
 from locoscore.data.models import PredictionRecord
@@ -38,6 +38,8 @@ __all__ = [
     "judge_sample",
     "run_pass",
 ]
+if TYPE_CHECKING:
+    from locoscore.benchmarks import Benchmark
 
 
 @dataclass(frozen=True)
@@ -49,12 +51,17 @@ class JudgeResult:
 
 
 def judge_sample(
-    records: list[PredictionRecord], spec: SampleSpec, include_adversarial: bool
+    records: list[PredictionRecord],
+    request: SampleSpec | QuestionSample,
+    include_adversarial: bool,
+    benchmark: Benchmark,
 ) -> QuestionSample:
     """`--limit`: a sample of the questions the judge would judge (category 5 only with
-    `include_adversarial`), stratified by category."""
+    `include_adversarial`), drawn as `run` draws it; or a run's own sample, kept."""
     judged = judged_records(records, include_adversarial)
-    return spec.draw(judged, item_id=lambda r: r.key, stratum=lambda r: r.category)
+    sample = benchmark.draw_sample(request, [(r.key, r.category) for r in judged])
+    assert sample is not None
+    return sample
 
 
 async def judge_pass(

@@ -148,7 +148,7 @@ def count_usage_locally(prompt: str, replies: list[Any]) -> list[Any]:
     request is billed once) and over each reply's text."""
     from dataclasses import replace
 
-    from locoscore.run.tokens import count_tokens
+    from locoscore.tokens import count_tokens
 
     return [
         replace(r, input_tokens=count_tokens(prompt) if i == 0 else 0,
@@ -170,7 +170,7 @@ class PromptCounter:
             counted = self._server_count(text)
             if counted is not None:
                 return counted + CHAT_TEMPLATE_TOKENS
-        from locoscore.run.tokens import count_tokens
+        from locoscore.tokens import count_tokens
 
         return math.ceil(count_tokens(text) * (1 + TIKTOKEN_MARGIN)) + CHAT_TEMPLATE_TOKENS
 

@@ -7,6 +7,7 @@ text is XML-escaped, ready to inline in HTML (add `standalone=True` for a .svg f
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
@@ -16,7 +17,11 @@ LEFT, RIGHT, TOP = 56, 16, 40
 PLOT_H = 236  # height of the plotting area; axis labels and the legend go below it
 AXIS_BELOW = 40  # room under the plot for tick labels and an axis title
 LEGEND_ROW = 18
-CHAR_W = 7.4  # rough width of a 12 px character, for laying out legend entries
+CHAR_W = 7.4  # rough width of a 12 px character, for laying out legend entries and labels
+LABEL_GAP = 6  # least room between two group labels side by side
+LABEL_LINES = 3  # a group label wraps onto at most this many lines, else all are slanted
+LABEL_LINE_H = 14
+SLANT = 40  # degrees: slanted group labels, when they cannot wrap to fit
 PALETTE = (
     "#1f5fa8",
     "#e07b39",
@@ -43,14 +48,18 @@ def _num(x: float) -> str:
     return f"{x:.1f}"
 
 
-def _open(title: str, standalone: bool, height: float) -> list[str]:
+def _open(title: str, standalone: bool, height: float, x0: float = 0.0) -> list[str]:
+    """The svg element; `x0` < 0 widens the drawing to the left (room for slanted labels)."""
     ns = f' xmlns="{SVG_NS}"' if standalone else ""
+    # unwidened, the element is written as it always was (the README's chart is pinned)
+    left, width = ("0", str(WIDTH)) if x0 == 0 else (_num(x0), _num(WIDTH - x0))
+    moved = "" if x0 == 0 else f'x="{left}" '
     return [
-        f'<svg{ns} class="chart" viewBox="0 0 {WIDTH} {_num(height)}" width="{WIDTH}" '
+        f'<svg{ns} class="chart" viewBox="{left} 0 {width} {_num(height)}" width="{width}" '
         f'height="{_num(height)}" role="img" aria-label="{escape(title)}" '
         'font-family="system-ui, sans-serif" font-size="12">',
         f"<title>{escape(title)}</title>",
-        f'<rect width="{WIDTH}" height="{_num(height)}" fill="#ffffff"/>',
+        f'<rect {moved}width="{width}" height="{_num(height)}" fill="#ffffff"/>',
         f'<text x="{WIDTH / 2}" y="20" text-anchor="middle" font-size="14" '
         f'font-weight="bold">{escape(title)}</text>',
     ]
@@ -99,15 +108,15 @@ def _legend_positions(names: Sequence[str]) -> list[tuple[float, int]]:
     return positions
 
 
-def _height(legend_names: Sequence[str]) -> float:
+def _height(legend_names: Sequence[str], below: float = AXIS_BELOW) -> float:
     rows = max((row for _, row in _legend_positions(legend_names)), default=-1) + 1
-    return TOP + PLOT_H + AXIS_BELOW + rows * LEGEND_ROW + 6
+    return TOP + PLOT_H + below + rows * LEGEND_ROW + 6
 
 
-def _legend(names: Sequence[str]) -> list[str]:
+def _legend(names: Sequence[str], below: float = AXIS_BELOW) -> list[str]:
     out = []
     for i, (name, (x, row)) in enumerate(zip(names, _legend_positions(names), strict=True)):
-        y = TOP + PLOT_H + AXIS_BELOW + row * LEGEND_ROW + 6
+        y = TOP + PLOT_H + below + row * LEGEND_ROW + 6
         colour = PALETTE[i % len(PALETTE)]
         out.append(
             f'<rect class="legend" x="{_num(x)}" y="{y - 9}" width="10" height="10" '
@@ -115,6 +124,74 @@ def _legend(names: Sequence[str]) -> list[str]:
         )
         out.append(f'<text x="{_num(x + 14)}" y="{y}">{escape(name)}</text>')
     return out
+
+
+def _text_width(text: str) -> float:
+    return CHAR_W * len(text)
+
+
+def _wrap(label: str, width: float) -> list[str] | None:
+    """`label` in lines no wider than `width`, broken after spaces and hyphens; None when a
+    single word is wider (or it needs more than LABEL_LINES lines)."""
+    words = re.findall(r"[^\s-]+-?|\s+", label)
+    lines: list[str] = []
+    line = ""
+    for word in (w for w in words if not w.isspace()):
+        joined = f"{line} {word}" if line and not line.endswith("-") else line + word
+        if _text_width(joined) <= width:
+            line = joined
+            continue
+        if _text_width(word) > width:
+            return None
+        lines.append(line)
+        line = word
+    lines.append(line)
+    lines = [x for x in lines if x]
+    return lines if len(lines) <= LABEL_LINES else None
+
+
+@dataclass(frozen=True)
+class _Labels:
+    """How a bar chart's group labels are drawn: in lines under their group, or slanted."""
+
+    lines: list[list[str]]  # each label's lines (one line each when slanted)
+    slanted: bool
+    below: float  # room under the plot for the labels
+    x0: float  # the drawing's left edge (< 0: widened for a slanted first label)
+
+
+def _group_labels(groups: Sequence[str], group_w: float) -> _Labels:
+    """Labels side by side never overlap: each fits its group's width (wrapped onto at most
+    LABEL_LINES lines), or all of them are slanted, the plot growing below (and to the left)
+    to hold the longest."""
+    room = group_w - LABEL_GAP
+    wrapped = [_wrap(g, room) for g in groups]
+    if all(w is not None for w in wrapped):
+        lines = [w or [] for w in wrapped]
+        count = max((len(w) for w in lines), default=1)
+        return _Labels(lines, False, AXIS_BELOW + (count - 1) * LABEL_LINE_H, 0.0)
+    cos = math.cos(math.radians(SLANT))
+    widest = max(_text_width(g) for g in groups)
+    centres = [LEFT + group_w * (i + 0.5) for i in range(len(groups))]
+    x0 = min(0.0, *(c - _text_width(g) * cos - 10 for c, g in zip(centres, groups, strict=True)))
+    below = 12 + widest * math.sin(math.radians(SLANT)) + 12
+    return _Labels([[g] for g in groups], True, below, x0)
+
+
+def _label_text(x: float, label: list[str], slanted: bool) -> str:
+    y = TOP + PLOT_H + 16
+    if slanted:
+        return (
+            f'<text x="{_num(x)}" y="{y - 4}" text-anchor="end" '
+            f'transform="rotate(-{SLANT} {_num(x)} {y - 4})">{escape(label[0])}</text>'
+        )
+    if len(label) == 1:  # as a label always was (the README's chart is pinned)
+        return f'<text x="{_num(x)}" y="{y}" text-anchor="middle">{escape(label[0])}</text>'
+    spans = "".join(
+        f'<tspan x="{_num(x)}" dy="{0 if i == 0 else LABEL_LINE_H}">{escape(line)}</tspan>'
+        for i, line in enumerate(label)
+    )
+    return f'<text x="{_num(x)}" y="{y}" text-anchor="middle">{spans}</text>'
 
 
 def grouped_bar_chart(
@@ -137,13 +214,12 @@ def grouped_bar_chart(
         return TOP + plot_h * (1 - min(max(v, 0.0), top) / top)
 
     names = [s.name for s in series]
-    out = _open(title, standalone, _height(names)) + _y_axis(top, y_label)
+    labels = _group_labels(groups, group_w)
+    height = _height(names, labels.below)
+    out = _open(title, standalone, height, labels.x0) + _y_axis(top, y_label)
     for g, group in enumerate(groups):
         gx = LEFT + g * group_w
-        out.append(
-            f'<text x="{_num(gx + group_w / 2)}" y="{TOP + PLOT_H + 16}" '
-            f'text-anchor="middle">{escape(group)}</text>'
-        )
+        out.append(_label_text(gx + group_w / 2, labels.lines[g], labels.slanted))
         for k, s in enumerate(series):
             value = s.values[g]
             if value is None:
@@ -170,7 +246,7 @@ def grouped_bar_chart(
                         f'x2="{_num(x + bar_w * 0.75 - 1)}" y1="{yy}" y2="{yy}" '
                         'stroke="#222" stroke-width="1.5"/>'
                     )
-    out += _legend(names)
+    out += _legend(names, labels.below)
     out.append("</svg>")
     return "\n".join(out)
 
@@ -228,8 +304,9 @@ def cdf_chart(
     for i in range(6):
         value = x_max * i / 5
         x = LEFT + plot_w * i / 5
+        anchor = "end" if i == 5 else "middle"  # the last tick ends at the plot's right edge
         out.append(
-            f'<text x="{_num(x)}" y="{TOP + PLOT_H + 16}" text-anchor="middle">{value:g}</text>'
+            f'<text x="{_num(x)}" y="{TOP + PLOT_H + 16}" text-anchor="{anchor}">{value:g}</text>'
         )
     out.append(
         f'<text x="{LEFT + plot_w / 2}" y="{TOP + PLOT_H + 32}" '
@@ -295,8 +372,9 @@ def scatter_chart(
 
     for i in range(6):
         x = LEFT + plot_w * i / 5
+        anchor = "end" if i == 5 else "middle"  # the last tick ends at the plot's right edge
         out.append(
-            f'<text x="{_num(x)}" y="{TOP + PLOT_H + 16}" text-anchor="middle">'
+            f'<text x="{_num(x)}" y="{TOP + PLOT_H + 16}" text-anchor="{anchor}">'
             f"{x_max * i / 5:.3g}</text>"
         )
     out.append(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import re
 from collections.abc import Sequence
 from html import escape
 
@@ -29,10 +30,12 @@ from locoscore.report.document import (
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 _CSS = """
 body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1d1d1f;
-       max-width: 1100px; margin: 2rem auto; padding: 0 1rem; }
+       max-width: 1200px; margin: 2rem auto; padding: 0 1rem; }
 h1 { font-size: 1.6rem; } h2 { margin-top: 2.2rem; border-bottom: 1px solid #ddd; }
-table { border-collapse: collapse; margin: 0.8rem 0; font-size: 13px; }
-th, td { border: 1px solid #d5d5d5; padding: 4px 8px; vertical-align: top; }
+div.table { max-width: 100%; overflow-x: auto; margin: 0.8rem 0; }
+table { border-collapse: collapse; font-size: 13px; }
+th, td { border: 1px solid #d5d5d5; padding: 4px 6px; vertical-align: top; }
+th, td { overflow-wrap: break-word; }
 th { background: #f3f4f6; text-align: left; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tr.ours td { font-weight: 600; background: #eef4fb; }
@@ -51,6 +54,16 @@ nav.toc ul { columns: 2; padding-left: 1.2rem; } nav.toc li { margin: 0.1rem 0; 
 """.strip()
 
 
+# where a long cell (a signature, a folder path) may break: after `|`, `;`, `,` and a `/`
+# inside a path. `<wbr>` adds the chance without adding a character to copied text.
+_BREAK_AFTER = re.compile(r"([|;,]|(?<=[\w.\-])/)")
+
+
+def _cell(text: str) -> str:
+    parts = _BREAK_AFTER.split(text)  # text, separator, text, ...
+    return "".join(escape(p) + ("<wbr>" if i % 2 else "") for i, p in enumerate(parts))
+
+
 def _table(table: Table) -> str:
     numeric = table.numeric or tuple(False for _ in table.headers)
     head = "".join(f"<th>{escape(h)}</th>" for h in table.headers)
@@ -58,14 +71,18 @@ def _table(table: Table) -> str:
     for index, row in enumerate(table.rows):
         cls = ' class="ours"' if index in table.highlight else ""
         cells = "".join(
-            f'<td class="num">{escape(c)}</td>' if num else f"<td>{escape(c)}</td>"
+            f'<td class="num">{escape(c)}</td>' if num else f"<td>{_cell(c)}</td>"
             for c, num in zip(row, numeric, strict=False)
         )
         body.append(f"<tr{cls}>{cells}</tr>")
     text = table.full_caption
     cls = ' class="subset"' if table.subset else ""
     caption = f"<caption{cls}>{escape(text)}</caption>" if text else ""
-    return f"<table>{caption}<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    # the wrapper scrolls a table too wide for the page (it never runs off the page)
+    return (
+        f'<div class="table"><table>{caption}<thead><tr>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>"
+    )
 
 
 def render_block(block: Block) -> str:

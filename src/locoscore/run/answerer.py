@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from locoscore.benchmarks.answer_prompt import AnswerPrompt
 from locoscore.errors import InputError
 from locoscore.llm.cost import PriceTable, estimate_prompt_tokens
 from locoscore.llm.endpoint import Endpoint, Served, resolve_endpoint
@@ -34,7 +35,7 @@ from locoscore.llm.providers import (
     make_client,
     resolve_sampling,
 )
-from locoscore.run.answer_prompt import AnswerPrompt, PlacedContext
+from locoscore.run.placed_context import PlacedContext
 from locoscore.run.store import CachedAnswer, RunStore, answer_key
 
 EXTRACTIVE = "extractive"

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from locoscore.data.sample import QuestionSample
 
 from locoscore.results.layout import RUN_JSON
 
@@ -24,3 +28,38 @@ def read_run_answer(folder: Path) -> dict[str, Any] | None:
     run = read_run(folder)
     answer = None if run is None else run.get("answer")
     return answer if isinstance(answer, dict) else None
+
+
+def read_run_sample(
+    predictions: Path, fingerprint: Callable[[list[dict[str, Any]]], str]
+) -> QuestionSample | None:
+    """The sample a run asked (`run --limit`), when `predictions` is that run's own file
+    (or its folder):
+    run.json beside it records the sample and the fingerprint of the predictions it wrote.
+    `judge` then judges exactly those questions, and its headline is over them.
+    `fingerprint` is the benchmark's own (`Benchmark.records_identity`), as the run wrote it."""
+    from locoscore._io import read_jsonl
+    from locoscore.data.sample import QuestionSample
+    from locoscore.errors import InputError
+    from locoscore.run.folder import PREDICTIONS
+
+    if predictions.is_dir():  # a results folder: its run's predictions
+        predictions = predictions / PREDICTIONS
+    if not predictions.is_file():
+        return None
+    run = read_run(predictions.parent)
+    sample = None if run is None else run.get("sample")
+    written = None if run is None else run.get("predictions")
+    if not isinstance(sample, dict) or not isinstance(written, dict):
+        return None
+    try:
+        rows = read_jsonl(predictions)
+    except (OSError, ValueError):
+        return None  # the command reading the file reports it
+    if fingerprint(rows) != written.get("fingerprint"):
+        return None  # not the predictions this run wrote (edited, or another file)
+    try:
+        return QuestionSample.from_json(sample)
+    except ValueError as exc:
+        where = str(predictions.parent / RUN_JSON)
+        raise InputError(str(exc), file=where, field="sample") from None

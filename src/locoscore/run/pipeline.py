@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from locoscore.benchmarks import get_benchmark
+from locoscore.benchmarks.answer_prompt import load_answer_prompt
 from locoscore.data.conversation import Conversation, Question
 from locoscore.data.errata import errata_for
 from locoscore.errors import InputError, LocoscoreError
@@ -33,7 +34,6 @@ from locoscore.llm.progress import ProgressSink
 from locoscore.results.folder import check_out_dir
 from locoscore.results.identity import drop_results
 from locoscore.results.layout import RUN_STATE, SYSTEM_STATE
-from locoscore.run.answer_prompt import load_answer_prompt
 from locoscore.run.answerer import Answer, Answerer, resolve_answer_step
 from locoscore.run.context_fit import ContextFit, check_bare_questions
 from locoscore.run.dry_run import blocked_estimate, dry_run_estimate
@@ -42,10 +42,11 @@ from locoscore.run.ingest import IngestionMeasures, ingest_conversation
 from locoscore.run.question import Retrieved, answer_question, failed_record, retrieve
 from locoscore.run.settings import ResolvedRun, RunSettings
 from locoscore.run.store import RunStore, forget_run
-from locoscore.run.tokens import count_tokens
 from locoscore.systems.base import Usage
+from locoscore.systems.context import SystemContext
 from locoscore.systems.probe import QUICK_CHECKS, require_probe
-from locoscore.systems.registry import SystemContext, make_system
+from locoscore.systems.registry import make_system
+from locoscore.tokens import count_tokens
 
 
 async def all_or_none(coroutines: Iterable[Coroutine[Any, Any, None]]) -> None:
@@ -129,9 +130,10 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
     sample = None
     if settings.sample is not None:
         # a smoke test: only the sampled questions are asked, only their conversations ingested
-        sample = settings.sample.draw(
-            questions, item_id=lambda q: q.question_id, stratum=lambda q: q.category
+        sample = benchmark.draw_sample(
+            settings.sample, [(q.question_id, q.category) for q in questions]
         )
+        assert sample is not None
         questions = sample.keep(questions, lambda q: q.question_id)
         asked = {q.conversation_id for q in questions}
         conversations = [c for c in conversations if c.conversation_id in asked]
@@ -295,7 +297,8 @@ class _Harness:
                 self.cached_answers[question.question_id] = answer
             else:
                 self.cached_answers.pop(question.question_id, None)
-            self._finish(record)
+            made = ("", False) if answer is None else (answer.served_model, answer.fake)
+            self._finish(record, made if record["error"] is None else ("", False))
 
     def warn_if_another_model_served(self) -> None:
         step = self.run.answer
@@ -335,8 +338,8 @@ class _Harness:
         if self.store.get_answer(self.answerer.key(prompt)) is None:
             self.prompt_tokens.append(count_tokens(prompt))
 
-    def _finish(self, record: dict[str, Any]) -> None:
-        self.store.put_record(record["question_id"], record)
+    def _finish(self, record: dict[str, Any], served: tuple[str, bool] = ("", False)) -> None:
+        self.store.put_record(record["question_id"], record, served)
         tokens = record.get("answer_tokens") or {}
         spent = int(tokens.get("input", 0)) + int(tokens.get("output", 0))
         self._report(1, int(record["error"] is not None), spent)
@@ -435,7 +438,8 @@ async def execute_run(
         dropped=dropped,
         concurrency=harness.answerer.concurrency(),
         context_fit=harness.fit.to_json(len(pending)) if harness.fit else None,
-        served=harness.answerer.served,
+        # who made every answer the run's lines hold, those kept from earlier attempts too
+        served=store.served(q.question_id for q in run.questions),
         answer_cost_unknown=harness.answerer.cost_unknown_reason(),
     )
     if dry:

@@ -8,10 +8,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from locoscore.benchmarks.answer_prompt import AnswerPrompt
 from locoscore.data.conversation import Query, Question
 from locoscore.llm.call_errors import one_line_error
-from locoscore.run.answer_prompt import AnswerPrompt, PlacedContext, place_context
 from locoscore.run.answerer import Answer, Answerer
+from locoscore.run.placed_context import PlacedContext, place_context
 from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult
 
 

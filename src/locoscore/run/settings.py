@@ -14,8 +14,8 @@ from locoscore.data.errata import Errata
 from locoscore.data.sample import QuestionSample, SampleSpec, with_sample
 from locoscore.llm.endpoint import Served
 from locoscore.run.answerer import AnswerSettings, AnswerStep
-from locoscore.run.tokens import TOKENIZER_NAME
 from locoscore.systems.base import MemorySystem
+from locoscore.tokens import TOKENIZER_NAME
 
 
 @dataclass

@@ -7,8 +7,9 @@ Two tables, each row committed the moment it is final (WAL; a commit survives ki
   answer. Each row keeps the model the server said it served and the fake provider's mark.
   A state file from before endpoints were keyed gains those columns on open; its answers
   are never served again (their keys named no endpoint).
-- `questions`: each finished question's whole prediction line; a rerun keeps the lines
-  without an error and redoes the others.
+- `questions`: each finished question's whole prediction line, and who made its answer
+  (served model, fake mark); a rerun keeps the lines without an error and redoes the
+  others, and signs what made the kept answers as a pass that made them would.
 - `ingested`: per-conversation ingestion measurements of the latest ingestion.
 - `meta`: the signature of the run the state belongs to (written before any work, so a
   rerun with other settings after a crash is refused, not mixed in).
@@ -20,9 +21,12 @@ import hashlib
 import json
 import sqlite3
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from locoscore.llm.endpoint import Served
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS answers (
@@ -38,7 +42,9 @@ CREATE TABLE IF NOT EXISTS answers (
 CREATE TABLE IF NOT EXISTS questions (
     question_id TEXT PRIMARY KEY,
     record TEXT NOT NULL,
-    ok INTEGER NOT NULL
+    ok INTEGER NOT NULL,
+    served_model TEXT NOT NULL DEFAULT '',
+    fake INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS ingested (
     conversation_id TEXT PRIMARY KEY,
@@ -99,13 +105,14 @@ class RunStore:
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.executescript(_SCHEMA)
-        have = {row[1] for row in self.conn.execute("PRAGMA table_info(answers)")}
-        for name, kind in (("served_model", "TEXT"), ("fake", "INTEGER")):
-            if name not in have:  # a state file from before: see the module's docstring
-                default = "''" if kind == "TEXT" else "0"
-                self.conn.execute(
-                    f"ALTER TABLE answers ADD COLUMN {name} {kind} NOT NULL DEFAULT {default}"
-                )
+        for table in ("answers", "questions"):
+            have = {row[1] for row in self.conn.execute(f"PRAGMA table_info({table})")}
+            for name, kind in (("served_model", "TEXT"), ("fake", "INTEGER")):
+                if name not in have:  # a state file from before: see the module's docstring
+                    default = "''" if kind == "TEXT" else "0"
+                    self.conn.execute(
+                        f"ALTER TABLE {table} ADD COLUMN {name} {kind} NOT NULL DEFAULT {default}"
+                    )
 
     def close(self) -> None:
         self.conn.close()
@@ -160,11 +167,27 @@ class RunStore:
         rows = self.conn.execute("SELECT question_id, record FROM questions")
         return {qid: json.loads(record) for qid, record in rows}
 
-    def put_record(self, question_id: str, record: dict[str, Any]) -> None:
+    def put_record(
+        self, question_id: str, record: dict[str, Any], served: tuple[str, bool] = ("", False)
+    ) -> None:
+        """`served`: (served model, fake) of the answer the line holds."""
         self.conn.execute(
-            "INSERT OR REPLACE INTO questions VALUES (?, ?, ?)",
-            (question_id, json.dumps(record, ensure_ascii=False), int(record["error"] is None)),
+            "INSERT OR REPLACE INTO questions VALUES (?, ?, ?, ?, ?)",
+            (
+                question_id,
+                json.dumps(record, ensure_ascii=False),
+                int(record["error"] is None),
+                served[0],
+                int(served[1]),
+            ),
         )
+
+    def served(self, question_ids: Iterable[str]) -> Served:
+        """Who made the answers of these questions' lines, kept from earlier attempts too:
+        a rerun that asks nothing signs the same served model and fake mark."""
+        wanted = set(question_ids)
+        rows = self.conn.execute("SELECT question_id, served_model, fake FROM questions")
+        return Served.of((model, bool(fake)) for qid, model, fake in rows if qid in wanted)
 
     # -- ingestion -----------------------------------------------------------------------
 

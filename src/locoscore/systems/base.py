@@ -159,7 +159,17 @@ class MemorySystem(ABC):
         """Release clients, files and servers."""
 
     def signature_options(self) -> dict[str, str]:
-        """The options that change results, for the run signature (sorted by key there)."""
+        """The options that change results, for the run signature (sorted by key there).
+
+        By default every option of the system's `OPTIONS` given a value, unless its spec
+        says it cannot change results: an option left out of the signature would let a rerun
+        with another value reuse the other value's answers."""
+        from locoscore.systems.options import signature_values
+
+        specs = getattr(type(self), "OPTIONS", None)
+        values = getattr(self, "options", None)
+        if isinstance(specs, Mapping) and isinstance(values, Mapping):
+            return signature_values(specs, values)
         return {}
 
     def dry_run_blocker(self) -> str | None:

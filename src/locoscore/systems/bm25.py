@@ -17,9 +17,9 @@ import numpy as np
 from locoscore.data.conversation import Query, SessionInput
 from locoscore.scoring.stem import porter_stem
 from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult, Usage
+from locoscore.systems.context import SystemContext
 from locoscore.systems.items import GRANULARITIES, session_items, top_k_indices
 from locoscore.systems.options import OptionSpec, resolve_options, signature_values
-from locoscore.systems.registry import SystemContext
 
 _WORD = re.compile(r"[a-z0-9]+")
 

@@ -46,7 +46,7 @@ class ChunkStream:
     owners: list[_Span] = field(default_factory=list)  # per token
 
     def add(self, session: SessionInput) -> None:
-        from locoscore.run.tokens import encoding
+        from locoscore.tokens import encoding
 
         position = len(self.sessions)
         self.sessions.append(session)

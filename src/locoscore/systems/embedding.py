@@ -30,11 +30,11 @@ from locoscore.data.conversation import Query, SessionInput
 from locoscore.errors import InputError
 from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult, Usage
 from locoscore.systems.chunks import ChunkStream
+from locoscore.systems.context import SystemContext
 from locoscore.systems.embedding_api import ApiEmbedder, EmbeddingError, NotAnEmbeddingsResponse
 from locoscore.systems.embedding_local import DEVICES, LocalEmbedder
 from locoscore.systems.items import GRANULARITIES, session_items, top_k_indices
 from locoscore.systems.options import OptionSpec, resolve_options, signature_values
-from locoscore.systems.registry import SystemContext
 from locoscore.systems.vector_cache import VectorCache, text_digest
 
 __all__ = ["EmbeddingError", "EmbeddingSystem", "NotAnEmbeddingsResponse", "cosine_scores"]

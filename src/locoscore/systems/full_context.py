@@ -16,8 +16,8 @@ from typing import Any, ClassVar
 
 from locoscore.data.conversation import Query, SessionInput
 from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult, Usage
+from locoscore.systems.context import SystemContext
 from locoscore.systems.options import OptionSpec, resolve_options
-from locoscore.systems.registry import SystemContext
 
 
 class FullContextSystem(MemorySystem):
@@ -64,7 +64,7 @@ class FullContextSystem(MemorySystem):
 def most_recent(sessions: list[SessionInput], window: int) -> list[SessionInput]:
     """The sessions cut to the most recent whole turns whose rendered lines fit `window`
     tokens (each kept session's header counted too)."""
-    from locoscore.run.tokens import count_tokens
+    from locoscore.tokens import count_tokens
 
     kept: list[SessionInput] = []
     used = 0

@@ -28,6 +28,7 @@ from locoscore.llm.call_errors import REDACTED, redact_secrets
 from locoscore.llm.limiter import AdaptiveLimiter
 from locoscore.llm.pool import CallPool, RetryPolicy
 from locoscore.systems.base import MemorySystem, SearchResult, Usage
+from locoscore.systems.context import SystemContext
 from locoscore.systems.http_contract import (
     CONTRACT_VERSION,
     INFO_PATH,
@@ -41,7 +42,6 @@ from locoscore.systems.http_contract import (
     parse_usage,
 )
 from locoscore.systems.options import OptionSpec, resolve_options
-from locoscore.systems.registry import SystemContext
 
 DEFAULT_TOKEN_ENV = "LOCOSCORE_MEMORY_TOKEN"
 

@@ -56,8 +56,8 @@ from locoscore.systems._mem0_session import (
 )
 from locoscore.systems._mem0_usage import Tally, UsageMeter
 from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult, Usage
+from locoscore.systems.context import SystemContext
 from locoscore.systems.options import OptionSpec, resolve_options, signature_values
-from locoscore.systems.registry import SystemContext
 
 OPENAI_URL = "https://api.openai.com/v1"
 TIMEOUT_S = 120.0

@@ -10,7 +10,6 @@ import math
 import time
 from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from locoscore.data.conversation import Query
 from locoscore.errors import LocoscoreError
@@ -24,9 +23,7 @@ from locoscore.systems.probe_conversations import (
     searchable_fact,
 )
 from locoscore.systems.probe_report import CheckFailed, Outcome
-
-if TYPE_CHECKING:
-    from locoscore.systems.probe import ProbeSession
+from locoscore.systems.probe_session import ProbeSession
 
 SEARCH_K = 5
 ISOLATION_K = 10

@@ -42,8 +42,9 @@ from locoscore.data.conversation import Conversation, Query, SessionInput
 from locoscore.errors import InputError, SystemCallError
 from locoscore.llm.call_errors import one_line_error
 from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult, Usage
-from locoscore.systems.registry import PYTHON_PREFIX, SystemContext
+from locoscore.systems.context import SystemContext
 
+PYTHON_PREFIX = "python:"
 REQUIRED_METHODS = ("reset", "add", "search")
 _USAGE_KEYS = frozenset({"input_tokens", "output_tokens", "embedding_tokens", "cost_usd", "calls"})
 _ITEM_KEYS = frozenset({"text", "score", "date_iso", "created_at", "date_raw", "dia_ids"})

@@ -1,20 +1,20 @@
 """Which systems exist, and building one from `--system NAME --system-option KEY=VALUE`.
 
 Built-in systems are imported lazily (mem0 and the SDKs are heavy or optional); `python:
-module:Class` loads a user's class from the current environment.
+module:Class` loads a user's class from the current environment. `SystemContext` lives in
+`systems.context`; user code that imports it from here keeps working.
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from locoscore.errors import InputError
-from locoscore.llm.cost import PriceTable
 from locoscore.systems.base import MemorySystem
+from locoscore.systems.context import SystemContext
+from locoscore.systems.python_plugin import PYTHON_PREFIX, python_system_class
 
 # name -> "module:Class" under locoscore.systems
 BUILTIN_SYSTEMS: dict[str, str] = {
@@ -24,16 +24,6 @@ BUILTIN_SYSTEMS: dict[str, str] = {
     "http": "locoscore.systems.http:HttpSystem",
     "mem0": "locoscore.systems.mem0:Mem0System",
 }
-PYTHON_PREFIX = "python:"
-
-
-@dataclass(frozen=True)
-class SystemContext:
-    """What a run lends its system: a folder for state and caches (inside the run), and the
-    run's price table (`--prices`), so what the system spends is costed like the answers."""
-
-    state_dir: Path
-    prices: PriceTable = field(default_factory=PriceTable)
 
 
 def system_names() -> list[str]:
@@ -54,8 +44,6 @@ def _load_class(target: str, what: str) -> type[MemorySystem]:
 
 def system_class(name: str) -> type[MemorySystem]:
     if name.startswith(PYTHON_PREFIX):
-        from locoscore.systems.python_plugin import python_system_class
-
         return python_system_class(name)
     if name in BUILTIN_SYSTEMS:
         return _load_class(BUILTIN_SYSTEMS[name], f"--system {name}")

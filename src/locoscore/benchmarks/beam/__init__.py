@@ -69,7 +69,8 @@ def opaque_question_id(question_id: str) -> str:
 
 class Beam(Benchmark):
     types = tuple(QuestionType(i, key, ABILITY_NAMES[key]) for key, i in ABILITY_IDS.items())
-    commands = frozenset({"run", "dataset", "judge", "report", "audit"})
+    commands = frozenset({"run", "dataset", "judge", "report", "compare", "audit"})
+    sample_stratum = "ability"  # a sample signs `strat-ability`, by the ten abilities
 
     def fetch(self, name: str, url: str | None, dest: Path | None) -> Path:
         return fetch_beam(name, url, dest)
@@ -210,6 +211,11 @@ class Beam(Benchmark):
         from locoscore.benchmarks.beam.folder import write_report
 
         return write_report(directory)
+
+    def compare(self, dir_a: Path, dir_b: Path, out: Path) -> dict[str, Any]:
+        from locoscore.benchmarks.beam.compare import compare_folders
+
+        return compare_folders(dir_a, dir_b, out)
 
 
 BEAM = Beam("beam", truncated=True)

@@ -17,7 +17,12 @@ from typing import Any
 from locoscore._io import write_json_atomic, write_text_atomic
 from locoscore.benchmarks.beam.data import ABILITIES, BeamDataset, BeamQuestion
 from locoscore.benchmarks.beam.folder import scoring_protocol, signature
-from locoscore.benchmarks.beam.judge_pass import BeamJudgeResult, BeamPrediction, beam_judge_pass
+from locoscore.benchmarks.beam.judge_pass import (
+    BeamJudgeResult,
+    BeamPrediction,
+    beam_judge_pass,
+    draw_sample,
+)
 from locoscore.data.sample import SampleSpec, with_sample
 from locoscore.judge.api import PassResult
 from locoscore.judge.settings import JudgeSettings
@@ -104,14 +109,8 @@ async def run_beam_audit(
     protocol = scoring_protocol(settings.protocol)
     official = protocol == "beam-official"
     sets = probe_predictions(data)
-    drawn = None
-    if sample is not None:  # one sample of the questions, by ability, cuts every set
-        drawn = sample.draw(
-            data.questions,
-            item_id=lambda q: q.question_id,
-            stratum=lambda q: q.ability,
-            stratum_name="ability",
-        )
+    drawn = draw_sample(sample, data.questions)  # one sample of the questions cuts every set
+    if drawn is not None:
         sets = {name: drawn.keep(s, lambda p: p.question_id) for name, s in sets.items()}
     audit = BeamAudit(protocol, with_sample(signature(settings, official=official), drawn), {})
     for name, predictions in sets.items():

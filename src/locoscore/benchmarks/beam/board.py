@@ -18,6 +18,7 @@ from locoscore.benchmarks.board_row import (
     number,
     read_scores,
     read_summary,
+    unjudged_row,
 )
 from locoscore.results.layout import SCORES
 
@@ -26,15 +27,14 @@ SCALE = 100.0
 
 def board_row(directory: Path, ability_names: dict[str, str]) -> BoardRow:
     summary = read_summary(directory)
+    judge = summary.get("judge")
+    if not isinstance(judge, dict):  # answered, not judged yet: a row without a metric
+        return unjudged_row(directory)
     rows = read_scores(directory)
     ids = tuple(str(r["question_id"]) for r in rows)
     answers = summary.get("answers") or {}
     failed = answers.get("failed") if isinstance(answers, dict) else None
     failed = failed if isinstance(failed, int) else None
-    judge = summary.get("judge")
-    if not isinstance(judge, dict):  # answered, not judged yet: a row without a metric
-        answered = answers.get("answered") if isinstance(answers, dict) else None
-        return BoardRow((), ids, answered if isinstance(answered, int) else 0, failed, {}, None)
     per_ability = need(judge, directory, "per_ability")
     by_type = {
         ability_names.get(key, key): cell(
@@ -85,4 +85,5 @@ def board_row(directory: Path, ability_names: dict[str, str]) -> BoardRow:
         scores,
         str(need(judge, directory, "signature")),
         judge_run_std=None if run_std is None else SCALE * run_std,
+        type_word="ability",
     )

@@ -257,14 +257,30 @@ def _conversation(
     return Conversation(conversation_id, ROLES, tuple(sessions)), turn_groups
 
 
-def _evidence_ids(raw: Any) -> list[str]:
-    """`source_chat_ids`: a list of ids, or a dict of lists (`{first_event, second_event}`)."""
-    values = raw.values() if isinstance(raw, dict) else [raw]
+def _evidence_ids(raw: Any, path: Path, where: str) -> list[str]:
+    """`source_chat_ids`: a list of ids, or a dict of lists (`{first_event, second_event}`).
+    A few event-ordering lists group an event's messages in a nested list (100K conversations
+    4, 13, 18): flattened in order, each id once. Anything but an int or str id is refused,
+    not dropped, so a question never silently loses its evidence."""
     out: list[str] = []
-    for value in values:
-        for item in value if isinstance(value, list) else [value]:
-            if isinstance(item, int) and not isinstance(item, bool) and str(item) not in out:
-                out.append(str(item))
+
+    def add(value: Any) -> None:
+        if isinstance(value, list):
+            for item in value:
+                add(item)
+        elif isinstance(value, int | str) and not isinstance(value, bool):
+            if str(value) not in out:
+                out.append(str(value))
+        else:
+            raise DatasetError(
+                f"expected message ids (ints or strings), got {value!r}",
+                file=str(path),
+                record=where,
+                field="source_chat_ids",
+            )
+
+    for value in raw.values() if isinstance(raw, dict) else [raw]:
+        add(value)
     return out
 
 
@@ -311,7 +327,7 @@ def _questions(
                         record=where,
                         field="source_chat_ids",
                     )
-                evidence = _evidence_ids(item["source_chat_ids"])
+                evidence = _evidence_ids(item["source_chat_ids"], path, where)
                 if not evidence:
                     anomalies.empty_evidence += 1
                 unresolved = [e for e in evidence if e not in known]

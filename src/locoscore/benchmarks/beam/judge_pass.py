@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -143,21 +144,16 @@ async def beam_judge_pass(
     dry_run: bool = False,
     batch: bool = False,
     user_cache: bool = False,
-    sample: SampleSpec | None = None,
+    sample: SampleSpec | QuestionSample | None = None,
     **pass_options: Any,
 ) -> BeamJudgeResult:
     by_id = {p.question_id: p for p in predictions}
     # every question of the conversations answered: an unanswered one counts as wrong
     answered = {q.conversation_id for q in data.questions if q.question_id in by_id}
     questions = [q for q in data.questions if q.conversation_id in answered]
-    drawn = None
-    if sample is not None:  # `--limit`: stratified by the ten abilities
-        drawn = sample.draw(
-            questions,
-            item_id=lambda q: q.question_id,
-            stratum=lambda q: q.ability,
-            stratum_name="ability",
-        )
+    # `--limit`: stratified by the ten abilities as `run` draws it (or the run's own sample)
+    drawn = draw_sample(sample, questions)
+    if drawn is not None:
         questions = drawn.keep(questions, lambda q: q.question_id)
     item_records, match_records = _items(questions, by_id, official=official)
     item_settings, match_settings = settings_for(settings, official=official)
@@ -174,6 +170,15 @@ async def beam_judge_pass(
         questions, by_id, items, matches, runs=settings.runs, official=official
     )
     return result
+
+
+def draw_sample(
+    request: SampleSpec | QuestionSample | None, questions: Sequence[BeamQuestion]
+) -> QuestionSample | None:
+    """BEAM's questions through the one draw of `run`, `judge` and `audit`."""
+    from locoscore.benchmarks.beam import ABILITY_IDS, BEAM
+
+    return BEAM.draw_sample(request, ((q.question_id, ABILITY_IDS[q.ability]) for q in questions))
 
 
 def _verdicts(result: PassResult | None) -> dict[tuple[str, int], dict[int, float]]:

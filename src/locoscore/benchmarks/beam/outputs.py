@@ -10,6 +10,7 @@ from typing import Any
 
 from locoscore._io import read_jsonl, write_json_atomic
 from locoscore.benchmarks.beam.data import ABILITIES, BeamDataset
+from locoscore.results.folder import load_summary
 from locoscore.results.layout import PREDICTIONS, RUN_JSON, SUMMARY
 
 RECALL_KS = (1, 3, 5, 10)
@@ -64,7 +65,10 @@ def write_outputs(
     predictions: Path, data: BeamDataset, out: Path, run_section: dict[str, Any], benchmark: str
 ) -> dict[str, Any]:
     records = read_jsonl(predictions)
+    # the judge's section (and any other command's) stays: a rerun of the same answers
+    # leaves judgments.jsonl and scores.jsonl in place, so their summary must stay too
     summary = {
+        **load_summary(out),
         "benchmark": benchmark,
         "data": data.describe(),
         "run": run_section,

@@ -20,6 +20,7 @@ from locoscore.benchmarks.board_row import (
     number,
     read_scores,
     read_summary,
+    unjudged_row,
 )
 from locoscore.results.layout import SCORES
 
@@ -40,14 +41,11 @@ def _by_type(summary: dict[str, Any], directory: Path, name: str) -> dict[str, B
 
 def board_row(directory: Path) -> BoardRow:
     summary = read_summary(directory)
-    rows = read_scores(directory)
     judge = summary.get("judge")
-    measures = (summary.get("run") or {}).get("measures") or {}
-    failed = measures.get("failed") if isinstance(measures, dict) else None
-    ids = tuple(str(r["question_id"]) for r in rows)
     if not isinstance(judge, dict):  # answered, not judged yet: a row without a metric
-        answered = sum(1 for r in rows if r.get("submitted", True))
-        return BoardRow((), ids, answered, failed if isinstance(failed, int) else None, {}, None)
+        return unjudged_row(directory)
+    rows = read_scores(directory)
+    ids = tuple(str(r["question_id"]) for r in rows)
     strict = need(summary, directory, "judge", "missing_counts_as_wrong")
     submitted = need(summary, directory, "judge", "over_submitted")
     metrics = (

@@ -64,17 +64,16 @@ def recorded_summary(metas: list[QuestionMeta], answers: Answers) -> dict[str, A
     }
 
 
-def draw_sample(data: LongMemEvalData, spec: SampleSpec | None) -> QuestionSample | None:
+def draw_sample(
+    data: LongMemEvalData, request: SampleSpec | QuestionSample | None
+) -> QuestionSample | None:
     """`--limit`: a sample of the file's questions (missing answers count, so the file is
-    the population), stratified by the six question types."""
-    if spec is None:
-        return None
-    return spec.draw(
-        data.questions,
-        item_id=lambda m: m.question_id,
-        stratum=lambda m: m.question_type,
-        stratum_name="type",
-    )
+    the population), stratified by the six question types as `run` draws it; or the run's
+    own sample (its run.json's) kept as it is."""
+    from locoscore.benchmarks.longmemeval import LONGMEMEVAL, TYPE_IDS
+
+    pairs = ((m.question_id, TYPE_IDS[m.question_type]) for m in data.questions)
+    return LONGMEMEVAL.draw_sample(request, pairs)
 
 
 async def judge_longmemeval(
@@ -88,7 +87,7 @@ async def judge_longmemeval(
     batch: bool = False,
     progress: ProgressSink | None = None,
     user_cache: bool = False,
-    sample: SampleSpec | None = None,
+    sample: SampleSpec | QuestionSample | None = None,
     claim: Callable[[InputIdentity], None] | None = None,
     max_unscored: float = DEFAULT_MAX_UNSCORED,
 ) -> tuple[PassResult, dict[str, Any] | None]:

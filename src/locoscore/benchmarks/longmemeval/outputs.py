@@ -10,6 +10,7 @@ from locoscore._io import read_jsonl, write_json_atomic, write_jsonl_atomic
 from locoscore.benchmarks.longmemeval import conversations as convs
 from locoscore.benchmarks.longmemeval import retrieval
 from locoscore.benchmarks.longmemeval.data import QUESTION_TYPES, LongMemEvalData
+from locoscore.results.folder import load_summary
 from locoscore.results.layout import HYPOTHESES, PREDICTIONS, RUN_JSON, SUMMARY
 
 
@@ -43,7 +44,10 @@ def write_outputs(
     wanted = {r["question_id"] for r in records}
     metas = [m for m in data.questions if m.question_id in wanted]
     retrieved = {r["question_id"]: r.get("retrieved") or [] for r in records}
+    # the judge's section (and any other command's) stays: a rerun of the same answers
+    # leaves judgments.jsonl and scores.jsonl in place, so their summary must stay too
     summary = {
+        **load_summary(out),
         "benchmark": "longmemeval",
         "run": run_section,
         "answers": {

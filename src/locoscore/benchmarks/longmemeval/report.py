@@ -33,6 +33,7 @@ from locoscore.report.html import render_html
 from locoscore.report.markdown import render_markdown
 from locoscore.report.spend import judge_calls_line
 from locoscore.results.layout import (
+    COMPARE_HTML,
     COMPARE_JSON,
     COMPARE_MD,
     REPORT_HTML,
@@ -286,9 +287,14 @@ def compare_folders(dir_a: Path, dir_b: Path, out: Path) -> dict[str, Any]:
             "ci95": [round(100 * ci.low, 4), round(100 * ci.high, 4)],
             "mcnemar_p": test.p_value,
         }
-    result = {"benchmark": "longmemeval", "judge": ja.get("signature"), "groups": rows}
-    out.mkdir(parents=True, exist_ok=True)
-    table = _table(
+    folders = {"A": str(dir_a), "B": str(dir_b)}
+    result = {
+        "benchmark": "longmemeval",
+        "folders": folders,
+        "judge": ja.get("signature"),
+        "groups": rows,
+    }
+    table = Table(
         ["", "n", "A", "B", "B - A (95 % CI)", "McNemar p"],
         [
             [k, str(v["count"]), f"{v['a']:.1f}", f"{v['b']:.1f}",
@@ -296,7 +302,22 @@ def compare_folders(dir_a: Path, dir_b: Path, out: Path) -> dict[str, Any]:
              f"{v['mcnemar_p']:.3g}"]
             for k, v in rows.items()
         ],
+        numeric=(False, True, True, True, True, True),
     )  # fmt: skip
+    title = "B - A on LongMemEval"
+    judged = f"judge: {ja.get('signature')}"
+    document: list[Block] = [
+        Heading(title, 1),
+        # which folder is which: a comparison that does not name them cannot be read
+        Notes([*(f"{side} = {path}" for side, path in folders.items()), judged]),
+        Paragraph(
+            "J with a missing answer counted as wrong, x100; B - A with its 95 % paired "
+            "bootstrap interval; McNemar's exact test on the majority verdicts."
+        ),
+        table,
+    ]
+    out.mkdir(parents=True, exist_ok=True)
     write_json_atomic(out / COMPARE_JSON, result)
-    write_text_atomic(out / COMPARE_MD, "\n".join(["# B - A on LongMemEval", "", *table, ""]))
+    write_text_atomic(out / COMPARE_MD, render_markdown(document))
+    write_text_atomic(out / COMPARE_HTML, render_html(document, title))
     return result

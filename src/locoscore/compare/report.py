@@ -9,7 +9,7 @@ from pathlib import Path
 
 from locoscore._io import write_text_atomic
 from locoscore.categories import CATEGORY_NAMES
-from locoscore.compare import (
+from locoscore.compare.paired import (
     ALPHA,
     BOOTSTRAP_RESAMPLES,
     Comparison,

@@ -1,26 +1,20 @@
-"""The answer step's prompt: one default (versioned by hash), or the user's file.
+"""The answer step's prompt: a benchmark's default (versioned by hash), or the user's file.
 
 The prompt is held constant across systems because it moves J more than most memory systems
 do (harness.md §3). It shows every retrieved item with the date of the session it came from,
 so temporal questions can be answered, and asks for a short answer so answer length does not
-differ between systems (a judge confound).
-
-The context is what the retrieval budget lets through: items in rank order while their
-rendered lines fit `--context-budget` cl100k tokens (a first item larger than the whole
-budget is cut to it, so a question is never asked with an empty context by accident).
+differ between systems (a judge confound). What fills its {context} is the run's business
+(`run.placed_context`).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from locoscore.errors import InputError
 from locoscore.llm.templating import fill_placeholders
-from locoscore.run.tokens import count_tokens, truncate_to_tokens
-from locoscore.systems.base import MemoryItem
 
 REQUIRED_PLACEHOLDERS = ("{question}", "{context}")
 
@@ -84,43 +78,3 @@ def load_answer_prompt(path: Path) -> AnswerPrompt:
             field="--answer-prompt",
         )
     return AnswerPrompt(text, name=f"file:{path.name}")
-
-
-def render_item(rank: int, item: MemoryItem) -> str:
-    when = item.date_raw or item.date_iso or "date unknown"
-    return f"[{rank}] (session of {when}) {item.text}"
-
-
-@dataclass(frozen=True)
-class PlacedContext:
-    """The items that made it into the prompt, and the context text exactly as placed."""
-
-    items: tuple[MemoryItem, ...]
-    text: str
-    tokens: int
-    dropped: int  # items retrieved but left out by the budget
-
-
-def place_context(items: Sequence[MemoryItem], budget: int | None) -> PlacedContext:
-    """Items in rank order while they fit `budget` tokens (None: all of them)."""
-    lines: list[str] = []
-    placed: list[MemoryItem] = []
-    used = 0
-    for item in items:
-        line = render_item(len(placed) + 1, item)
-        if budget is None:  # no budget: nothing to count per line
-            lines.append(line)
-            placed.append(item)
-            continue
-        cost = count_tokens(line + "\n")
-        if used + cost > budget:
-            if not placed:
-                line = truncate_to_tokens(line, budget)
-                lines.append(line)
-                placed.append(item)
-            break
-        lines.append(line)
-        placed.append(item)
-        used += cost
-    text = "\n".join(lines) if lines else "(no memories were retrieved)"
-    return PlacedContext(tuple(placed), text, count_tokens(text), len(items) - len(placed))

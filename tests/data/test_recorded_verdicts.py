@@ -8,7 +8,7 @@ import pytest
 
 from locoscore.data.load import load_predictions
 from locoscore.data.models import PredictionRecord
-from locoscore.scoring.recorded import recorded_judge_summary
+from locoscore.data.recorded_verdicts import recorded_judge_summary
 
 
 def _record(category: int, runs: list[bool | None]) -> PredictionRecord:
