@@ -130,6 +130,7 @@ def spend(results: list[PassResult]) -> dict[str, Any]:
             "failed": sum(1 for row in rows if row.score is None),
             "skipped": sum(s.skipped for s in stats),
             "short_circuited": sum(s.short_circuited for s in stats),
+            "retries": dict(sum((Counter(s.retries) for s in stats), Counter())),
             "runs": len(rows),
             **attempts_json(now, earlier, "judgments"),
         },
