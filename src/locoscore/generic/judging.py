@@ -4,30 +4,38 @@ J per question (the mean verdict over its runs), overall and per type.
 
 The questions are those the answers file holds (a `run --limit` folder is judged over its
 own sample, not counted as missing the rest); a failed answer is graded 0 with no call. A
-question whose every judge run failed has no J: the section names how many and carries an
-`error`, so the command fails rather than showing a headline over fewer questions as over all.
+question whose every judge run failed has no J: the section says J is over `scored` of
+`questions`, and more than `--max-unscored` of the runs without a verdict is an `error`, so the
+command fails rather than showing a headline over fewer questions as over all.
 
-This calls `judge.api.run_pass` over `PredictionRecord`s (the engine's unit today); when the
-engine takes neutral judge items, only `_records` changes.
+The pass is the judge fold every benchmark shares (`judge.folder`: the failure gate, the
+denominator, who judged, cost across attempts) over neutral judge items.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from locoscore._io import read_jsonl, sha256_file, write_json_atomic, write_jsonl_atomic
 from locoscore.data.conversation import Question
-from locoscore.data.models import PredictionRecord
 from locoscore.data.sample import QuestionSample, SampleSpec, with_sample
 from locoscore.errors import InputError
 from locoscore.generic.parts import JudgeRules
 from locoscore.generic.scoring import aggregate
-from locoscore.judge.api import PassResult, run_pass
-from locoscore.judge.outputs import calls_and_usage
+from locoscore.judge.api import PassResult
+from locoscore.judge.folder import (
+    DEFAULT_MAX_UNSCORED,
+    JudgeJob,
+    denominator,
+    fold_problem,
+    judge_jobs,
+    provenance,
+    spend,
+)
+from locoscore.judge.items import JudgeItem
 from locoscore.judge.settings import JudgeSettings
 from locoscore.results.folder import load_summary
 from locoscore.results.identity import InputIdentity, answers_identity, submitted_pairs
@@ -49,17 +57,16 @@ class JudgeTask:
     draw: Callable[[Any, list[tuple[str, int]]], QuestionSample | None]
 
 
-def _records(
-    questions: Sequence[Question], answers: Mapping[str, dict[str, Any]]
-) -> list[PredictionRecord]:
+def _items(questions: Sequence[Question], answers: Mapping[str, dict[str, Any]]) -> list[JudgeItem]:
     return [
-        PredictionRecord(
-            sample_id=q.question_id,
-            qa_index=position,
-            category=q.category,
+        JudgeItem(
+            key=q.question_id,
+            question_id=q.question_id,
+            index=position,
+            type_id=q.category,
             question=q.text,
-            answer=q.gold,
-            prediction=str(answers[q.question_id].get("prediction") or ""),
+            reference=str(q.gold),
+            candidate=str(answers[q.question_id].get("prediction") or ""),
             source=q.question_id,
         )
         for position, q in enumerate(questions)
@@ -98,8 +105,8 @@ async def judge_answers(
     claim: Callable[[InputIdentity], None] | None = None,
 ) -> tuple[PassResult, dict[str, Any] | None]:
     """Judge `answers_path` into `out`: the pass and the summary's judge section. With
-    `max_unscored` (`--max-unscored`), the section's `error` is for more than that share of
-    judge runs without a verdict; without it, for any question left without one. `claim` is
+    `max_unscored` (`--max-unscored`, else the fold's default), the section's `error` is for
+    more than that share of judge runs without a verdict. `claim` is
     the folder guard, called with the answers' identity before anything is written."""
     if type_templates:
         raise InputError("this benchmark's rules take no --type-template", field="--type-template")
@@ -126,62 +133,46 @@ async def judge_answers(
         raise InputError("not a folder", file=str(out), field="--out")
     if claim is not None:
         claim(ours)  # one input's results per folder
-    records = _records(judged, answers)
+    items = _items(judged, answers)
     if not dry_run:
         out.mkdir(parents=True, exist_ok=True)
-    result = await run_pass(
-        records,
-        settings,
+    fold = await judge_jobs(
+        [JudgeJob("answers", items, settings)],
         out / JUDGE_CACHE,
         batch=batch,
         dry_run=dry_run,
         user_cache=user_cache,
         progress=progress,
     )
-    if dry_run or result.run is None or result.run.pending_batch is not None:
+    result = fold.results[0]
+    if dry_run or not fold.complete:
         return result, None
-    verdicts: dict[str, list[float]] = {r.key: [] for r in records}
-    for row in result.run.rows:
-        if row.score is not None and row.key in verdicts:
-            verdicts[row.key].append(row.score / 100.0)
+    # a question's J: the mean of its runs with a verdict (None: every run failed)
     j: dict[str, float | None] = dict.fromkeys(failed, 0.0)
-    for record in records:
-        runs = verdicts[record.key]
-        j[record.source] = sum(runs) / len(runs) if runs else None
+    for key, runs in fold.runs("answers").items():
+        used = [v / 100.0 for v in runs if v is not None]
+        j[key] = sum(used) / len(used) if used else None
     scored = {q: v for q, v in j.items() if v is not None}
     types = {q.question_id: task.type_names[q.category] for q in population}
-    described = result.judge.describe(result.run.served)
+    described = result.judge.describe(fold.served())
     section: dict[str, Any] = {
         **described,
         "signature": with_sample(described["signature"], drawn),
         "sample": None if drawn is None else drawn.to_json(),
         "input": {"path": str(answers_path), "sha256": ours.file_sha256, **ours.to_json()},
         "dataset": task.data,
-        "questions": len(population),
+        **denominator(len(population), len(scored)),
         "judged": len(scored),
-        "unscored": len(population) - len(scored),
         "failed_answers": len(failed),
         **aggregate(scored, types, list(task.type_names.values())),
-        **calls_and_usage(result.run.stats),
-        "response_format": result.run.response_format,
+        **provenance(fold, model=result.judge.model, endpoint=result.judge.endpoint),
+        **spend(fold.results),
+        "response_format": None if result.run is None else result.run.response_format,
     }
-    failed_runs = [r for r in result.run.rows if r.score is None]
-    too_many = bool(failed_runs) and (
-        len(failed_runs) == len(result.run.rows)
-        or (max_unscored is not None and len(failed_runs) / len(result.run.rows) > max_unscored)
-    )
-    if too_many or (max_unscored is None and section["unscored"]):
-        reasons = Counter((r.error or "unscored").split(":")[0] for r in failed_runs)
-        why = ", ".join(f"{reason} {n}" for reason, n in reasons.most_common(3))
-        section["error"] = (
-            f"{section['unscored']} of {len(population)} question(s) have no verdict ({why}); J "
-            "above is over the rest only. Rerun the same command to retry the failed calls"
-        )
-    if result.run.stop_reason:
-        section["error"] = f"stopped early: {result.run.stop_reason}"
-    order = {r.key: i for i, r in enumerate(records)}
-    rows = sorted(result.run.rows, key=lambda r: (order.get(r.key, len(order)), r.run))
-    write_jsonl_atomic(out / JUDGMENTS, [r.as_json() for r in rows])
+    limit = DEFAULT_MAX_UNSCORED if max_unscored is None else max_unscored
+    if (problem := fold_problem(fold, limit)) is not None:
+        section["error"] = problem
+    write_jsonl_atomic(out / JUDGMENTS, [r.as_json() for r in fold.rows()])
     write_jsonl_atomic(out / SCORES, _score_rows(out, population, types, j))
     summary = load_summary(out)
     summary.update(task.fields)
@@ -211,7 +202,8 @@ def _score_rows(
 
 
 def judge_lines(section: dict[str, Any], out: Path) -> list[str]:
-    """What `judge` prints: J overall and per type, then what was written."""
+    """What `judge` prints: the fold's lines (signature, who judged, calls and cost), J
+    overall and per type (each over its count), what it is over, then what was written."""
 
     def shown(block: dict[str, Any]) -> str:
         if block.get("mean") is None:
@@ -219,14 +211,10 @@ def judge_lines(section: dict[str, Any], out: Path) -> list[str]:
         low, high = block["ci95"]
         return f"{block['mean']:.1f} [{low:.1f}, {high:.1f}] (n={block['count']})"
 
-    from locoscore.llm.endpoint import through_sentence
+    from locoscore.judge.folder import over_phrase
+    from locoscore.report.spend import judge_section_lines
 
-    lines = [f"signature: {section['signature']}", f"J overall {shown(section['overall'])}"]
+    lines = [*judge_section_lines(section), f"J overall {shown(section['overall'])}"]
     lines += [f"  {name}: {shown(block)}" for name, block in section["by_type"].items()]
-    through = through_sentence("judged", section.get("endpoint"), section["served"]["fake"])
-    lines += [through] if through else []
-    lines.append(
-        f"{section['judged']} of {section['questions']} question(s) judged; "
-        f"wrote {out}/{JUDGMENTS}, {SCORES}, {SUMMARY}"
-    )
+    lines.append(f"J {over_phrase(section)}; wrote {out}/{JUDGMENTS}, {SCORES}, {SUMMARY}")
     return lines
