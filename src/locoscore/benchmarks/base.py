@@ -29,6 +29,14 @@ from locoscore.results.layout import PREDICTIONS, RUN_JSON, SCORES, SUMMARY
 if TYPE_CHECKING:
     from locoscore.benchmarks.answer_prompt import AnswerPrompt
     from locoscore.benchmarks.board_row import BoardRow
+    from locoscore.benchmarks.commands import (
+        AuditCall,
+        CompareCall,
+        JudgeCall,
+        ReportCall,
+        ScoreCall,
+        Terminal,
+    )
     from locoscore.data.sample import QuestionSample, SampleSpec
     from locoscore.generic.parts import JudgeRules, Metric
 
@@ -245,10 +253,40 @@ class Benchmark(ABC):
     # the system between questions and scores retrieval by the turns items name).
     probe_checks: tuple[str, ...] = ()
 
-    # The report and comparison are written through `report` and `compare` (default: from
-    # the declared parts, `generic.folder_view`); LoCoMo's come from the report modules.
-    own_report = True
+    # -- commands: what the CLI calls (`benchmarks.commands`; LoCoMo overrides them) -----
+    def judge_command(self, call: JudgeCall, terminal: Terminal) -> bool:
+        """`locoscore judge`; True when it failed after writing its outputs."""
+        from locoscore.benchmarks.commands import judge_command
 
+        return judge_command(self, call, terminal)
+
+    def check_audit_inputs(self, predictions: Path | None, probes: list[Path] | None) -> None:
+        """Refuse, before anything is read, the audit inputs this benchmark would ignore."""
+        from locoscore.benchmarks.commands import refuse_audit_files
+
+        refuse_audit_files(self, predictions, probes)
+
+    def audit_command(self, call: AuditCall, terminal: Terminal) -> bool:
+        from locoscore.benchmarks.commands import audit_command
+
+        return audit_command(self, call, terminal)
+
+    def report_command(self, call: ReportCall, terminal: Terminal) -> bool:
+        from locoscore.benchmarks.commands import report_command
+
+        return report_command(self, call, terminal)
+
+    def compare_command(self, call: CompareCall, terminal: Terminal) -> bool:
+        from locoscore.benchmarks.commands import compare_command
+
+        return compare_command(self, call, terminal)
+
+    def score_command(self, call: ScoreCall, terminal: Terminal) -> bool:
+        self.require("score")
+        raise NotImplementedError
+
+    # The report and comparison are written through `report` and `compare` (default: from
+    # the declared parts, `generic.folder_view`).
     def report(self, directory: Path) -> list[Path]:
         from locoscore.generic.folder_view import write_report
 
@@ -268,9 +306,6 @@ class Benchmark(ABC):
         row: BoardRow = board_row(directory)
         return row
 
-    # A benchmark whose judge audit builds its probe sets from its own data.
-    own_audit = False
-
     async def audit(
         self, data: Any, settings: Any, out: Path, **options: Any
     ) -> tuple[Any, dict[str, Any] | None]:
@@ -279,10 +314,7 @@ class Benchmark(ABC):
         cuts every set; the document carries it and its signature the `sample:` part."""
         raise NotImplementedError
 
-    # The judge runs through `judge` (default: the declared `judge_rules`,
-    # `generic.judging`); LoCoMo's through the judge pass over joined prediction records.
-    own_judge = True
-
+    # The judge runs through `judge` (default: the declared `judge_rules`, `generic.judging`).
     async def judge(
         self, data: Any, answers: Path, settings: Any, out: Path, **options: Any
     ) -> tuple[Any, dict[str, Any] | None]:
@@ -314,7 +346,7 @@ class Benchmark(ABC):
         )
         return await judge_answers(task, answers, settings, out, **options)
 
-    # What `judge` and `audit` print for a benchmark with its own judge or audit: lines
+    # What the default `judge` and `audit` commands print: lines
     # built from the summary section (or audit document) it returned; a dry run's lines
     # (None: the shared estimate of a single pass). A section's `error` fails the command.
     def judge_lines(self, section: dict[str, Any], out: Path) -> list[str]:

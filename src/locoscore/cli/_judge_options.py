@@ -4,7 +4,7 @@ each option, and one place that turns them into `JudgeSettings`."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -184,16 +184,3 @@ def print_estimate(result: PassResult, batch: bool, sample: QuestionSample | Non
         f"estimated tokens: {estimate.input_tokens:,} in, {estimate.output_tokens:,} out\n"
         f"estimated cost: {cost}"
     )
-
-
-def print_benchmark_outcome(
-    lines: list[str] | None, result: Any, dry_run_lines: list[str] | None, batch: bool
-) -> None:
-    """What a benchmark's own judge or audit printed: its dry-run lines (None: the shared
-    estimate of one pass), or the lines it made of its summary."""
-    if lines is None:  # a dry run
-        if dry_run_lines is None:
-            print_estimate(result, batch)
-        lines = dry_run_lines or []
-    for line in lines:
-        console.print(line, highlight=False, soft_wrap=True)

@@ -163,9 +163,6 @@ class Beam(Benchmark):
 
         return write_outputs(predictions, data, out, run_section, self.name)
 
-    own_judge = True
-    own_audit = True
-
     async def judge(
         self, data: BeamDataset, answers: Path, settings: Any, out: Path, **options: Any
     ) -> tuple[Any, dict[str, Any] | None]:
@@ -201,8 +198,6 @@ class Beam(Benchmark):
             lines.append(f"{name:<10} n={entry['n']:<4} mean score {mean}")
         lines.append(f"wrote {out}/{', '.join(AUDIT_FILES)}")
         return lines
-
-    own_report = True
 
     def board_row(self, directory: Path) -> BoardRow:
         from locoscore.benchmarks.beam.board import board_row

@@ -55,9 +55,6 @@ class LongMemEval(Benchmark):
     known_files = KNOWN_FILES
     answer_prompt_name = "locoscore-lme-answer-v1"
     commands = frozenset({"run", "dataset", "judge", "report", "compare", "audit"})
-    own_audit = True
-    own_judge = True
-    own_report = True
     judge_protocols = ("binary",)
     run_files = (HYPOTHESES, SUMMARY)  # outputs.write_outputs
     fetch_names = FETCH_NAMES

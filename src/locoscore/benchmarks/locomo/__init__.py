@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from locoscore.benchmarks.base import Benchmark, KnownFile, QuestionType
 from locoscore.categories import ADVERSARIAL, CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
@@ -16,6 +16,16 @@ from locoscore.data.dataset import LOCOMO_SHA256, LOCOMO_URL, Dataset, load_data
 from locoscore.data.locomo_conversations import locomo_conversations, locomo_questions
 from locoscore.results.identity import InputIdentity, identity_of_rows
 from locoscore.results.layout import PREDICTIONS, REPORT_FILES, RUN_JSON, SCORES, SUMMARY
+
+if TYPE_CHECKING:
+    from locoscore.benchmarks.commands import (
+        AuditCall,
+        CompareCall,
+        JudgeCall,
+        ReportCall,
+        ScoreCall,
+        Terminal,
+    )
 
 
 class LoCoMo(Benchmark):
@@ -29,9 +39,6 @@ class LoCoMo(Benchmark):
     has_errata = True
     scores_lexically = True
     commands = frozenset({"run", "dataset", "score", "judge", "report", "compare", "audit"})
-    # LoCoMo's judge, report and board row are the LoCoMo-shaped modules (judge/, report/)
-    own_judge = False
-    own_report = False
     run_files = (SCORES, SUMMARY, *REPORT_FILES)
 
     def board_row(self, directory: Path) -> None:
@@ -89,6 +96,36 @@ class LoCoMo(Benchmark):
         from locoscore.benchmarks.answer_prompt import DEFAULT_ANSWER_PROMPT
 
         return DEFAULT_ANSWER_PROMPT
+
+    # -- commands: the judge pass over joined prediction records, the probe-file audit,
+    # the LoCoMo-shaped report and comparison (`judge/`, `report/`, `compare/`)
+    def judge_command(self, call: JudgeCall, terminal: Terminal) -> bool:
+        from locoscore.benchmarks.locomo.judge_command import judge_command
+
+        return judge_command(self, call, terminal)
+
+    def check_audit_inputs(self, predictions: Path | None, probes: list[Path] | None) -> None:
+        """LoCoMo's audit takes probe files and your predictions beside the gold."""
+
+    def audit_command(self, call: AuditCall, terminal: Terminal) -> bool:
+        from locoscore.benchmarks.locomo.audit_command import audit_command
+
+        return audit_command(self, call, terminal)
+
+    def report_command(self, call: ReportCall, terminal: Terminal) -> bool:
+        from locoscore.benchmarks.locomo.folder_commands import report_command
+
+        return report_command(self, call, terminal)
+
+    def compare_command(self, call: CompareCall, terminal: Terminal) -> bool:
+        from locoscore.benchmarks.locomo.folder_commands import compare_command
+
+        return compare_command(self, call, terminal)
+
+    def score_command(self, call: ScoreCall, terminal: Terminal) -> bool:
+        from locoscore.benchmarks.locomo.folder_commands import score_command
+
+        return score_command(self, call, terminal)
 
 
 LOCOMO = LoCoMo()

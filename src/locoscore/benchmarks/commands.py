@@ -1,0 +1,254 @@
+"""What a command hands a benchmark, and what each command does with one by default.
+
+The CLI only wires: it reads the options, refuses what it can refuse before any file is read,
+and calls the benchmark's command hook (`Benchmark.judge_command`, `audit_command`,
+`report_command`, `compare_command`, `score_command`) with the options (a `*Call`) and the
+terminal (`Terminal`: its consoles and the services that belong to a command line). A hook
+returns True when the command failed after its outputs were written (the CLI exits 1).
+
+The defaults here serve a benchmark through its pass hooks (`judge`, `audit`, `report`,
+`compare`) and the lines it makes of their results; LoCoMo overrides the command hooks with
+its own (`benchmarks.locomo.commands`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.markup import escape
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from locoscore.benchmarks.base import Benchmark
+    from locoscore.data.sample import QuestionSample, SampleSpec
+    from locoscore.judge.settings import JudgeSettings
+    from locoscore.results.identity import InputIdentity
+
+
+@dataclass(frozen=True)
+class Terminal:
+    """The command line's side of a command: where it prints, how a pass runs (stopped
+    cleanly by the first SIGINT), its progress bar, the folder guard."""
+
+    out: Console  # results
+    err: Console  # progress, errors, what --replace dropped
+    # `run_pass(coroutine, tally=None)`: the coroutine's result; `Interrupted` on a signal
+    run_pass: Callable[..., Any]
+    # `progress(enabled, verb, noun)`: the progress bar (a tally `run_pass` names on a signal)
+    progress: Callable[[bool, str, str], Any]
+    # `claim(out, identity, replace=, dry_run=)`: the folder guard, saying what it dropped
+    claim: Callable[..., None]
+    # `estimate(result, batch, sample=None)`: a dry run's calls, tokens and cost
+    estimate: Callable[..., None]
+
+
+@dataclass(frozen=True)
+class JudgeCall:
+    predictions: Path
+    out: Path
+    dataset: Path | None
+    fmt: str | None
+    prediction_key: str | None
+    strict: bool
+    settings: JudgeSettings
+    runs: int
+    include_adversarial: bool
+    type_templates: list[str]
+    dry_run: bool
+    batch: bool
+    batch_poll: float
+    batch_wait: float
+    progress: bool
+    user_cache: bool
+    errata: Path | None
+    max_unscored: float
+    request: SampleSpec | QuestionSample | None  # --limit, or the run's own sample
+    replace: bool
+
+
+@dataclass(frozen=True)
+class AuditCall:
+    out: Path
+    dataset: Path | None
+    probes: list[Path] | None
+    predictions: Path | None
+    fmt: str | None
+    accept_threshold: float
+    settings: JudgeSettings
+    dry_run: bool
+    batch: bool
+    batch_poll: float
+    batch_wait: float
+    progress: bool
+    user_cache: bool
+    spec: SampleSpec | None
+    replace: bool
+
+
+@dataclass(frozen=True)
+class ReportCall:
+    directory: Path
+    paper_columns: bool
+    svg: Path | None
+    errata: Path | None
+    compare_anyway: bool
+    dataset: Path | None
+
+
+@dataclass(frozen=True)
+class CompareCall:
+    folders: list[Path]
+    out: Path
+    verified_gold: bool
+    errata: Path | None
+    dataset: Path | None
+
+
+@dataclass(frozen=True)
+class ScoreCall:
+    predictions: Path
+    dataset: Path | None
+    fmt: str | None
+    prediction_key: str | None
+    strict: bool
+    out: Path
+    protocols: str
+    errata: Path | None
+    replace: bool
+
+
+def print_outcome(
+    t: Terminal, lines: list[str] | None, result: Any, dry_run_lines: list[str] | None, batch: bool
+) -> None:
+    """What a benchmark's own judge or audit printed: its dry-run lines (None: the shared
+    estimate of one pass), or the lines it made of its summary."""
+    if lines is None:  # a dry run
+        if dry_run_lines is None:
+            t.estimate(result, batch)
+        lines = dry_run_lines or []
+    for line in lines:
+        t.out.print(line, highlight=False, soft_wrap=True)
+
+
+def judge_command(bench: Benchmark, call: JudgeCall, t: Terminal) -> bool:
+    """A benchmark's judge through the shared fold (`judge.folder`): its section carries an
+    `error` when the gate fails (too many runs without a verdict, a pass stopped early), and
+    the command then fails after the outputs are written, as LoCoMo's does."""
+    from locoscore.benchmarks.base import parse_type_templates
+
+    data = bench.load(call.dataset)
+
+    def claim(ours: InputIdentity) -> None:
+        """The folder guard, called by the benchmark's pass once it has read the answers."""
+        t.claim(call.out, ours, replace=call.replace, dry_run=call.dry_run)
+
+    result, section = t.run_pass(
+        bench.judge(
+            data,
+            call.predictions,
+            call.settings,
+            call.out,
+            type_templates=parse_type_templates(call.type_templates),
+            dry_run=call.dry_run,
+            batch=call.batch,
+            user_cache=call.user_cache,
+            sample=call.request,  # a spec each benchmark draws as `run` does, or the run's
+            claim=claim,
+            max_unscored=call.max_unscored,
+        )
+    )
+    if section is not None and (drawn := section.get("sample")):
+        t.out.print(
+            f"smoke test: judged a sample of {drawn['size']:,} of {drawn['population']:,} "
+            f"questions ({drawn['signature']}); J is a subset",
+            highlight=False,
+        )
+    done = not call.dry_run and section is not None
+    lines = bench.judge_lines(section, call.out) if done and section is not None else None
+    print_outcome(t, lines, result, None if done else bench.dry_run_lines(result), call.batch)
+    if section is not None and section.get("error"):
+        t.err.print(f"[red]error:[/] {escape(section['error'])}", highlight=False, soft_wrap=True)
+        return True
+    return False
+
+
+def refuse_audit_files(
+    bench: Benchmark, predictions: Path | None, probes: list[Path] | None
+) -> None:
+    """A benchmark whose audit builds its probe sets from its own data: a file of answers or
+    probes would be silently left out of the audit, so say so before anything is read."""
+    from locoscore.errors import InputError
+
+    for given, option in ((predictions, "--predictions"), (probes, "--probes")):
+        if given:
+            raise InputError(
+                f"--benchmark {bench.name} audits its own probe sets; it takes no {option}",
+                field=option,
+            )
+
+
+def audit_command(bench: Benchmark, call: AuditCall, t: Terminal) -> bool:
+    data = bench.load(call.dataset)
+    result, document = t.run_pass(
+        bench.audit(
+            data,
+            call.settings,
+            call.out,
+            dry_run=call.dry_run,
+            batch=call.batch,
+            user_cache=call.user_cache,
+            sample=call.spec,
+        )
+    )
+    if document is not None and (drawn := document.get("sample")):
+        t.out.print(
+            f"smoke test: audited a sample of {drawn['size']:,} of {drawn['population']:,} "
+            f"questions ({drawn['signature']}) in every probe set",
+            highlight=False,
+        )
+    done = not call.dry_run and document is not None
+    lines = bench.audit_lines(document, call.out) if done and document is not None else None
+    print_outcome(t, lines, result, None if done else bench.dry_run_lines(result), call.batch)
+    return False
+
+
+def report_command(bench: Benchmark, call: ReportCall, t: Terminal) -> bool:
+    for path in bench.report(call.directory):
+        t.out.print(f"wrote {path}", highlight=False)
+    return False
+
+
+def print_names(t: Terminal, folders: list[Path]) -> None:
+    """Which folder is A, B, ...: every figure printed after is named by these letters."""
+    from locoscore.compare.paired import side_name
+
+    for i, folder in enumerate(folders):
+        t.out.print(f"{side_name(i)} = {escape(str(folder))}", highlight=False, soft_wrap=True)
+
+
+def compare_command(bench: Benchmark, call: CompareCall, t: Terminal) -> bool:
+    from locoscore.errors import InputError
+    from locoscore.results.layout import COMPARE_HTML, COMPARE_JSON, COMPARE_MD
+
+    folders, out = call.folders, call.out
+    if len(folders) != 2:
+        raise InputError(
+            f"compare of {bench.name} folders takes exactly two (A B); {len(folders)} were given"
+        )
+    dir_a, dir_b = folders
+    result = bench.compare(dir_a, dir_b, out)
+    print_names(t, folders)
+    for name, row in result["groups"].items():
+        # a right/wrong judge's test (McNemar) or a graded one's (Wilcoxon)
+        test = "McNemar" if "mcnemar_p" in row else "Wilcoxon"
+        t.out.print(
+            f"{name}: A {row['a']:.1f}, B {row['b']:.1f}, B - A {row['difference']:+.1f} "
+            f"[{row['ci95'][0]:+.1f}, {row['ci95'][1]:+.1f}], {test} p "
+            f"{row[test.lower() + '_p']:.3g}",
+            highlight=False,
+        )
+    t.out.print(f"wrote {out}/{COMPARE_MD}, {COMPARE_HTML}, {COMPARE_JSON}", highlight=False)
+    return False

@@ -1,0 +1,139 @@
+"""`locoscore audit` on LoCoMo: the gold and the probe files (MemOS format, or the fetched
+two), with your predictions if given, judged as `judge` would; audit.md/html/json."""
+
+from __future__ import annotations
+
+import warnings
+from typing import TYPE_CHECKING
+
+from rich.markup import escape
+from rich.table import Table
+
+from locoscore.results.layout import AUDIT_HTML, AUDIT_JSON, AUDIT_MD, SCORES, SUMMARY
+
+if TYPE_CHECKING:
+    from locoscore.benchmarks.base import Benchmark
+    from locoscore.benchmarks.commands import AuditCall, Terminal
+    from locoscore.judge.audit import ProbeSet
+
+
+def _print_sets(t: Terminal, document: dict[str, object]) -> None:
+    table = Table(title="judge audit: % of answers accepted")
+    for name in ("probe set", "should", "n", "accepted", "95 % CI", "run ±", "recorded", "ref."):
+        table.add_column(
+            name, justify="left" if name in ("probe set", "should") else "right", overflow="fold"
+        )
+    sets = document["probe_sets"]
+    assert isinstance(sets, list)
+    for s in sets:
+        cell = s["acceptance"]["overall"]
+        ci = cell["ci95"]
+        recorded = (s.get("recorded") or {}).get("overall") or {}
+        reference = s.get("reference") or {}
+        table.add_row(
+            s["name"],
+            s["expect"] or "-",
+            str(cell["n"]),
+            "-" if cell["rate"] is None else f"{cell['rate']:.1f}",
+            "-" if ci["low"] is None else f"[{ci['low']:.1f}, {ci['high']:.1f}]",
+            "-" if cell["run_level"]["std"] is None else f"{cell['run_level']['std']:.2f}",
+            "-" if recorded.get("mean") is None else f"{recorded['mean']:.2f}",
+            "-" if reference.get("overall") is None else f"{reference['overall']:.2f}",
+        )
+    t.out.print(table)
+
+
+def audit_command(bench: Benchmark, call: AuditCall, t: Terminal) -> bool:
+    # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
+    from locoscore.benchmarks.locomo_probe_sets import (
+        gold_probe_set,
+        predictions_set,
+        probe_file_set,
+    )
+    from locoscore.data.dataset import load_dataset
+    from locoscore.data.probes import cached_probe_paths
+    from locoscore.data.sample import judged_sample
+    from locoscore.judge.audit import calls_per_set, run_audit, sample_sets
+    from locoscore.judge.audit_stats import placement_sentence
+    from locoscore.judge.cache import user_cache_path
+    from locoscore.llm.endpoint import through_sentence
+    from locoscore.report.audit_report import audit_document, write_audit
+    from locoscore.report.build import build_reports
+    from locoscore.report.spend import judge_calls_line
+    from locoscore.run.document import read_run_sample
+
+    console, out, predictions, spec = t.out, call.out, call.predictions, call.spec
+    # a run's predictions made with --limit: every set cut to the run's own sample
+    ran = None if predictions is None else read_run_sample(predictions, bench.run_fingerprint)
+    request = spec if predictions is None else judged_sample(spec, ran)
+    ds = load_dataset(call.dataset)
+    sets: list[ProbeSet] = [gold_probe_set(ds)]
+    sets += [probe_file_set(path, ds) for path in (call.probes or cached_probe_paths())]
+    if predictions is not None:
+        own = predictions_set(predictions, ds, call.fmt)
+        assert own.identity is not None
+        t.claim(out, own.identity, replace=call.replace, dry_run=call.dry_run)
+        sets.append(own)
+    sample = None
+    if request is not None:
+        sets, sample = sample_sets(sets, request, bench.draw_sample)
+        console.print(
+            f"smoke test: auditing {sample.describe()} ({sample.signature}) of every probe set",
+            highlight=False,
+        )
+    bar = t.progress(call.progress and not call.dry_run, "auditing", "judgments")
+    result = t.run_pass(
+        run_audit(
+            sets,
+            call.settings,
+            out,
+            batch=call.batch,
+            dry_run=call.dry_run,
+            progress=bar,
+            poll_interval_s=call.batch_poll,
+            max_wait_s=call.batch_wait,
+            user_cache=call.user_cache,
+        ),
+        bar,
+    )
+    if call.user_cache:
+        console.print(
+            f"user cache: {result.user_cache_hits:,} verdict(s) reused from {user_cache_path()}",
+            highlight=False,
+        )
+    if call.dry_run:
+        t.estimate(result, call.batch, sample)
+        per_set = ", ".join(f"{name} {n:,}" for name, n in calls_per_set(sets, result).items())
+        console.print(f"calls per probe set: {per_set}", highlight=False)
+        return False
+    assert result.run is not None
+    if result.run.pending_batch is not None:
+        console.print(
+            f"batch {result.run.pending_batch} is still running; rerun the same command to "
+            "collect it (nothing is resubmitted)."
+        )
+        return False
+    document = audit_document(sets, result, ds, call.accept_threshold, sample)
+    write_audit(out, document)
+    if (out / SCORES).is_file() and (out / SUMMARY).is_file():
+        build_reports(out)  # a results folder: its report shows the audit next to J
+    _print_sets(t, document)
+    if document.get("placement"):
+        console.print(placement_sentence(document["placement"]), highlight=False)
+    console.print(f"[bold]{document['summary_line']}[/]", highlight=False)
+    console.print(judge_calls_line(document["calls"], document["usage"]), highlight=False)
+    judge = document["judge"]
+    through = through_sentence("judged", judge["endpoint"], judge["served"]["fake"])
+    if through is not None:
+        console.print(escape(through), highlight=False, soft_wrap=True)
+    for warning in document["warnings"]:
+        warnings.warn(warning, stacklevel=1)
+    console.print(f"wrote {out}/{AUDIT_MD}, {AUDIT_HTML}, {AUDIT_JSON}", highlight=False)
+    if result.run.stop_reason:
+        t.err.print(
+            f"[red]error:[/] stopped early: {result.run.stop_reason}",
+            highlight=False,
+            soft_wrap=True,
+        )
+        return True
+    return False

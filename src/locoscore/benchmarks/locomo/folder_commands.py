@@ -1,0 +1,188 @@
+"""`locoscore score`, `report` and `compare` on LoCoMo folders: the lexical protocols, the
+full report (with the verified-gold view under gold errata) and the paired comparison of
+two or more folders, Holm-corrected."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.markup import escape
+from rich.table import Table
+
+from locoscore.results.layout import REPORT_FILES, SCORES, SUMMARY
+
+if TYPE_CHECKING:
+    from locoscore.benchmarks.base import Benchmark
+    from locoscore.benchmarks.commands import CompareCall, ReportCall, ScoreCall, Terminal
+    from locoscore.compare.paired import Comparison
+    from locoscore.report.analysis import Analysis
+
+
+def _headline(analysis: Analysis) -> Table:
+    table = Table(
+        title="overall scores, 95 % intervals",
+        caption="bootstrap over questions; clustered by conversation",
+    )
+    for column in ("metric", "n", "score", "bootstrap", "clustered"):
+        table.add_column(column, justify="left" if column == "metric" else "right", overflow="fold")
+    rows = [(ms, "") for ms in analysis.metrics]
+    if analysis.verified is not None:
+        rows += [(ms, " (verified gold)") for ms in analysis.verified.metrics]
+    for ms, view in rows:
+        d, cell = ms.metric.decimals, ms.overall
+        boot, clus = cell.bootstrap, cell.clustered
+        table.add_row(
+            ms.metric.label + view,
+            str(cell.n),
+            f"{cell.mean:.{d}f}",
+            f"[{boot.low:.{d}f}, {boot.high:.{d}f}]",
+            f"[{clus.low:.{d}f}, {clus.high:.{d}f}]" if clus.se is not None else "n/a",
+        )
+    return table
+
+
+def report_command(bench: Benchmark, call: ReportCall, t: Terminal) -> bool:
+    # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
+    from locoscore.data.dataset import resolve_dataset_path
+    from locoscore.data.errata import errata_for
+    from locoscore.report.build import build_reports
+    from locoscore.report.load import load_results
+
+    directory = call.directory
+    dataset_path = (
+        resolve_dataset_path(call.dataset) or load_results(directory).recorded_dataset_path()
+    )
+    gold_errata = errata_for(call.errata, dataset_path)
+    built = build_reports(
+        directory,
+        paper_columns=call.paper_columns,
+        svg_dir=call.svg,
+        errata=gold_errata,
+        compare_anyway=call.compare_anyway,
+    )
+    t.out.print(_headline(built.analysis))
+    for path in built.paths:
+        t.out.print(f"wrote {path}", highlight=False)
+    return False
+
+
+def compare_command(bench: Benchmark, call: CompareCall, t: Terminal) -> bool:
+    from locoscore.benchmarks.commands import print_names
+    from locoscore.compare.paired import compare_many, side_name
+    from locoscore.compare.report import write_comparisons
+    from locoscore.data.dataset import resolve_dataset_path
+    from locoscore.data.errata import errata_for
+    from locoscore.report.load import load_results
+    from locoscore.report.verified import comparison_errata
+
+    folders = call.folders
+    results = [load_results(folder) for folder in folders]
+    flags = None
+    if call.verified_gold or call.errata is not None:
+        recorded = (r.recorded_dataset_path() for r in results)
+        dataset_path = resolve_dataset_path(call.dataset) or next(
+            (path for path in recorded if path is not None), None
+        )
+        flags = comparison_errata(errata_for(call.errata, dataset_path), *results)
+    comparisons = compare_many(results, flags)
+    print_names(t, folders)
+    for i, comparison in enumerate(comparisons, start=1):
+        _print_comparison(t, comparison, side_name(i), several=len(comparisons) > 1)
+    for path in write_comparisons(comparisons, call.out):
+        t.out.print(f"wrote {path}", highlight=False)
+    return False
+
+
+def score_command(bench: Benchmark, call: ScoreCall, t: Terminal) -> bool:
+    from locoscore.data.errata import errata_for
+    from locoscore.data.load import load_predictions
+    from locoscore.report.build import build_reports
+    from locoscore.report.terminal import (
+        lexical_signatures,
+        lexical_table,
+        print_signatures,
+        verified_gold_line,
+    )
+    from locoscore.results.folder import check_out_dir
+    from locoscore.scoring.folder import score_into_folder
+
+    out = call.out
+    names = parse_protocols(call.protocols)
+    check_out_dir(out)
+    loaded = load_predictions(
+        call.predictions,
+        call.fmt,
+        prediction_key=call.prediction_key,
+        dataset=call.dataset,
+        strict=call.strict,
+    )
+    gold_errata = errata_for(call.errata, loaded.dataset)  # checked before anything is written
+    t.claim(out, loaded.identity(), replace=call.replace)
+    summary = score_into_folder(loaded, out, names)
+    # one report format everywhere: the full report (`locoscore report` rebuilds the same)
+    built = build_reports(out, errata=gold_errata)
+    t.out.print(lexical_table(summary["lexical"]), highlight=False)
+    print_signatures(t.out, lexical_signatures(summary["lexical"]))
+    if (line := verified_gold_line(built.analysis)) is not None:
+        t.out.print(line, highlight=False)
+    t.out.print(
+        f"wrote {escape(str(out))}/{', '.join((SCORES, SUMMARY, *REPORT_FILES))}",
+        highlight=False,
+    )
+    return False
+
+
+def parse_protocols(value: str) -> list[str]:
+    from locoscore.errors import InputError
+    from locoscore.scoring.protocols import PROTOCOLS
+
+    names = [name.strip() for name in value.split(",") if name.strip()]
+    for name in names:
+        if name not in PROTOCOLS:
+            raise InputError(
+                f"unknown protocol {name!r} (known: {', '.join(PROTOCOLS)})", field="--protocols"
+            )
+    if not names:
+        raise InputError("no protocol given", field="--protocols")
+    return names
+
+
+def _print_comparison(t: Terminal, comparison: Comparison, b: str, several: bool) -> None:
+    from locoscore.compare.report import format_p
+
+    table = Table(title=f"{b} - A on {comparison.paired} shared questions")
+    columns = ["metric", "A", b, f"{b} - A", "95 % CI", "Wilcoxon p"]
+    columns += ["Holm p"] if several else []
+    for column in columns:
+        table.add_column(column, justify="left" if column == "metric" else "right", overflow="fold")
+    for mc in comparison.metrics:
+        cell, d = mc.overall, mc.metric.decimals
+        holm = [format_p(cell.p_value)] if several else []
+        table.add_row(
+            mc.metric.label,
+            f"{cell.mean_a:.{d}f}",
+            f"{cell.mean_b:.{d}f}",
+            f"{cell.difference:+.{d}f}",
+            f"[{cell.ci.low:+.{d}f}, {cell.ci.high:+.{d}f}]",
+            format_p(cell.wilcoxon.p_value),
+            *holm,
+        )
+    t.out.print(table)
+    missing = len(comparison.only_in_a) + len(comparison.only_in_b)
+    if missing:
+        t.out.print(
+            f"[yellow]{len(comparison.only_in_a)} questions only in A, "
+            f"{len(comparison.only_in_b)} only in {b} (not compared)[/]"
+        )
+    if comparison.verified is not None:
+        v = comparison.verified
+        t.out.print(
+            f"verified gold: {v.paired} shared questions whose gold stands "
+            f"({v.excluded} left out); see compare.md",
+            highlight=False,
+        )
+    for warning in comparison.warnings:
+        prefix = f"{b}: " if several else ""
+        t.out.print(
+            f"[yellow]warning:[/] {escape(prefix + warning)}", highlight=False, soft_wrap=True
+        )

@@ -1,0 +1,161 @@
+"""`locoscore judge` on LoCoMo: the judge pass over the prediction records joined to the
+dataset, the folder's reports rebuilt with the new J, and LoCoMo's judge table."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.markup import escape
+
+from locoscore.results.layout import JUDGMENTS, REPORT_FILES, RUN_JSON, SCORES, SUMMARY
+
+if TYPE_CHECKING:
+    from locoscore.benchmarks.base import Benchmark
+    from locoscore.benchmarks.commands import JudgeCall, Terminal
+    from locoscore.judge.settings import JudgeSettings
+
+
+def judge_command(bench: Benchmark, call: JudgeCall, t: Terminal) -> bool:
+    # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
+    from locoscore.data.errata import errata_for
+    from locoscore.data.load import load_predictions
+    from locoscore.judge.api import judge_pass, judge_sample
+    from locoscore.judge.cache import user_cache_path
+    from locoscore.judge.folder import unscored_problem
+    from locoscore.report.build import build_reports
+    from locoscore.report.terminal import verified_gold_line
+
+    console, out, request = t.out, call.out, call.request
+    loaded = load_predictions(
+        call.predictions,
+        call.fmt,
+        prediction_key=call.prediction_key,
+        dataset=call.dataset,
+        strict=call.strict,
+    )
+    sample = (
+        None
+        if request is None
+        else judge_sample(loaded.records, request, call.include_adversarial, bench)
+    )
+    if sample is not None:
+        console.print(
+            f"smoke test: judging {sample.describe()} ({sample.signature}); J is a subset",
+            highlight=False,
+        )
+    gold_errata = errata_for(call.errata, loaded.dataset)  # a bad list fails before any call
+    _warn_if_self_judging(call.settings, call.predictions, out)
+    t.claim(out, loaded.identity(), replace=call.replace, dry_run=call.dry_run)
+    bar = t.progress(call.progress and not call.dry_run, "judging", "judgments")
+    result = t.run_pass(
+        judge_pass(
+            loaded.records,
+            call.settings,
+            out,
+            batch=call.batch,
+            dry_run=call.dry_run,
+            progress=bar,
+            poll_interval_s=call.batch_poll,
+            max_wait_s=call.batch_wait,
+            input_info=loaded.provenance()["input"],
+            user_cache=call.user_cache,
+            sample=sample,
+        ),
+        bar,
+    )
+    if call.user_cache:
+        console.print(
+            f"user cache: {result.user_cache_hits:,} verdict(s) reused from {user_cache_path()}",
+            highlight=False,
+        )
+    if call.dry_run:
+        t.estimate(result, call.batch, sample)
+        return False
+    assert result.run is not None
+    if result.run.pending_batch is not None:
+        console.print(
+            f"batch {result.run.pending_batch} is still running; rerun the same command to "
+            f"collect it (nothing is resubmitted)."
+        )
+        return False
+    assert result.summary is not None
+    _print_table(t, result.summary)
+    for warning in result.summary.get("warnings") or []:
+        warnings.warn(warning, stacklevel=1)
+    short = result.summary["questions_under_min_runs"]
+    if short:
+        warnings.warn(
+            f"{short} question(s) have fewer than {min(5, call.runs)} successful judge runs; "
+            f"rerun the same command to retry the failed calls",
+            stacklevel=1,
+        )
+    # keep the folder's reports in step with the new J (no API call)
+    built = build_reports(out, errata=gold_errata)
+    if (line := verified_gold_line(built.analysis)) is not None:
+        console.print(line, highlight=False)
+    console.print(
+        f"wrote {out}/{', '.join((JUDGMENTS, SCORES, SUMMARY, *REPORT_FILES))}",
+        highlight=False,
+    )
+    if result.run.stop_reason:
+        t.err.print(
+            f"[red]error:[/] stopped early: {result.run.stop_reason}",
+            highlight=False,
+            soft_wrap=True,
+        )
+        return True
+    if (problem := unscored_problem(result.run.rows, call.max_unscored)) is not None:
+        t.err.print(f"[red]error:[/] {escape(problem)}", highlight=False, soft_wrap=True)
+        return True
+    return False
+
+
+def _warn_if_self_judging(settings: JudgeSettings, predictions: Path, out: Path) -> None:
+    """A model grading its own answers is lenient with them: say so when run.json (beside
+    the predictions or in DIR) names the judge's model as the answer model."""
+    from locoscore.run.document import read_run_answer
+
+    judge_model = settings.resolve().model
+    for folder in dict.fromkeys((predictions.parent, out)):
+        answer = read_run_answer(folder)
+        if answer is not None and answer.get("model") == judge_model:
+            warnings.warn(
+                f"self-judging: {judge_model} produced the answers ({folder / RUN_JSON}) "
+                "and would also judge them; use a different --model for a defensible J",
+                stacklevel=1,
+            )
+            return
+
+
+_FORMAT_NOTES = {
+    "json_object": " (the server rejected json_schema)",
+    "none": " (the server rejected json_schema and json_object; verdicts read from the text)",
+}
+
+
+def _print_table(t: Terminal, section: dict[str, Any]) -> None:
+    from locoscore.llm.endpoint import through_sentence
+    from locoscore.report.spend import concurrency_phrase, judge_calls_line
+    from locoscore.report.terminal import judge_table, print_signatures
+
+    console = t.out
+    console.print(judge_table(section), highlight=False)
+    print_signatures(console, [section["signature"]])
+    run_level = section["run_level"]
+    if run_level["mean"] is not None:
+        std = "" if run_level["std"] is None else f" ± {run_level['std']:.2f}"
+        console.print(f"run-level J: {run_level['mean']:.2f}{std} over {section['runs']} runs")
+    mode = section.get("response_format")
+    through = through_sentence("judged", section.get("endpoint"), section["served"]["fake"])
+    if through is not None:
+        console.print(escape(through), highlight=False, soft_wrap=True)
+    if mode is not None:
+        console.print(f"structured output: {mode}{_FORMAT_NOTES.get(mode, '')}")
+    concurrency = section.get("concurrency")
+    if concurrency is not None:
+        console.print(
+            f"concurrency: {concurrency_phrase(concurrency)}", highlight=False, soft_wrap=True
+        )
+    console.print(judge_calls_line(section["calls"], section["usage"]), highlight=False)
