@@ -18,10 +18,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from reference_locomo import reference_score  # noqa: E402
+from reference_locomo import reference_score
 
-from locoscore.data import load_dataset  # noqa: E402
-from locoscore.scoring.locomo import score_f1_locomo  # noqa: E402
+from locoscore.benchmarks.locomo.scoring.locomo import score_f1_locomo
+from locoscore.data import load_dataset
 
 
 def main() -> None:

@@ -22,8 +22,10 @@ from pathlib import Path
 
 from rich.console import Console
 
+from locoscore.benchmarks.locomo.data.readers import read_predictions
+from locoscore.benchmarks.locomo.scoring.protocols import get_protocol
+from locoscore.benchmarks.locomo.scoring.run import lexical_summary, score_records
 from locoscore.data.models import PredictionRecord
-from locoscore.data.readers import read_predictions
 from locoscore.errors import InputError
 from locoscore.judge import JudgeSettings, judge_pass
 from locoscore.report.terminal import (
@@ -32,8 +34,6 @@ from locoscore.report.terminal import (
     lexical_table,
     print_signatures,
 )
-from locoscore.scoring.protocols import get_protocol
-from locoscore.scoring.run import lexical_summary, score_records
 from locoscore.stats import LatencyStats
 
 DEFAULT_RESULTS = Path(__file__).resolve().parents[1] / "examples" / "prototype_results.json"

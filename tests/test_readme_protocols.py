@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 import locoscore
-from locoscore.data.readers import FORMATS
-from locoscore.scoring.protocols import PROTOCOLS
+from locoscore.benchmarks.locomo.data.readers import FORMATS
+from locoscore.benchmarks.locomo.scoring.protocols import PROTOCOLS
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
 

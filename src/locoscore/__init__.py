@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from locoscore._version import __version__
 
 if TYPE_CHECKING:
-    from locoscore.scoring import (
+    from locoscore.benchmarks.locomo.scoring import (
         PROTOCOLS,
         aggregate_f1_by_category,
         bleu1,
@@ -47,7 +47,7 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     if name in __all__:
-        from locoscore import scoring
+        from locoscore.benchmarks.locomo import scoring
 
         return getattr(scoring, name)
     raise AttributeError(f"module 'locoscore' has no attribute {name!r}")

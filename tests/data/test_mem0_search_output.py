@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from locoscore.data.join import join_to_dataset
-from locoscore.data.readers import read_predictions
+from locoscore.benchmarks.locomo.data.join import join_to_dataset
+from locoscore.benchmarks.locomo.data.readers import read_predictions
 
 
 def _mem0_file(tmp_path: Path, items: list[dict[str, Any]]) -> Path:

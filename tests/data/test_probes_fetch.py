@@ -12,8 +12,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from locoscore.benchmarks.locomo.data.probes import (
+    PROBE_SOURCES,
+    cached_probe_paths,
+    cached_probes_dir,
+)
 from locoscore.cli import app
-from locoscore.data.probes import PROBE_SOURCES, cached_probe_paths, cached_probes_dir
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from locoscore.data.readers import FORMATS, detect_format, read_predictions
+from locoscore.benchmarks.locomo.data.readers import FORMATS, detect_format, read_predictions
 from locoscore.errors import InputError
 
 FIXTURES = Path(__file__).parent / "fixtures"

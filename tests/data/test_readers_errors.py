@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from locoscore.data.readers import read_predictions
+from locoscore.benchmarks.locomo.data.readers import read_predictions
 from locoscore.errors import InputError
 
 GOOD = {"question": "Q?", "ground_truth": "gold", "predicted_answer": "pred", "category": 4}

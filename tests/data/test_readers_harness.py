@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from locoscore.data.readers import read_predictions
+from locoscore.benchmarks.locomo.data.readers import read_predictions
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

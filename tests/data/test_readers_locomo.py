@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from locoscore.data.join import join_to_dataset
-from locoscore.data.readers import read_predictions
+from locoscore.benchmarks.locomo.data.join import join_to_dataset
+from locoscore.benchmarks.locomo.data.readers import read_predictions
 from locoscore.errors import InputError
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from locoscore.benchmarks.locomo.data.load import load_predictions
+from locoscore.benchmarks.locomo.data.readers import read_predictions
 from locoscore.cli import app
-from locoscore.data.load import load_predictions
-from locoscore.data.readers import read_predictions
 from locoscore.errors import InputError
 
 MEMOS = "memos-format/full-context_{}_memos-prompt.json"

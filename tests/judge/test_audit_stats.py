@@ -6,7 +6,12 @@ from typing import Any
 
 import pytest
 
-from locoscore.judge.audit_stats import acceptance_cell, placement, score_distribution, summary_line
+from locoscore.benchmarks.locomo.judge.audit_stats import (
+    acceptance_cell,
+    placement,
+    score_distribution,
+    summary_line,
+)
 
 
 def test_acceptance_is_the_mean_over_questions_of_each_questions_accepted_share() -> None:

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from locoscore.benchmarks.locomo.data.load import load_predictions
 from locoscore.cli import app
-from locoscore.data.load import load_predictions
 from locoscore.judge import judge_pass
 from locoscore.judge.settings import JudgeSettings
 from locoscore.report.build import build_reports

@@ -81,7 +81,7 @@ def test_a_one_at_a_time_server_gets_at_most_two_calls_in_flight(
         assert (concurrency["initial"], concurrency["max"]) == (2, 2)
         # the judge at its defaults too (it ignores `n`: one run a request)
         server.state.peak_in_flight = 0
-        from locoscore.data.load import load_predictions
+        from locoscore.benchmarks.locomo.data.load import load_predictions
 
         records = load_predictions(tmp_path / "run" / "predictions.jsonl", "native").records
         settings = JudgeSettings(

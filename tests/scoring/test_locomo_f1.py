@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from locoscore.scoring.locomo import (
+from locoscore.benchmarks.locomo.scoring.locomo import (
     f1_single_locomo,
     normalize_answer_locomo,
     score_f1_locomo,

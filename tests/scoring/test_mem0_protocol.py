@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from locoscore.scoring.mem0 import bleu1, score_f1_mem0, word_tokenize
+from locoscore.benchmarks.locomo.scoring.mem0 import bleu1, score_f1_mem0, word_tokenize
 
 
 def test_f1_uses_set_overlap_without_articles_removed() -> None:

@@ -7,8 +7,8 @@ from typing import Any
 from reference_locomo import reference_score
 
 import locoscore
-from locoscore.scoring.locomo import normalize_answer_locomo, score_f1_locomo
-from locoscore.scoring.mem0 import bleu1, score_f1_mem0
+from locoscore.benchmarks.locomo.scoring.locomo import normalize_answer_locomo, score_f1_locomo
+from locoscore.benchmarks.locomo.scoring.mem0 import bleu1, score_f1_mem0
 
 
 def _gold_part_nonempty(qa: Any) -> bool:

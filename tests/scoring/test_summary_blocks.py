@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from locoscore.scoring.aggregate import summarise_metric
+from locoscore.benchmarks.locomo.scoring.aggregate import summarise_metric
 
 # single-hop (4): 1.0, 0.0, 0.5 -> mean 0.5; multi-hop (1): 1.0; adversarial (5): 0.0, 0.0
 ROWS = [

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from locoscore.benchmarks import BENCHMARKS, DEFAULT_BENCHMARK, ENTRY_POINT_GROUP
-from locoscore.data.readers import FORMATS
+from locoscore.benchmarks.locomo.data.readers import FORMATS
 
 
 def benchmark_choices() -> str:

@@ -8,6 +8,9 @@ import typer
 
 from locoscore.benchmarks import get_benchmark
 from locoscore.benchmarks.commands import AuditCall
+from locoscore.benchmarks.locomo.judge.audit import (
+    DEFAULT_ACCEPT_THRESHOLD,
+)
 from locoscore.cli._app import (
     EXIT_FAILED,
     app,
@@ -48,9 +51,6 @@ from locoscore.cli._options import (
 from locoscore.cli._terminal import terminal
 from locoscore.data.sample import sample_spec
 from locoscore.errors import InputError
-from locoscore.judge.audit import (
-    DEFAULT_ACCEPT_THRESHOLD,
-)
 
 
 @app.command("audit")

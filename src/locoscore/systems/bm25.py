@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from locoscore.data.conversation import Query, SessionInput
-from locoscore.scoring.stem import porter_stem
+from locoscore.stem import porter_stem
 from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult, Usage
 from locoscore.systems.context import SystemContext
 from locoscore.systems.items import GRANULARITIES, session_items, top_k_indices

@@ -74,9 +74,9 @@ class LoCoMo(Benchmark):
     def score_run(
         self, predictions: Path, data: Dataset, out: Path, run_section: dict[str, Any]
     ) -> dict[str, Any]:
-        from locoscore.data.load import load_predictions
-        from locoscore.scoring.folder import score_into_folder
-        from locoscore.scoring.protocols import PROTOCOLS
+        from locoscore.benchmarks.locomo.data.load import load_predictions
+        from locoscore.benchmarks.locomo.scoring.folder import score_into_folder
+        from locoscore.benchmarks.locomo.scoring.protocols import PROTOCOLS
 
         loaded = load_predictions(predictions, "native", dataset=data)
         summary = score_into_folder(loaded, out, list(PROTOCOLS), {"run": run_section})

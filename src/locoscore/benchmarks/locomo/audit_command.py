@@ -14,7 +14,7 @@ from locoscore.results.layout import AUDIT_HTML, AUDIT_JSON, AUDIT_MD, SCORES, S
 if TYPE_CHECKING:
     from locoscore.benchmarks.base import Benchmark
     from locoscore.benchmarks.commands import AuditCall, Terminal
-    from locoscore.judge.audit import ProbeSet
+    from locoscore.benchmarks.locomo.judge.audit import ProbeSet
 
 
 def _print_sets(t: Terminal, document: dict[str, object]) -> None:
@@ -45,19 +45,19 @@ def _print_sets(t: Terminal, document: dict[str, object]) -> None:
 
 def audit_command(bench: Benchmark, call: AuditCall, t: Terminal) -> bool:
     # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
-    from locoscore.benchmarks.locomo_probe_sets import (
+    from locoscore.benchmarks.locomo.data.probes import cached_probe_paths
+    from locoscore.benchmarks.locomo.judge.audit import calls_per_set, run_audit, sample_sets
+    from locoscore.benchmarks.locomo.judge.audit_stats import placement_sentence
+    from locoscore.benchmarks.locomo.probe_sets import (
         gold_probe_set,
         predictions_set,
         probe_file_set,
     )
+    from locoscore.benchmarks.locomo.report.audit_report import audit_document, write_audit
     from locoscore.data.dataset import load_dataset
-    from locoscore.data.probes import cached_probe_paths
     from locoscore.data.sample import judged_sample
-    from locoscore.judge.audit import calls_per_set, run_audit, sample_sets
-    from locoscore.judge.audit_stats import placement_sentence
     from locoscore.judge.cache import user_cache_path
     from locoscore.llm.endpoint import through_sentence
-    from locoscore.report.audit_report import audit_document, write_audit
     from locoscore.report.build import build_reports
     from locoscore.report.spend import judge_calls_line
     from locoscore.run.document import read_run_sample

@@ -94,8 +94,9 @@ def compare_command(bench: Benchmark, call: CompareCall, t: Terminal) -> bool:
 
 
 def score_command(bench: Benchmark, call: ScoreCall, t: Terminal) -> bool:
+    from locoscore.benchmarks.locomo.data.load import load_predictions
+    from locoscore.benchmarks.locomo.scoring.folder import score_into_folder
     from locoscore.data.errata import errata_for
-    from locoscore.data.load import load_predictions
     from locoscore.report.build import build_reports
     from locoscore.report.terminal import (
         lexical_signatures,
@@ -104,7 +105,6 @@ def score_command(bench: Benchmark, call: ScoreCall, t: Terminal) -> bool:
         verified_gold_line,
     )
     from locoscore.results.folder import check_out_dir
-    from locoscore.scoring.folder import score_into_folder
 
     out = call.out
     names = parse_protocols(call.protocols)
@@ -133,8 +133,8 @@ def score_command(bench: Benchmark, call: ScoreCall, t: Terminal) -> bool:
 
 
 def parse_protocols(value: str) -> list[str]:
+    from locoscore.benchmarks.locomo.scoring.protocols import PROTOCOLS
     from locoscore.errors import InputError
-    from locoscore.scoring.protocols import PROTOCOLS
 
     names = [name.strip() for name in value.split(",") if name.strip()]
     for name in names:

@@ -19,8 +19,8 @@ if TYPE_CHECKING:
 
 def judge_command(bench: Benchmark, call: JudgeCall, t: Terminal) -> bool:
     # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
+    from locoscore.benchmarks.locomo.data.load import load_predictions
     from locoscore.data.errata import errata_for
-    from locoscore.data.load import load_predictions
     from locoscore.judge.api import judge_pass, judge_sample
     from locoscore.judge.cache import user_cache_path
     from locoscore.judge.folder import unscored_problem

@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import re
 
-from locoscore.data.models import PredictionRecord
-from locoscore.data.readers._fields import (
+from locoscore.benchmarks.locomo.data.readers._fields import (
     Where,
     read_category,
     read_gold,
     require_object,
     require_text,
 )
-from locoscore.data.readers._load import LoadedFile
+from locoscore.benchmarks.locomo.data.readers._load import LoadedFile
+from locoscore.data.models import PredictionRecord
 from locoscore.errors import InputError
 
 USER_KEY = re.compile(r"locomo_experiment_user_(\d+)", re.ASCII)

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from locoscore._version import __version__
-from locoscore.data.load import LoadedPredictions
+from locoscore.benchmarks.locomo.data.load import LoadedPredictions
+from locoscore.benchmarks.locomo.scoring.protocols import PROTOCOLS, get_protocol
+from locoscore.benchmarks.locomo.scoring.run import lexical_summary, score_records
 from locoscore.results.folder import write_results
-from locoscore.scoring.protocols import PROTOCOLS, get_protocol
-from locoscore.scoring.run import lexical_summary, score_records
 
 
 def score_into_folder(

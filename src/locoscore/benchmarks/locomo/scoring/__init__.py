@@ -1,7 +1,7 @@
 """Lexical scoring: the `locomo`, `mem0` and `spec` protocols.
 
 Names are loaded on first use (PEP 562): importing a submodule such as
-`locoscore.scoring.protocols` does not import NLTK through this package.
+`locoscore.benchmarks.locomo.scoring.protocols` does not import NLTK through this package.
 """
 
 from __future__ import annotations
@@ -10,16 +10,25 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from locoscore.scoring.locomo import normalize_answer_locomo, score_f1_locomo
-    from locoscore.scoring.mem0 import bleu1, score_f1_mem0, word_tokenize
-    from locoscore.scoring.protocols import PROTOCOLS, LexicalProtocol, get_protocol
-    from locoscore.scoring.results import (
+    from locoscore.benchmarks.locomo.scoring.locomo import normalize_answer_locomo, score_f1_locomo
+    from locoscore.benchmarks.locomo.scoring.mem0 import bleu1, score_f1_mem0, word_tokenize
+    from locoscore.benchmarks.locomo.scoring.protocols import (
+        PROTOCOLS,
+        LexicalProtocol,
+        get_protocol,
+    )
+    from locoscore.benchmarks.locomo.scoring.results import (
         aggregate_f1_by_category,
         compute_overall_f1,
         score_f1,
         score_results_f1,
     )
-    from locoscore.scoring.spec import compute_token_f1, normalize_answer, porter_stem, tokenize
+    from locoscore.benchmarks.locomo.scoring.spec import (
+        compute_token_f1,
+        normalize_answer,
+        porter_stem,
+        tokenize,
+    )
 
 _HOMES = {
     "normalize_answer_locomo": "locomo",
@@ -63,5 +72,7 @@ __all__ = [
 def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is None:
-        raise AttributeError(f"module 'locoscore.scoring' has no attribute {name!r}")
+        raise AttributeError(
+            f"module 'locoscore.benchmarks.locomo.scoring' has no attribute {name!r}"
+        )
     return getattr(importlib.import_module(f"{__name__}.{home}"), name)

@@ -14,16 +14,16 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from locoscore.data.dataset import Dataset
-from locoscore.data.models import PredictionRecord
-from locoscore.data.readers._fields import (
+from locoscore.benchmarks.locomo.data.readers._fields import (
     Where,
     read_category,
     read_gold,
     require_object,
     require_text,
 )
-from locoscore.data.readers._load import LoadedFile
+from locoscore.benchmarks.locomo.data.readers._load import LoadedFile
+from locoscore.data.dataset import Dataset
+from locoscore.data.models import PredictionRecord
 from locoscore.errors import InputError
 
 QUESTION_ID = re.compile(r"locomo_(\d+)_qa(\d+)", re.ASCII)

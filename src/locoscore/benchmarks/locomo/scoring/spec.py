@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from locoscore.scoring.stem import porter_stem
+from locoscore.stem import porter_stem
 
 __all__ = ["compute_token_f1", "normalize_answer", "porter_stem", "tokenize"]
 

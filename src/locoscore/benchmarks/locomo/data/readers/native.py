@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from locoscore.data.models import PredictionRecord
-from locoscore.data.readers._fields import (
+from locoscore.benchmarks.locomo.data.readers._fields import (
     Where,
     latency_seconds,
     optional_count,
@@ -20,7 +19,8 @@ from locoscore.data.readers._fields import (
     require_object,
     require_text,
 )
-from locoscore.data.readers._load import LoadedFile
+from locoscore.benchmarks.locomo.data.readers._load import LoadedFile
+from locoscore.data.models import PredictionRecord
 from locoscore.errors import InputError
 
 QUESTION_FIELDS = ("question",)

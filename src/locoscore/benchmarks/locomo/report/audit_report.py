@@ -11,12 +11,8 @@ from typing import Any
 
 from locoscore._io import dumps_json, write_text_atomic
 from locoscore._version import __version__
-from locoscore.categories import CATEGORY_NAMES
-from locoscore.data.dataset import Dataset
-from locoscore.data.sample import QuestionSample, with_sample
-from locoscore.judge.api import PassResult
-from locoscore.judge.audit import ProbeSet
-from locoscore.judge.audit_stats import (
+from locoscore.benchmarks.locomo.judge.audit import ProbeSet
+from locoscore.benchmarks.locomo.judge.audit_stats import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
     placement,
@@ -25,6 +21,10 @@ from locoscore.judge.audit_stats import (
     set_statistics,
     summary_line,
 )
+from locoscore.categories import CATEGORY_NAMES
+from locoscore.data.dataset import Dataset
+from locoscore.data.sample import QuestionSample, with_sample
+from locoscore.judge.api import PassResult
 from locoscore.judge.outputs import calls_and_usage
 from locoscore.judge.settings import ResolvedJudge
 from locoscore.llm.endpoint import Served, served_note, through_sentence

@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from locoscore.data.models import PredictionRecord
-from locoscore.data.readers._fields import (
+from locoscore.benchmarks.locomo.data.readers._fields import (
     Where,
     optional_seconds,
     read_category,
@@ -22,7 +21,8 @@ from locoscore.data.readers._fields import (
     require_object,
     require_text,
 )
-from locoscore.data.readers._load import LoadedFile
+from locoscore.benchmarks.locomo.data.readers._load import LoadedFile
+from locoscore.data.models import PredictionRecord
 from locoscore.errors import InputError
 
 RECORDED_FIELDS = ("f1_score", "bleu_score", "llm_score")

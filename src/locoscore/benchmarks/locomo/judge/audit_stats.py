@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from locoscore import stats
+from locoscore.benchmarks.locomo.judge.audit import ProbeRecord, ProbeSet
 from locoscore.categories import CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
-from locoscore.judge.audit import ProbeRecord, ProbeSet
 from locoscore.judge.plan import JudgmentRow
 from locoscore.judge.settings import ResolvedJudge
 
@@ -120,7 +120,7 @@ def _reference(probe_set: ProbeSet) -> dict[str, Any] | None:
     source = probe_set.reference
     if source is None:
         return None
-    from locoscore.data.probes import REFERENCE_JUDGE
+    from locoscore.benchmarks.locomo.data.probes import REFERENCE_JUDGE
 
     return {
         "judge": REFERENCE_JUDGE,

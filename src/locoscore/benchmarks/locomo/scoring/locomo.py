@@ -16,7 +16,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from locoscore.scoring.stem import porter_stem
+from locoscore.stem import porter_stem
 
 _PUNCTUATION = str.maketrans("", "", string.punctuation)
 _ARTICLES = re.compile(r"\b(a|an|the|and)\b")

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from locoscore.benchmarks.locomo.data.join import JoinReport, join_to_dataset
+from locoscore.benchmarks.locomo.data.readers import ReadResult, read_predictions
+from locoscore.benchmarks.locomo.data.readers.memos import resolve_question_ids
 from locoscore.data.dataset import Dataset, load_dataset, resolve_dataset_path
-from locoscore.data.join import JoinReport, join_to_dataset
 from locoscore.data.models import PredictionRecord
-from locoscore.data.readers import ReadResult, read_predictions
-from locoscore.data.readers.memos import resolve_question_ids
 from locoscore.results.identity import InputIdentity, identity_of_rows
 from locoscore.results.layout import SUMMARY
 
@@ -31,7 +31,7 @@ class LoadedPredictions:
     def provenance(self) -> dict[str, Any]:
         """The `input`, `dataset` and `join` sections of summary.json; `input` carries the
         file's recorded J (`recorded_judge`) when the source harness wrote verdicts."""
-        from locoscore.data.recorded_verdicts import recorded_judge_summary
+        from locoscore.benchmarks.locomo.data.recorded_verdicts import recorded_judge_summary
 
         source: dict[str, Any] = {
             "path": str(self.read.path),

@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from locoscore.benchmarks.locomo.data.probes import ProbeSource
+from locoscore.benchmarks.locomo.data.recorded_verdicts import recorded_judge_summary
 from locoscore.data.models import PredictionRecord
-from locoscore.data.probes import ProbeSource
-from locoscore.data.recorded_verdicts import recorded_judge_summary
 from locoscore.data.sample import QuestionSample, SampleSpec
 from locoscore.errors import InputError
 from locoscore.judge.api import PassResult, run_pass

@@ -1,0 +1,1 @@
+"""LoCoMo's report pieces."""
