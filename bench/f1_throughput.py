@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from reference_locomo import reference_score
 
+from locoscore.benchmarks.locomo.data import load_dataset
 from locoscore.benchmarks.locomo.scoring.locomo import score_f1_locomo
-from locoscore.data import load_dataset
 
 
 def main() -> None:

@@ -30,8 +30,9 @@ import time
 import urllib.request
 from pathlib import Path
 
-from locoscore.data.models import PredictionRecord
-from locoscore.judge import JudgeSettings, judge_pass
+from locoscore.benchmarks.locomo.data.models import PredictionRecord
+from locoscore.benchmarks.locomo.judge import judge_pass
+from locoscore.judge import JudgeSettings
 from locoscore.judge.prompts import builtin_template
 from locoscore.llm.providers import AnthropicClient
 

@@ -22,12 +22,13 @@ from pathlib import Path
 
 from rich.console import Console
 
+from locoscore.benchmarks.locomo.data.models import PredictionRecord
 from locoscore.benchmarks.locomo.data.readers import read_predictions
+from locoscore.benchmarks.locomo.judge import judge_pass
 from locoscore.benchmarks.locomo.scoring.protocols import get_protocol
 from locoscore.benchmarks.locomo.scoring.run import lexical_summary, score_records
-from locoscore.data.models import PredictionRecord
 from locoscore.errors import InputError
-from locoscore.judge import JudgeSettings, judge_pass
+from locoscore.judge import JudgeSettings
 from locoscore.report.terminal import (
     judge_table,
     lexical_signatures,

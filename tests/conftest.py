@@ -44,7 +44,7 @@ def locomo_path() -> Path:
 
 @pytest.fixture(scope="session")
 def dataset(locomo_path: Path) -> Any:
-    from locoscore.data import load_dataset
+    from locoscore.benchmarks.locomo.data import load_dataset
 
     return load_dataset(locomo_path)
 

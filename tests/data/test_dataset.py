@@ -11,8 +11,13 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from locoscore.benchmarks.locomo.data import (
+    LOCOMO_SHA256,
+    ChecksumWarning,
+    fetch_dataset,
+    load_dataset,
+)
 from locoscore.cli import app
-from locoscore.data import LOCOMO_SHA256, ChecksumWarning, fetch_dataset, load_dataset
 from locoscore.errors import DatasetError
 
 

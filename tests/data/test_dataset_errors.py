@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from locoscore.data import load_dataset
+from locoscore.benchmarks.locomo.data import load_dataset
 from locoscore.errors import DatasetError
 
 Raw = list[dict[str, Any]]

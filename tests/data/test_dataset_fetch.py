@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from locoscore.benchmarks.locomo.data import LOCOMO_SHA256, load_dataset
+from locoscore.benchmarks.locomo.data.dataset import cached_dataset_path
 from locoscore.cli import app
-from locoscore.data import LOCOMO_SHA256, load_dataset
-from locoscore.data.dataset import cached_dataset_path
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from locoscore.data.dataset import Dataset
+from locoscore.benchmarks.locomo.data.dataset import Dataset
 from locoscore.data.errata import (
     ERRATA_SHA256,
     ErrataChecksumWarning,

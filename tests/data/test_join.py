@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
+from locoscore.benchmarks.locomo.data import Dataset, PredictionRecord, load_dataset
 from locoscore.benchmarks.locomo.data.join import JoinReport, join_to_dataset
 from locoscore.benchmarks.locomo.data.readers import read_predictions
-from locoscore.data import Dataset, PredictionRecord, load_dataset
 from locoscore.errors import InputError
 
 FIXTURES = Path(__file__).parent / "fixtures"

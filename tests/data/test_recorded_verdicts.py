@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from locoscore.benchmarks.locomo.data.load import load_predictions
+from locoscore.benchmarks.locomo.data.models import PredictionRecord
 from locoscore.benchmarks.locomo.data.recorded_verdicts import recorded_judge_summary
-from locoscore.data.models import PredictionRecord
 
 
 def _record(category: int, runs: list[bool | None]) -> PredictionRecord:

@@ -6,7 +6,7 @@ import json
 import re
 from pathlib import Path
 
-from locoscore.data.models import PredictionRecord
+from locoscore.benchmarks.locomo.data.models import PredictionRecord
 from locoscore.judge.settings import JudgeSettings
 from locoscore.testing.fake_provider import FakeProvider
 

@@ -6,8 +6,8 @@ import warnings
 
 import pytest
 
-from locoscore.judge import aggregate_runs, sample_std
-from locoscore.judge.aggregate import QuestionScores, summarise
+from locoscore.benchmarks.locomo.judge import aggregate_runs, sample_std
+from locoscore.benchmarks.locomo.judge.aggregate import QuestionScores, summarise
 
 SEED_RUNS = [70, 72, 68, 71, 73, 69, 70, 72, 71, 70]
 

@@ -14,8 +14,8 @@ from audit_helpers import CORRECT_AT, probe_items, recall, write_dataset, write_
 from judge_helpers import write_native
 from typer.testing import CliRunner
 
+from locoscore.benchmarks.locomo.data.models import PredictionRecord
 from locoscore.cli import app
-from locoscore.data.models import PredictionRecord
 from locoscore.testing.fake_provider import FakeProvider, reference_recall_score
 
 PROBES = ("specific-but-wrong", "vague-but-topical")

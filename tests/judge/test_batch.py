@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from judge_helpers import anthropic_settings, make_records, openai_settings, score_by_question
 
-from locoscore.judge import judge_pass
+from locoscore.benchmarks.locomo.judge import judge_pass
 from locoscore.judge.cache import JudgeStore
 from locoscore.results.layout import JUDGE_CACHE
 from locoscore.testing.fake_provider import FakeProvider

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from judge_helpers import anthropic_settings, make_records
 
-from locoscore.judge import judge_pass, load_template
+from locoscore.benchmarks.locomo.judge import judge_pass
+from locoscore.judge import load_template
 from locoscore.judge.cache import JudgeStore
 from locoscore.results.layout import JUDGE_CACHE
 from locoscore.testing.fake_provider import FakeProvider

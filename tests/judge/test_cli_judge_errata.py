@@ -9,8 +9,8 @@ from typing import Any
 
 from typer.testing import CliRunner
 
+from locoscore.benchmarks.locomo.data.dataset import Dataset
 from locoscore.cli import app
-from locoscore.data.dataset import Dataset
 from locoscore.testing.fake_provider import FakeProvider
 
 runner = CliRunner()

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from judge_helpers import make_records, score_by_question, write_native
 
-from locoscore.judge import JudgeSettings, judge_pass
+from locoscore.benchmarks.locomo.judge import judge_pass
+from locoscore.judge import JudgeSettings
 from locoscore.testing.fake_provider import FakeProvider
 
 QUESTIONS, RUNS, CONCURRENCY = 24, 5, 4

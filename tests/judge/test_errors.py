@@ -14,7 +14,7 @@ import openai
 import pytest
 from judge_helpers import anthropic_settings, make_records, openai_settings
 
-from locoscore.judge.from_records import judge_items
+from locoscore.benchmarks.locomo.judge.from_records import judge_items
 from locoscore.judge.plan import plan_calls
 from locoscore.judge.runner import JudgeRun, Runner
 from locoscore.llm.call_errors import classify_error, retry_after_seconds

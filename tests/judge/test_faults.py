@@ -9,8 +9,8 @@ from pathlib import Path
 
 from judge_helpers import anthropic_settings, make_records, openai_settings
 
-from locoscore.judge import judge_pass
-from locoscore.judge.from_records import judge_items
+from locoscore.benchmarks.locomo.judge import judge_pass
+from locoscore.benchmarks.locomo.judge.from_records import judge_items
 from locoscore.judge.plan import plan_calls
 from locoscore.judge.runner import Runner
 from locoscore.testing.fake_provider import FakeProvider

@@ -15,8 +15,8 @@ from audit_helpers import write_dataset, write_probe_file
 from judge_helpers import write_native
 from typer.testing import CliRunner
 
+from locoscore.benchmarks.locomo.data.models import PredictionRecord
 from locoscore.cli import app
-from locoscore.data.models import PredictionRecord
 from locoscore.testing.fake_provider import FakeProvider
 
 

@@ -17,8 +17,8 @@ import pytest
 from judge_helpers import make_records, openai_settings, write_native
 from typer.testing import CliRunner
 
+from locoscore.benchmarks.locomo.judge import judge_pass
 from locoscore.cli import app
-from locoscore.judge import judge_pass
 from locoscore.testing.fake_provider import FakeProvider
 
 QUESTIONS, RUNS, CONCURRENCY = 8, 3, 2

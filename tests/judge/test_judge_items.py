@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
-from locoscore.data.models import PredictionRecord
-from locoscore.judge.from_records import judge_items, record_item
+from locoscore.benchmarks.locomo.data.models import PredictionRecord
+from locoscore.benchmarks.locomo.judge.from_records import judge_items, record_item
 from locoscore.judge.items import JudgeItem
 from locoscore.judge.plan import call_key, plan_calls, render_prompt
 from locoscore.judge.settings import JudgeSettings

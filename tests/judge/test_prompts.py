@@ -72,9 +72,9 @@ def test_user_template_without_placeholders_is_bad_input(tmp_path: Path) -> None
 
 
 def test_adversarial_item_without_gold_tells_the_judge_the_answer_is_a_trap() -> None:
-    from locoscore.data.models import PredictionRecord
+    from locoscore.benchmarks.locomo.data.models import PredictionRecord
+    from locoscore.benchmarks.locomo.judge.from_records import record_item
     from locoscore.judge import JudgeSettings
-    from locoscore.judge.from_records import record_item
     from locoscore.judge.plan import render_prompt
 
     record = PredictionRecord(

@@ -17,8 +17,8 @@ from judge_helpers import (
 )
 from typer.testing import CliRunner
 
+from locoscore.benchmarks.locomo.judge import judge_pass
 from locoscore.cli import app
-from locoscore.judge import judge_pass
 from locoscore.judge.settings import JudgeSettings
 from locoscore.llm.pool import MAX_REFUSALS_IN_A_ROW
 from locoscore.llm.response_format import rejects_response_format

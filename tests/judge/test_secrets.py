@@ -21,8 +21,8 @@ from judge_helpers import (
 )
 from typer.testing import CliRunner
 
+from locoscore.benchmarks.locomo.judge import judge_pass
 from locoscore.cli import app
-from locoscore.judge import judge_pass
 from locoscore.llm.call_errors import redact_secrets
 from locoscore.testing import _anthropic_batches, _anthropic_wire, _openai_batches, _openai_wire
 from locoscore.testing.fake_provider import FakeProvider

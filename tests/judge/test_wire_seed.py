@@ -9,12 +9,8 @@ from pathlib import Path
 import pytest
 from judge_helpers import anthropic_settings, generation_requests, make_records, openai_settings
 
-from locoscore.judge import (
-    JudgeSettings,
-    judge_answer,
-    judge_answer_multiple_runs,
-    judge_pass,
-)
+from locoscore.benchmarks.locomo.judge import judge_answer, judge_answer_multiple_runs, judge_pass
+from locoscore.judge import JudgeSettings
 from locoscore.testing.fake_provider import FakeProvider
 
 SEED_RUNS = [70, 72, 68, 71, 73, 69, 70, 72, 71, 70]

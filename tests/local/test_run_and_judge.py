@@ -12,8 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from locoscore.benchmarks.locomo.data.load import load_predictions
+from locoscore.benchmarks.locomo.judge import judge_pass
 from locoscore.cli import app
-from locoscore.judge import judge_pass
 from locoscore.judge.settings import JudgeSettings
 from locoscore.report.build import build_reports
 from locoscore.run.answerer import AnswerSettings

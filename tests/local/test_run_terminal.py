@@ -12,8 +12,8 @@ from typing import Any
 
 from typer.testing import CliRunner
 
+from locoscore.benchmarks.locomo.judge import judge_pass
 from locoscore.cli import app
-from locoscore.judge import judge_pass
 from locoscore.judge.settings import JudgeSettings
 from locoscore.testing.llama_server import LlamaConfig, LlamaServer
 

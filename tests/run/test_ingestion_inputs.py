@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from locoscore.data.locomo_conversations import (
+from locoscore.benchmarks.locomo.data.conversations import (
     locomo_conversations,
     locomo_questions,
     normalise_evidence,

@@ -10,7 +10,7 @@ import pytest
 from run_helpers import answer_requests, llm_args, predictions, run_cli
 
 from locoscore.benchmarks.answer_prompt import default_answer_prompt
-from locoscore.data.locomo_conversations import locomo_conversations
+from locoscore.benchmarks.locomo.data.conversations import locomo_conversations
 
 
 def _prompts(fake: Any) -> list[str]:

@@ -9,7 +9,7 @@ import pytest
 from run_helpers import predictions, run_cli
 
 import locoscore
-from locoscore.data.locomo_conversations import locomo_conversations
+from locoscore.benchmarks.locomo.data.conversations import locomo_conversations
 
 
 @pytest.fixture(scope="module")

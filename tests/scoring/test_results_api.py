@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 import locoscore
-from locoscore.data.models import PredictionRecord
+from locoscore.benchmarks.locomo.data.models import PredictionRecord
 
 RESULTS = [
     # locomo: {big, cat, sat} vs {cat, sat}: P = 2/3, R = 1 -> 0.8

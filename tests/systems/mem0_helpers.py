@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from locoscore.benchmarks.locomo.data.conversations import locomo_conversations
 from locoscore.data.conversation import Conversation
-from locoscore.data.locomo_conversations import locomo_conversations
 from locoscore.systems.base import Usage
 from locoscore.systems.context import SystemContext
 from locoscore.systems.registry import make_system

@@ -18,8 +18,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from locoscore.benchmarks.locomo.data.conversations import locomo_conversations
 from locoscore.data.conversation import Conversation, Query
-from locoscore.data.locomo_conversations import locomo_conversations
 from locoscore.errors import InputError, LocoscoreError
 from locoscore.systems.base import MemorySystem, SearchResult, Usage
 from locoscore.systems.context import SystemContext

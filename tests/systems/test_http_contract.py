@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from locoscore.benchmarks.locomo.data.conversations import locomo_conversations
 from locoscore.data.conversation import Query
-from locoscore.data.locomo_conversations import locomo_conversations
 from locoscore.systems.base import MemoryItem, Usage
 from locoscore.systems.http_contract import (
     ContractError,

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from locoscore.benchmarks.locomo.data.conversations import locomo_conversations, locomo_questions
 from locoscore.data.conversation import Conversation, Query, Question
-from locoscore.data.locomo_conversations import locomo_conversations, locomo_questions
 from locoscore.systems.base import MemorySystem, SearchResult
 from locoscore.systems.context import SystemContext
 from locoscore.systems.registry import make_system

@@ -11,8 +11,8 @@ import pytest
 from mem0_helpers import API_KEY, DIMS, new_messages_section, requires_mem0, user_prompt
 from typer.testing import CliRunner
 
+from locoscore.benchmarks.locomo.data.conversations import locomo_conversations
 from locoscore.cli import app
-from locoscore.data.locomo_conversations import locomo_conversations
 from locoscore.testing import FakeConfig, FakeProvider
 from locoscore.testing._verdicts import all_text, estimate_tokens
 

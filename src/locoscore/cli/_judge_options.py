@@ -11,7 +11,7 @@ import typer
 from locoscore.cli._app import console
 from locoscore.data.sample import QuestionSample, with_sample
 from locoscore.errors import InputError
-from locoscore.judge.api import PassResult
+from locoscore.judge.engine import PassResult
 from locoscore.judge.prompts import load_template
 from locoscore.judge.settings import JudgeSettings
 from locoscore.llm.cost import PriceTable

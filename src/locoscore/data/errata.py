@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from locoscore._io import sha256_file
-from locoscore.data.dataset import Dataset, load_dataset
+from locoscore.benchmarks.locomo.data.dataset import Dataset, load_dataset
 from locoscore.data.user_cache import download_verified, resolve_input_path, user_cache_file
 from locoscore.errors import InputError
 

@@ -25,7 +25,7 @@ from locoscore.data.sample import QuestionSample, SampleSpec, with_sample
 from locoscore.errors import InputError
 from locoscore.generic.parts import JudgeRules
 from locoscore.generic.scoring import aggregate
-from locoscore.judge.api import PassResult
+from locoscore.judge.engine import PassResult
 from locoscore.judge.folder import (
     DEFAULT_MAX_UNSCORED,
     JudgeJob,

@@ -24,7 +24,7 @@ from locoscore.benchmarks.beam.judge_pass import (
     draw_sample,
 )
 from locoscore.data.sample import SampleSpec, with_sample
-from locoscore.judge.api import PassResult
+from locoscore.judge.engine import PassResult
 from locoscore.judge.settings import JudgeSettings
 from locoscore.report.document import Block, Heading, Paragraph, Preformatted, Table
 from locoscore.report.html import render_html

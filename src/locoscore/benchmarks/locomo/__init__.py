@@ -10,10 +10,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from locoscore.benchmarks.base import Benchmark, KnownFile, QuestionType
+from locoscore.benchmarks.locomo.data.conversations import locomo_conversations, locomo_questions
+from locoscore.benchmarks.locomo.data.dataset import (
+    LOCOMO_SHA256,
+    LOCOMO_URL,
+    Dataset,
+    load_dataset,
+)
 from locoscore.categories import ADVERSARIAL, CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
 from locoscore.data.conversation import Conversation, Question
-from locoscore.data.dataset import LOCOMO_SHA256, LOCOMO_URL, Dataset, load_dataset
-from locoscore.data.locomo_conversations import locomo_conversations, locomo_questions
 from locoscore.results.identity import InputIdentity, identity_of_rows
 from locoscore.results.layout import PREDICTIONS, REPORT_FILES, RUN_JSON, SCORES, SUMMARY
 

@@ -45,6 +45,7 @@ def _print_sets(t: Terminal, document: dict[str, object]) -> None:
 
 def audit_command(bench: Benchmark, call: AuditCall, t: Terminal) -> bool:
     # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
+    from locoscore.benchmarks.locomo.data.dataset import load_dataset
     from locoscore.benchmarks.locomo.data.probes import cached_probe_paths
     from locoscore.benchmarks.locomo.judge.audit import calls_per_set, run_audit, sample_sets
     from locoscore.benchmarks.locomo.judge.audit_stats import placement_sentence
@@ -54,7 +55,6 @@ def audit_command(bench: Benchmark, call: AuditCall, t: Terminal) -> bool:
         probe_file_set,
     )
     from locoscore.benchmarks.locomo.report.audit_report import audit_document, write_audit
-    from locoscore.data.dataset import load_dataset
     from locoscore.data.sample import judged_sample
     from locoscore.judge.cache import user_cache_path
     from locoscore.llm.endpoint import through_sentence

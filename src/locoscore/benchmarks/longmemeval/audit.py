@@ -22,7 +22,7 @@ from locoscore._io import write_json_atomic, write_text_atomic
 from locoscore.benchmarks.longmemeval import judging
 from locoscore.benchmarks.longmemeval.data import QUESTION_TYPES, LongMemEvalData, QuestionMeta
 from locoscore.data.sample import SampleSpec, with_sample
-from locoscore.judge.api import PassResult, run_pass
+from locoscore.judge.engine import PassResult, run_pass
 from locoscore.judge.items import JudgeItem
 from locoscore.judge.settings import JudgeSettings
 from locoscore.results.layout import AUDIT_JSON, AUDIT_MD, JUDGE_CACHE

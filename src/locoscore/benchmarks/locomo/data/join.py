@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from locoscore.data.dataset import Dataset
-from locoscore.data.models import PredictionRecord, QAItem
+from locoscore.benchmarks.locomo.data.dataset import Dataset
+from locoscore.benchmarks.locomo.data.models import PredictionRecord, QAItem
 from locoscore.errors import InputError
 
 EXAMPLES = 5

@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from locoscore.benchmarks.locomo.data.dataset import Dataset, load_dataset, resolve_dataset_path
 from locoscore.benchmarks.locomo.data.join import JoinReport, join_to_dataset
+from locoscore.benchmarks.locomo.data.models import PredictionRecord
 from locoscore.benchmarks.locomo.data.readers import ReadResult, read_predictions
 from locoscore.benchmarks.locomo.data.readers.memos import resolve_question_ids
-from locoscore.data.dataset import Dataset, load_dataset, resolve_dataset_path
-from locoscore.data.models import PredictionRecord
 from locoscore.results.identity import InputIdentity, identity_of_rows
 from locoscore.results.layout import SUMMARY
 

@@ -1,1 +1,26 @@
-"""LoCoMo's judge audit: probe sets from the gold, the probe files and your answers."""
+"""LoCoMo's judge: the pass over prediction records joined to the dataset (`api`), its
+per-question aggregation and outputs, and the judge audit over probe sets."""
+
+from locoscore.benchmarks.locomo.judge.aggregate import (
+    JudgeAggregation,
+    aggregate_runs,
+    sample_std,
+)
+from locoscore.benchmarks.locomo.judge.api import (
+    JudgeResult,
+    ajudge_answer_runs,
+    judge_answer,
+    judge_answer_multiple_runs,
+    judge_pass,
+)
+
+__all__ = [
+    "JudgeAggregation",
+    "JudgeResult",
+    "aggregate_runs",
+    "ajudge_answer_runs",
+    "judge_answer",
+    "judge_answer_multiple_runs",
+    "judge_pass",
+    "sample_std",
+]

@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from locoscore.benchmarks.locomo.data.models import PredictionRecord
 from locoscore.benchmarks.locomo.data.probes import ProbeSource
 from locoscore.benchmarks.locomo.data.recorded_verdicts import recorded_judge_summary
-from locoscore.data.models import PredictionRecord
+from locoscore.benchmarks.locomo.judge.from_records import judge_items
 from locoscore.data.sample import QuestionSample, SampleSpec
 from locoscore.errors import InputError
-from locoscore.judge.api import PassResult, run_pass
-from locoscore.judge.from_records import judge_items
+from locoscore.judge.engine import PassResult, run_pass
 from locoscore.judge.runner import ProgressSink
 from locoscore.judge.settings import JudgeSettings
 from locoscore.results.identity import InputIdentity

@@ -11,6 +11,7 @@ from typing import Any
 
 from locoscore._io import dumps_json, write_text_atomic
 from locoscore._version import __version__
+from locoscore.benchmarks.locomo.data.dataset import Dataset
 from locoscore.benchmarks.locomo.judge.audit import ProbeSet
 from locoscore.benchmarks.locomo.judge.audit_stats import (
     BOOTSTRAP_RESAMPLES,
@@ -21,11 +22,10 @@ from locoscore.benchmarks.locomo.judge.audit_stats import (
     set_statistics,
     summary_line,
 )
+from locoscore.benchmarks.locomo.judge.outputs import calls_and_usage
 from locoscore.categories import CATEGORY_NAMES
-from locoscore.data.dataset import Dataset
 from locoscore.data.sample import QuestionSample, with_sample
-from locoscore.judge.api import PassResult
-from locoscore.judge.outputs import calls_and_usage
+from locoscore.judge.engine import PassResult
 from locoscore.judge.settings import ResolvedJudge
 from locoscore.llm.endpoint import Served, served_note, through_sentence
 from locoscore.report.document import (

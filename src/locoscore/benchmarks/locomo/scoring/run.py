@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from locoscore.benchmarks.locomo.data.models import PredictionRecord
 from locoscore.benchmarks.locomo.scoring.aggregate import summarise_metric
 from locoscore.benchmarks.locomo.scoring.protocols import LexicalProtocol
-from locoscore.data.models import PredictionRecord
 
 
 def score_records(

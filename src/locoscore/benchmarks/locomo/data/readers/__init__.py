@@ -21,13 +21,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from locoscore.benchmarks.locomo.data.models import PredictionRecord
 from locoscore.benchmarks.locomo.data.readers._load import LoadedFile, load_file
 from locoscore.benchmarks.locomo.data.readers.locomo import read_locomo
 from locoscore.benchmarks.locomo.data.readers.mem0 import read_mem0
 from locoscore.benchmarks.locomo.data.readers.memos import looks_like_memos, read_memos
 from locoscore.benchmarks.locomo.data.readers.native import read_native, read_prototype
 from locoscore.benchmarks.locomo.data.readers.zep import USER_KEY, read_zep
-from locoscore.data.models import PredictionRecord
 from locoscore.errors import InputError
 
 FORMATS = ("native", "locomo", "mem0", "zep", "memos", "prototype")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from locoscore.benchmarks.locomo.data.models import PredictionRecord
 from locoscore.benchmarks.locomo.data.readers._fields import (
     Where,
     check_utf8,
@@ -20,7 +21,6 @@ from locoscore.benchmarks.locomo.data.readers._fields import (
     require_text,
 )
 from locoscore.benchmarks.locomo.data.readers._load import LoadedFile
-from locoscore.data.models import PredictionRecord
 from locoscore.errors import InputError
 
 SUFFIX = "_prediction"

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from locoscore.benchmarks.locomo.data.models import PredictionRecord
 from locoscore.benchmarks.locomo.data.readers._fields import (
     Where,
     optional_seconds,
@@ -22,7 +23,6 @@ from locoscore.benchmarks.locomo.data.readers._fields import (
     require_text,
 )
 from locoscore.benchmarks.locomo.data.readers._load import LoadedFile
-from locoscore.data.models import PredictionRecord
 from locoscore.errors import InputError
 
 RECORDED_FIELDS = ("f1_score", "bleu_score", "llm_score")

@@ -14,6 +14,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from locoscore.benchmarks.locomo.data.dataset import Dataset
+from locoscore.benchmarks.locomo.data.models import PredictionRecord
 from locoscore.benchmarks.locomo.data.readers._fields import (
     Where,
     read_category,
@@ -22,8 +24,6 @@ from locoscore.benchmarks.locomo.data.readers._fields import (
     require_text,
 )
 from locoscore.benchmarks.locomo.data.readers._load import LoadedFile
-from locoscore.data.dataset import Dataset
-from locoscore.data.models import PredictionRecord
 from locoscore.errors import InputError
 
 QUESTION_ID = re.compile(r"locomo_(\d+)_qa(\d+)", re.ASCII)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from locoscore.benchmarks.locomo.data.models import PredictionRecord
 from locoscore.benchmarks.locomo.data.readers._fields import (
     Where,
     read_category,
@@ -17,7 +18,6 @@ from locoscore.benchmarks.locomo.data.readers._fields import (
     require_text,
 )
 from locoscore.benchmarks.locomo.data.readers._load import LoadedFile
-from locoscore.data.models import PredictionRecord
 from locoscore.errors import InputError
 
 USER_KEY = re.compile(r"locomo_experiment_user_(\d+)", re.ASCII)

@@ -12,10 +12,14 @@ from pathlib import Path
 from typing import Any
 
 from locoscore._io import write_jsonl_atomic
-from locoscore.data.models import PredictionRecord
+from locoscore.benchmarks.locomo.data.models import PredictionRecord
+from locoscore.benchmarks.locomo.judge.aggregate import (
+    MIN_RUNS_WITHOUT_WARNING,
+    QuestionScores,
+    summarise,
+)
 from locoscore.data.sample import QuestionSample, with_sample
 from locoscore.errors import InputError
-from locoscore.judge.aggregate import MIN_RUNS_WITHOUT_WARNING, QuestionScores, summarise
 from locoscore.judge.plan import JudgmentRow
 from locoscore.judge.runner import JudgeRun, RunStats
 from locoscore.judge.settings import ResolvedJudge

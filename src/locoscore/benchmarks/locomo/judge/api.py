@@ -14,14 +14,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from locoscore.benchmarks.locomo.data.models import PredictionRecord
+from locoscore.benchmarks.locomo.judge.aggregate import JudgeAggregation, aggregate_runs
+from locoscore.benchmarks.locomo.judge.from_records import judge_items, judged_records, record_item
+from locoscore.benchmarks.locomo.judge.outputs import write_outputs
 from locoscore.categories import parse_category
-from locoscore.data.models import PredictionRecord
 from locoscore.data.sample import QuestionSample, SampleSpec
-from locoscore.judge.aggregate import JudgeAggregation, aggregate_runs
 from locoscore.judge.cache import JudgeStore
 from locoscore.judge.engine import PassResult, run_pass
-from locoscore.judge.from_records import judge_items, judged_records, record_item
-from locoscore.judge.outputs import write_outputs
 from locoscore.judge.plan import plan_calls
 from locoscore.judge.runner import ProgressSink, run_plan
 from locoscore.judge.settings import JudgeSettings

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
+from locoscore.benchmarks.locomo.data.dataset import Dataset
+from locoscore.benchmarks.locomo.data.models import Sample
 from locoscore.data.conversation import Conversation, Question, SessionInput, TurnInput
-from locoscore.data.dataset import Dataset
-from locoscore.data.models import Sample
 from locoscore.errors import DatasetError
 
 # LoCoMo writes session dates as "1:56 pm on 8 May, 2023".
