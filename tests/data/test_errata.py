@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from locoscore.benchmarks.locomo.data.dataset import Dataset
-from locoscore.data.errata import (
+from locoscore.benchmarks.locomo.data.errata import (
     ERRATA_SHA256,
     ErrataChecksumWarning,
     cached_errata_path,

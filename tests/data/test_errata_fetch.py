@@ -14,8 +14,12 @@ import pytest
 from typer.testing import CliRunner
 
 from locoscore.benchmarks.locomo.data.dataset import cached_dataset_path
+from locoscore.benchmarks.locomo.data.errata import (
+    ERRATA_SHA256,
+    cached_errata_path,
+    resolve_errata_path,
+)
 from locoscore.cli import app
-from locoscore.data.errata import ERRATA_SHA256, cached_errata_path, resolve_errata_path
 
 runner = CliRunner()
 

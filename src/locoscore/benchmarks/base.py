@@ -90,7 +90,6 @@ class Benchmark(ABC):
     # Where a third-party benchmark came from (`python:module:NAME`), set when it is loaded:
     # its folders record it so that later commands find it again.
     source: str | None = None
-    has_errata = False  # a gold errata list (`--errata`) applies to its questions
     scores_lexically = False  # token-F1 protocols apply (LoCoMo's short gold answers)
     answer_prompt_name = "locoscore-answer-v1"
     # The answer step's max_tokens: part of the benchmark (its golds set how long a full
@@ -203,6 +202,12 @@ class Benchmark(ABC):
         return [
             q for q in data.questions if q.conversation_id in ids and q.category not in left_out
         ]
+
+    def errata(self, given: Path | None, data: Any) -> Any | None:
+        """The gold errata list (`--errata`, else the benchmark's default) that gives a run's
+        reports their verified-gold view; None for a benchmark without one. A bad list is
+        refused here, before any work."""
+        return None
 
     def published(self) -> tuple[Any, ...]:
         """Published numbers, each with its protocol and source (listed, never ranked
@@ -359,16 +364,3 @@ class Benchmark(ABC):
 
     def dry_run_lines(self, result: Any) -> list[str] | None:
         return None
-
-
-def parse_type_templates(values: Sequence[str]) -> dict[str, Path]:
-    """`--type-template TYPE=FILE` values as {type: file}."""
-    from locoscore.errors import InputError
-
-    out = {}
-    for value in values:
-        key, sep, path = value.partition("=")
-        if not sep or not key.strip() or not path.strip():
-            raise InputError(f"expected TYPE=FILE, got {value!r}", field="--type-template")
-        out[key.strip()] = Path(path.strip())
-    return out

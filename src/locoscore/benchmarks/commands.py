@@ -12,20 +12,38 @@ its own (`benchmarks.locomo.commands`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from rich.markup import escape
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from locoscore.benchmarks.base import Benchmark
     from locoscore.data.sample import QuestionSample, SampleSpec
     from locoscore.judge.settings import JudgeSettings
     from locoscore.results.identity import InputIdentity
+
+
+class Hooks(Protocol):
+    """The pass hooks of a benchmark (`benchmarks.base.Benchmark`) the defaults call."""
+
+    name: str
+
+    def load(self, path: str | Path | None) -> Any: ...
+    def judge(
+        self, data: Any, answers: Path, settings: Any, out: Path, **options: Any
+    ) -> Coroutine[Any, Any, tuple[Any, dict[str, Any] | None]]: ...
+    def audit(
+        self, data: Any, settings: Any, out: Path, **options: Any
+    ) -> Coroutine[Any, Any, tuple[Any, dict[str, Any] | None]]: ...
+    def report(self, directory: Path) -> list[Path]: ...
+    def compare(self, dir_a: Path, dir_b: Path, out: Path) -> dict[str, Any]: ...
+    def judge_lines(self, section: dict[str, Any], out: Path) -> list[str]: ...
+    def audit_lines(self, document: dict[str, Any], out: Path) -> list[str]: ...
+    def dry_run_lines(self, result: Any) -> list[str] | None: ...
 
 
 @dataclass(frozen=True)
@@ -133,12 +151,10 @@ def print_outcome(
         t.out.print(line, highlight=False, soft_wrap=True)
 
 
-def judge_command(bench: Benchmark, call: JudgeCall, t: Terminal) -> bool:
+def judge_command(bench: Hooks, call: JudgeCall, t: Terminal) -> bool:
     """A benchmark's judge through the shared fold (`judge.folder`): its section carries an
     `error` when the gate fails (too many runs without a verdict, a pass stopped early), and
     the command then fails after the outputs are written, as LoCoMo's does."""
-    from locoscore.benchmarks.base import parse_type_templates
-
     data = bench.load(call.dataset)
 
     def claim(ours: InputIdentity) -> None:
@@ -175,9 +191,7 @@ def judge_command(bench: Benchmark, call: JudgeCall, t: Terminal) -> bool:
     return False
 
 
-def refuse_audit_files(
-    bench: Benchmark, predictions: Path | None, probes: list[Path] | None
-) -> None:
+def refuse_audit_files(bench: Hooks, predictions: Path | None, probes: list[Path] | None) -> None:
     """A benchmark whose audit builds its probe sets from its own data: a file of answers or
     probes would be silently left out of the audit, so say so before anything is read."""
     from locoscore.errors import InputError
@@ -190,7 +204,7 @@ def refuse_audit_files(
             )
 
 
-def audit_command(bench: Benchmark, call: AuditCall, t: Terminal) -> bool:
+def audit_command(bench: Hooks, call: AuditCall, t: Terminal) -> bool:
     data = bench.load(call.dataset)
     result, document = t.run_pass(
         bench.audit(
@@ -215,7 +229,7 @@ def audit_command(bench: Benchmark, call: AuditCall, t: Terminal) -> bool:
     return False
 
 
-def report_command(bench: Benchmark, call: ReportCall, t: Terminal) -> bool:
+def report_command(bench: Hooks, call: ReportCall, t: Terminal) -> bool:
     for path in bench.report(call.directory):
         t.out.print(f"wrote {path}", highlight=False)
     return False
@@ -229,7 +243,7 @@ def print_names(t: Terminal, folders: list[Path]) -> None:
         t.out.print(f"{side_name(i)} = {escape(str(folder))}", highlight=False, soft_wrap=True)
 
 
-def compare_command(bench: Benchmark, call: CompareCall, t: Terminal) -> bool:
+def compare_command(bench: Hooks, call: CompareCall, t: Terminal) -> bool:
     from locoscore.errors import InputError
     from locoscore.results.layout import COMPARE_HTML, COMPARE_JSON, COMPARE_MD
 
@@ -252,3 +266,16 @@ def compare_command(bench: Benchmark, call: CompareCall, t: Terminal) -> bool:
         )
     t.out.print(f"wrote {out}/{COMPARE_MD}, {COMPARE_HTML}, {COMPARE_JSON}", highlight=False)
     return False
+
+
+def parse_type_templates(values: Sequence[str]) -> dict[str, Path]:
+    """`--type-template TYPE=FILE` values as {type: file}."""
+    from locoscore.errors import InputError
+
+    out = {}
+    for value in values:
+        key, sep, path = value.partition("=")
+        if not sep or not key.strip() or not path.strip():
+            raise InputError(f"expected TYPE=FILE, got {value!r}", field="--type-template")
+        out[key.strip()] = Path(path.strip())
+    return out

@@ -11,10 +11,10 @@ from rich.table import Table
 
 from locoscore.benchmarks import BENCHMARKS, get_benchmark
 from locoscore.benchmarks.locomo.data.dataset import LOCOMO_SHA256, LOCOMO_URL, fetch_dataset
+from locoscore.benchmarks.locomo.data.errata import ERRATA_SHA256, ERRATA_URL, fetch_errata
 from locoscore.benchmarks.locomo.data.probes import PROBE_SOURCES, PROBES_BASE_URL, fetch_probes
 from locoscore.cli._app import app, console, handle_errors
 from locoscore.cli._options import BenchmarkOpt, DatasetOpt
-from locoscore.data.errata import ERRATA_SHA256, ERRATA_URL, fetch_errata
 from locoscore.errors import InputError
 
 dataset_app = typer.Typer(

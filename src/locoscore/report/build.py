@@ -13,7 +13,7 @@ from typing import Any
 
 from locoscore._io import dumps_json, sha256_file, write_text_atomic
 from locoscore._version import __version__
-from locoscore.data.errata import SCORE_CHANGING, Errata
+from locoscore.benchmarks.locomo.data.errata import SCORE_CHANGING, Errata
 from locoscore.report import analysis as an
 from locoscore.report.analysis import Analysis, CellStats, MetricStats, VerifiedGoldView
 from locoscore.report.audit_view import audit_summary

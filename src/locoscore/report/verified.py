@@ -12,8 +12,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from locoscore.benchmarks.locomo.data.errata import (
+    ERRATA_SOURCE,
+    ERROR_TYPES,
+    SCORE_CHANGING,
+    Errata,
+)
 from locoscore.categories import ADVERSARIAL, LOCOMO_COLUMN_ORDER
-from locoscore.data.errata import ERRATA_SOURCE, ERROR_TYPES, SCORE_CHANGING, Errata
 from locoscore.errors import InputError
 from locoscore.report.load import Results
 from locoscore.results.folder import row_key

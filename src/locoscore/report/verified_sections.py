@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+from locoscore.benchmarks.locomo.data.errata import ERROR_TYPES, SCORE_CHANGING
 from locoscore.categories import CATEGORY_NAMES
-from locoscore.data.errata import ERROR_TYPES, SCORE_CHANGING
 from locoscore.report.analysis import Analysis, VerifiedGoldView
 from locoscore.report.document import Block, Heading, Paragraph, Table
 from locoscore.report.tables import DASH, breakdown_table, ci_text, fmt

@@ -25,7 +25,6 @@ from typing import Any
 from locoscore.benchmarks import get_benchmark
 from locoscore.benchmarks.answer_prompt import load_answer_prompt
 from locoscore.data.conversation import Conversation, Question
-from locoscore.data.errata import errata_for
 from locoscore.errors import InputError, LocoscoreError
 from locoscore.llm.call_errors import one_line_error
 from locoscore.llm.endpoint import Served, served_note
@@ -154,8 +153,7 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
         settings.system_options,
         SystemContext(state_dir=settings.out / SYSTEM_STATE, prices=settings.answer.prices),
     )
-    # a bad list is refused before any work; only a benchmark with errata maps one
-    errata = errata_for(settings.errata, dataset) if benchmark.has_errata else None
+    errata = benchmark.errata(settings.errata, dataset)  # a bad list: refused before any work
     resolved = ResolvedRun(
         settings, dataset, conversations, questions, system, answer, errata, sample
     )

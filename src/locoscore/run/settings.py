@@ -10,7 +10,6 @@ from typing import Any, Literal
 from locoscore._version import __version__
 from locoscore.benchmarks import Benchmark, get_benchmark
 from locoscore.data.conversation import Conversation, Question
-from locoscore.data.errata import Errata
 from locoscore.data.sample import QuestionSample, SampleSpec, with_sample
 from locoscore.llm.endpoint import Served
 from locoscore.run.answerer import AnswerSettings, AnswerStep
@@ -48,7 +47,7 @@ class ResolvedRun:
     questions: list[Question]
     system: MemorySystem
     answer: AnswerStep
-    errata: Errata | None = None  # the verified-gold view of the run's reports
+    errata: Any = None  # the benchmark's gold errata: the verified-gold view of the reports
     sample: QuestionSample | None = None  # the questions asked are this sample
     drop: Literal["all", "results"] | None = None  # what --replace drops before the run
 

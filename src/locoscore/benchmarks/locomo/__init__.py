@@ -41,7 +41,6 @@ class LoCoMo(Benchmark):
         for cid in LOCOMO_COLUMN_ORDER
     )
     known_files = (KnownFile("locomo10", "locomo10.json", LOCOMO_SHA256, url=LOCOMO_URL),)
-    has_errata = True
     scores_lexically = True
     commands = frozenset({"run", "dataset", "score", "judge", "report", "compare", "audit"})
     run_files = (SCORES, SUMMARY, *REPORT_FILES)
@@ -91,6 +90,11 @@ class LoCoMo(Benchmark):
         """LoCoMo folders record their rows' key, gold and prediction (`score` and `judge`
         read them joined to the dataset)."""
         return identity_of_rows(name, records)
+
+    def errata(self, given: Path | None, data: Dataset) -> Any | None:
+        from locoscore.benchmarks.locomo.data.errata import errata_for
+
+        return errata_for(given, data)
 
     def published(self) -> tuple[Any, ...]:
         from locoscore.baselines import ALL_ROWS

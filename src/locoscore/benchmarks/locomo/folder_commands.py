@@ -44,7 +44,7 @@ def _headline(analysis: Analysis) -> Table:
 def report_command(bench: Benchmark, call: ReportCall, t: Terminal) -> bool:
     # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
     from locoscore.benchmarks.locomo.data.dataset import resolve_dataset_path
-    from locoscore.data.errata import errata_for
+    from locoscore.benchmarks.locomo.data.errata import errata_for
     from locoscore.report.build import build_reports
     from locoscore.report.load import load_results
 
@@ -69,9 +69,9 @@ def report_command(bench: Benchmark, call: ReportCall, t: Terminal) -> bool:
 def compare_command(bench: Benchmark, call: CompareCall, t: Terminal) -> bool:
     from locoscore.benchmarks.commands import print_names
     from locoscore.benchmarks.locomo.data.dataset import resolve_dataset_path
+    from locoscore.benchmarks.locomo.data.errata import errata_for
     from locoscore.compare.paired import compare_many, side_name
     from locoscore.compare.report import write_comparisons
-    from locoscore.data.errata import errata_for
     from locoscore.report.load import load_results
     from locoscore.report.verified import comparison_errata
 
@@ -94,9 +94,9 @@ def compare_command(bench: Benchmark, call: CompareCall, t: Terminal) -> bool:
 
 
 def score_command(bench: Benchmark, call: ScoreCall, t: Terminal) -> bool:
+    from locoscore.benchmarks.locomo.data.errata import errata_for
     from locoscore.benchmarks.locomo.data.load import load_predictions
     from locoscore.benchmarks.locomo.scoring.folder import score_into_folder
-    from locoscore.data.errata import errata_for
     from locoscore.report.build import build_reports
     from locoscore.report.terminal import (
         lexical_signatures,

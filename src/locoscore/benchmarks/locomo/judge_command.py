@@ -19,9 +19,9 @@ if TYPE_CHECKING:
 
 def judge_command(bench: Benchmark, call: JudgeCall, t: Terminal) -> bool:
     # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
+    from locoscore.benchmarks.locomo.data.errata import errata_for
     from locoscore.benchmarks.locomo.data.load import load_predictions
     from locoscore.benchmarks.locomo.judge.api import judge_pass, judge_sample
-    from locoscore.data.errata import errata_for
     from locoscore.judge.cache import user_cache_path
     from locoscore.judge.folder import unscored_problem
     from locoscore.report.build import build_reports
