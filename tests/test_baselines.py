@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from locoscore import baselines as b
+from locoscore.benchmarks.locomo import baselines as b
 
 DATASET = Path(__file__).resolve().parents[1] / "../shared/data/locomo10.json"
 

@@ -13,10 +13,10 @@ from conftest import SAMPLE_SIGNATURE
 from typer.testing import CliRunner
 
 from locoscore import stats
+from locoscore.benchmarks.locomo.compare.paired import compare_results
+from locoscore.benchmarks.locomo.report.load import load_results
+from locoscore.benchmarks.locomo.report.metrics import F1_LOCOMO, J
 from locoscore.cli import app
-from locoscore.compare.paired import compare_results
-from locoscore.report.load import load_results
-from locoscore.report.metrics import F1_LOCOMO, J
 
 LEXICAL_FULL = {"bm25-extractive", "full-context", "bm25-k10", "bm25-k3",
                 "bm25-extractive-errata", "bm25-k3-errata"}  # fmt: skip
@@ -131,7 +131,7 @@ def test_each_row_is_the_paired_test_against_the_leader_holm_adjusted(
         for row in group["rows"][1:]:
             other = load_results(Path(row["folder"]))
             if verified:
-                from locoscore.report.analysis import verified_gold_view
+                from locoscore.benchmarks.locomo.report.analysis import verified_gold_view
 
                 view = verified_gold_view(leader)
                 assert view is not None

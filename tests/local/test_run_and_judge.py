@@ -13,9 +13,9 @@ from typer.testing import CliRunner
 
 from locoscore.benchmarks.locomo.data.load import load_predictions
 from locoscore.benchmarks.locomo.judge import judge_pass
+from locoscore.benchmarks.locomo.report.build import build_reports
 from locoscore.cli import app
 from locoscore.judge.settings import JudgeSettings
-from locoscore.report.build import build_reports
 from locoscore.run.answerer import AnswerSettings
 from locoscore.run.outputs import write_run_outputs
 from locoscore.run.pipeline import execute_run, resolve_run

@@ -11,10 +11,10 @@ import pytest
 from report_helpers import add_judge, base_rows, record_errata, write_folder
 from typer.testing import CliRunner
 
+from locoscore.benchmarks.locomo.compare.paired import compare_results, majority_correct
+from locoscore.benchmarks.locomo.report.load import load_results
+from locoscore.benchmarks.locomo.report.verified import comparison_errata
 from locoscore.cli import app
-from locoscore.compare.paired import compare_results, majority_correct
-from locoscore.report.load import load_results
-from locoscore.report.verified import comparison_errata
 
 runner = CliRunner()
 

@@ -11,9 +11,14 @@ from report_helpers import add_judge, base_rows, write_folder
 from typer.testing import CliRunner
 
 from locoscore import stats
+from locoscore.benchmarks.locomo.compare.paired import (
+    MetricComparison,
+    PairedCell,
+    compare_many,
+    compare_results,
+)
+from locoscore.benchmarks.locomo.report.load import load_results
 from locoscore.cli import app
-from locoscore.compare.paired import MetricComparison, PairedCell, compare_many, compare_results
-from locoscore.report.load import load_results
 
 runner = CliRunner()
 

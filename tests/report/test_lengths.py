@@ -8,8 +8,12 @@ from pathlib import Path
 import pytest
 from report_helpers import base_rows, write_folder
 
-from locoscore.report.build import build_reports
-from locoscore.report.lengths import answer_lengths, answer_words, length_ratio_warning
+from locoscore.benchmarks.locomo.report.build import build_reports
+from locoscore.benchmarks.locomo.report.lengths import (
+    answer_lengths,
+    answer_words,
+    length_ratio_warning,
+)
 
 
 @pytest.mark.parametrize(

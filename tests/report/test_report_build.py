@@ -11,8 +11,7 @@ from report_helpers import add_judge, base_rows, write_folder
 from typer.testing import CliRunner
 
 from locoscore._io import sha256_file
-from locoscore.cli import app
-from locoscore.report import (
+from locoscore.benchmarks.locomo.report import (
     analyse,
     format_f1_comparison_table,
     format_full_report,
@@ -20,8 +19,9 @@ from locoscore.report import (
     format_latency_comparison_table,
     load_results,
 )
-from locoscore.report.build import build_reports
-from locoscore.report.metrics import F1_MEM0
+from locoscore.benchmarks.locomo.report.build import build_reports
+from locoscore.benchmarks.locomo.report.metrics import F1_MEM0
+from locoscore.cli import app
 
 REPO = Path(__file__).resolve().parents[2]
 runner = CliRunner()

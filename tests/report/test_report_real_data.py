@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from locoscore.benchmarks.locomo.compare.paired import compare_results
+from locoscore.benchmarks.locomo.report.load import load_results
 from locoscore.cli import app
-from locoscore.compare.paired import compare_results
-from locoscore.report.load import load_results
 
 runner = CliRunner()
 

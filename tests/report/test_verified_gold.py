@@ -12,8 +12,8 @@ import pytest
 from report_helpers import base_rows, folder_with_errata, write_folder
 from typer.testing import CliRunner
 
+from locoscore.benchmarks.locomo.report.build import build_reports
 from locoscore.cli import app
-from locoscore.report.build import build_reports
 
 runner = CliRunner()
 

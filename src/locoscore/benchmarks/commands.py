@@ -237,7 +237,7 @@ def report_command(bench: Hooks, call: ReportCall, t: Terminal) -> bool:
 
 def print_names(t: Terminal, folders: list[Path]) -> None:
     """Which folder is A, B, ...: every figure printed after is named by these letters."""
-    from locoscore.compare.paired import side_name
+    from locoscore.benchmarks.locomo.compare.paired import side_name
 
     for i, folder in enumerate(folders):
         t.out.print(f"{side_name(i)} = {escape(str(folder))}", highlight=False, soft_wrap=True)

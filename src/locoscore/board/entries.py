@@ -17,6 +17,11 @@ from typing import Any
 
 from locoscore.benchmarks import get_benchmark, recorded_benchmark
 from locoscore.benchmarks.board_row import BoardCell, BoardRow, read_summary
+from locoscore.benchmarks.locomo.report import analysis as an
+from locoscore.benchmarks.locomo.report.build import statistics_section
+from locoscore.benchmarks.locomo.report.load import Results, load_results
+from locoscore.benchmarks.locomo.report.metrics import METRICS, Metric
+from locoscore.benchmarks.locomo.report.recorded_judge import recorded_judge
 from locoscore.board.identity import (
     ALL_QUESTIONS,
     SHA_SHOWN,
@@ -25,11 +30,6 @@ from locoscore.board.identity import (
     own_identity,
 )
 from locoscore.errors import InputError
-from locoscore.report import analysis as an
-from locoscore.report.build import statistics_section
-from locoscore.report.load import Results, load_results
-from locoscore.report.metrics import METRICS, Metric
-from locoscore.report.recorded_judge import recorded_judge
 from locoscore.results.layout import SUMMARY
 
 

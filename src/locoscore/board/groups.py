@@ -13,10 +13,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from locoscore import stats
+from locoscore.benchmarks.locomo.compare.paired import (
+    ALPHA,
+    BOOTSTRAP_RESAMPLES,
+    BOOTSTRAP_SEED,
+    paired_metric,
+)
+from locoscore.benchmarks.locomo.report.metrics import Metric
 from locoscore.board.entries import Entry
 from locoscore.board.identity import Identity
-from locoscore.compare.paired import ALPHA, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, paired_metric
-from locoscore.report.metrics import Metric
 
 DIFFERENCE_DECIMALS = 6
 

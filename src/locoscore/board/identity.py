@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from locoscore.benchmarks.board_row import BoardRow
-from locoscore.report.load import Results
+from locoscore.benchmarks.locomo.report.load import Results
 from locoscore.results.folder import row_key
 
 DEFAULT_BENCHMARK = "locomo"

@@ -6,16 +6,16 @@ from pathlib import Path
 from typing import Any
 
 from locoscore._version import __version__
+from locoscore.benchmarks.locomo.compare.paired import ALPHA
+from locoscore.benchmarks.locomo.compare.report import format_p
+from locoscore.benchmarks.locomo.report.metrics import METRICS, Metric
+from locoscore.benchmarks.locomo.report.tables import DASH, fmt
 from locoscore.board.entries import Entry, row_facts
 from locoscore.board.groups import Group, Row, differing_aspects
 from locoscore.board.identity import FULL_SET
 from locoscore.categories import CATEGORY_NAMES
-from locoscore.compare.paired import ALPHA
-from locoscore.compare.report import format_p
 from locoscore.report import charts
 from locoscore.report.document import Banner, Block, Figure, Heading, Notes, Paragraph, Table
-from locoscore.report.metrics import METRICS, Metric
-from locoscore.report.tables import DASH, fmt
 
 BOARD_SCHEMA_VERSION = 1
 CHART_ROWS = 5  # rows drawn in a group's per-category chart

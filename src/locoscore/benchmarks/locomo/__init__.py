@@ -1,7 +1,7 @@
 """LoCoMo behind the benchmark interface, delegating to the modules that hold its rules:
 categories (`locoscore.categories`), the file (`data.dataset`), its conversations and
 evidence (`data.locomo_conversations`), the answer prompt (`benchmarks.answer_prompt`) and the
-published baselines (`locoscore.baselines`)."""
+published baselines (`locoscore.benchmarks.locomo.baselines`)."""
 
 from __future__ import annotations
 
@@ -97,7 +97,7 @@ class LoCoMo(Benchmark):
         return errata_for(given, data)
 
     def published(self) -> tuple[Any, ...]:
-        from locoscore.baselines import ALL_ROWS
+        from locoscore.benchmarks.locomo.baselines import ALL_ROWS
 
         return tuple(ALL_ROWS)
 

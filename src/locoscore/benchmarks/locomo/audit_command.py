@@ -55,10 +55,10 @@ def audit_command(bench: Benchmark, call: AuditCall, t: Terminal) -> bool:
         probe_file_set,
     )
     from locoscore.benchmarks.locomo.report.audit_report import audit_document, write_audit
+    from locoscore.benchmarks.locomo.report.build import build_reports
     from locoscore.data.sample import judged_sample
     from locoscore.judge.cache import user_cache_path
     from locoscore.llm.endpoint import through_sentence
-    from locoscore.report.build import build_reports
     from locoscore.report.spend import judge_calls_line
     from locoscore.run.document import read_run_sample
 

@@ -14,8 +14,8 @@ from locoscore.results.layout import REPORT_FILES, SCORES, SUMMARY
 if TYPE_CHECKING:
     from locoscore.benchmarks.base import Benchmark
     from locoscore.benchmarks.commands import CompareCall, ReportCall, ScoreCall, Terminal
-    from locoscore.compare.paired import Comparison
-    from locoscore.report.analysis import Analysis
+    from locoscore.benchmarks.locomo.compare.paired import Comparison
+    from locoscore.benchmarks.locomo.report.analysis import Analysis
 
 
 def _headline(analysis: Analysis) -> Table:
@@ -45,8 +45,8 @@ def report_command(bench: Benchmark, call: ReportCall, t: Terminal) -> bool:
     # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
     from locoscore.benchmarks.locomo.data.dataset import resolve_dataset_path
     from locoscore.benchmarks.locomo.data.errata import errata_for
-    from locoscore.report.build import build_reports
-    from locoscore.report.load import load_results
+    from locoscore.benchmarks.locomo.report.build import build_reports
+    from locoscore.benchmarks.locomo.report.load import load_results
 
     directory = call.directory
     dataset_path = (
@@ -68,12 +68,12 @@ def report_command(bench: Benchmark, call: ReportCall, t: Terminal) -> bool:
 
 def compare_command(bench: Benchmark, call: CompareCall, t: Terminal) -> bool:
     from locoscore.benchmarks.commands import print_names
+    from locoscore.benchmarks.locomo.compare.paired import compare_many, side_name
+    from locoscore.benchmarks.locomo.compare.report import write_comparisons
     from locoscore.benchmarks.locomo.data.dataset import resolve_dataset_path
     from locoscore.benchmarks.locomo.data.errata import errata_for
-    from locoscore.compare.paired import compare_many, side_name
-    from locoscore.compare.report import write_comparisons
-    from locoscore.report.load import load_results
-    from locoscore.report.verified import comparison_errata
+    from locoscore.benchmarks.locomo.report.load import load_results
+    from locoscore.benchmarks.locomo.report.verified import comparison_errata
 
     folders = call.folders
     results = [load_results(folder) for folder in folders]
@@ -96,8 +96,8 @@ def compare_command(bench: Benchmark, call: CompareCall, t: Terminal) -> bool:
 def score_command(bench: Benchmark, call: ScoreCall, t: Terminal) -> bool:
     from locoscore.benchmarks.locomo.data.errata import errata_for
     from locoscore.benchmarks.locomo.data.load import load_predictions
+    from locoscore.benchmarks.locomo.report.build import build_reports
     from locoscore.benchmarks.locomo.scoring.folder import score_into_folder
-    from locoscore.report.build import build_reports
     from locoscore.report.terminal import (
         lexical_signatures,
         lexical_table,
@@ -148,7 +148,7 @@ def parse_protocols(value: str) -> list[str]:
 
 
 def _print_comparison(t: Terminal, comparison: Comparison, b: str, several: bool) -> None:
-    from locoscore.compare.report import format_p
+    from locoscore.benchmarks.locomo.compare.report import format_p
 
     table = Table(title=f"{b} - A on {comparison.paired} shared questions")
     columns = ["metric", "A", b, f"{b} - A", "95 % CI", "Wilcoxon p"]

@@ -22,9 +22,9 @@ def judge_command(bench: Benchmark, call: JudgeCall, t: Terminal) -> bool:
     from locoscore.benchmarks.locomo.data.errata import errata_for
     from locoscore.benchmarks.locomo.data.load import load_predictions
     from locoscore.benchmarks.locomo.judge.api import judge_pass, judge_sample
+    from locoscore.benchmarks.locomo.report.build import build_reports
     from locoscore.judge.cache import user_cache_path
     from locoscore.judge.folder import unscored_problem
-    from locoscore.report.build import build_reports
     from locoscore.report.terminal import verified_gold_line
 
     console, out, request = t.out, call.out, call.request

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from locoscore import baselines
+from locoscore.benchmarks.locomo import baselines
 
 
 @dataclass(frozen=True)
@@ -19,7 +19,9 @@ class Metric:
     scale: float  # multiply stored values by this to show them
     # The protocol's own convention for its overall score.
     overall_includes_adversarial: bool
-    baseline_protocol: str | None  # rows of locoscore.baselines it may be compared with
+    baseline_protocol: (
+        str | None
+    )  # rows of locoscore.benchmarks.locomo.baselines it may be compared with
     decimals: int = 1
 
     @property

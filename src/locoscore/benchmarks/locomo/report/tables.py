@@ -9,13 +9,18 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from locoscore import baselines
-from locoscore.baselines import BaselineRow
+from locoscore.benchmarks.locomo import baselines
+from locoscore.benchmarks.locomo.baselines import BaselineRow
+from locoscore.benchmarks.locomo.report.analysis import (
+    Analysis,
+    CellStats,
+    MetricStats,
+    metric_stats,
+)
+from locoscore.benchmarks.locomo.report.metrics import F1_LOCOMO, J, Metric, judge_baseline_protocol
 from locoscore.categories import ADVERSARIAL, CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
-from locoscore.report.analysis import Analysis, CellStats, MetricStats, metric_stats
 from locoscore.report.document import Block, Paragraph, Table
 from locoscore.report.markdown import render_markdown, render_table
-from locoscore.report.metrics import F1_LOCOMO, J, Metric, judge_baseline_protocol
 from locoscore.stats import LatencyStats
 
 DASH = "–"

@@ -21,11 +21,15 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from locoscore import stats
+from locoscore.benchmarks.locomo.report.lengths import (
+    AnswerLengths,
+    answer_lengths,
+    length_ratio_warning,
+)
+from locoscore.benchmarks.locomo.report.load import Results
+from locoscore.benchmarks.locomo.report.metrics import METRICS, Metric
+from locoscore.benchmarks.locomo.report.verified import ErrataFlags
 from locoscore.categories import ADVERSARIAL, LOCOMO_COLUMN_ORDER
-from locoscore.report.lengths import AnswerLengths, answer_lengths, length_ratio_warning
-from locoscore.report.load import Results
-from locoscore.report.metrics import METRICS, Metric
-from locoscore.report.verified import ErrataFlags
 from locoscore.results.folder import row_key
 
 ALPHA = 0.05

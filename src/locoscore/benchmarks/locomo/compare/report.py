@@ -8,8 +8,7 @@ import io
 from pathlib import Path
 
 from locoscore._io import write_text_atomic
-from locoscore.categories import CATEGORY_NAMES
-from locoscore.compare.paired import (
+from locoscore.benchmarks.locomo.compare.paired import (
     ALPHA,
     BOOTSTRAP_RESAMPLES,
     Comparison,
@@ -18,13 +17,14 @@ from locoscore.compare.paired import (
     paired_rows,
     side_name,
 )
+from locoscore.benchmarks.locomo.report.load import Results
+from locoscore.benchmarks.locomo.report.tables import fmt
+from locoscore.categories import CATEGORY_NAMES
 from locoscore.report import charts
 from locoscore.report.csv import csv_cell
 from locoscore.report.document import Block, Figure, Heading, Notes, Paragraph, Table
 from locoscore.report.html import render_html
-from locoscore.report.load import Results
 from locoscore.report.markdown import render_markdown
-from locoscore.report.tables import fmt
 from locoscore.results.layout import COMPARE_HTML, COMPARE_MD, DIFFERENCES_CSV
 
 EXAMPLE_KEYS = 5

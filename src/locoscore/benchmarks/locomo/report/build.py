@@ -14,16 +14,21 @@ from typing import Any
 from locoscore._io import dumps_json, sha256_file, write_text_atomic
 from locoscore._version import __version__
 from locoscore.benchmarks.locomo.data.errata import SCORE_CHANGING, Errata
-from locoscore.report import analysis as an
-from locoscore.report.analysis import Analysis, CellStats, MetricStats, VerifiedGoldView
-from locoscore.report.audit_view import audit_summary
+from locoscore.benchmarks.locomo.report import analysis as an
+from locoscore.benchmarks.locomo.report.analysis import (
+    Analysis,
+    CellStats,
+    MetricStats,
+    VerifiedGoldView,
+)
+from locoscore.benchmarks.locomo.report.audit_view import audit_summary
+from locoscore.benchmarks.locomo.report.headline import report_title
+from locoscore.benchmarks.locomo.report.load import load_results
+from locoscore.benchmarks.locomo.report.sections import full_report_blocks
 from locoscore.report.csv import scores_csv
 from locoscore.report.document import Figure
-from locoscore.report.headline import report_title
 from locoscore.report.html import render_html
-from locoscore.report.load import load_results
 from locoscore.report.markdown import render_markdown
-from locoscore.report.sections import full_report_blocks
 from locoscore.results.layout import REPORT_HTML, REPORT_MD, SCORES, SCORES_CSV, SUMMARY
 from locoscore.stats import Interval
 

@@ -5,20 +5,20 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from locoscore import baselines
-from locoscore.categories import CATEGORY_NAMES
-from locoscore.llm.endpoint import through_sentence
-from locoscore.report import figures
-from locoscore.report.analysis import Analysis
-from locoscore.report.audit_view import audit_blocks
-from locoscore.report.document import Block, Heading, Notes, Paragraph, Preformatted, Table
-from locoscore.report.headline import CONTENTS, contents, failed_answers_line, opening_blocks
-from locoscore.report.markdown import render_markdown
-from locoscore.report.metrics import BLEU1_MEM0, F1_LOCOMO, F1_MEM0, J
-from locoscore.report.recorded_judge import recorded_judge_blocks
-from locoscore.report.run_section import run_blocks
-from locoscore.report.spend import judge_calls_line
-from locoscore.report.tables import (
+from locoscore.benchmarks.locomo import baselines
+from locoscore.benchmarks.locomo.report import figures
+from locoscore.benchmarks.locomo.report.analysis import Analysis
+from locoscore.benchmarks.locomo.report.audit_view import audit_blocks
+from locoscore.benchmarks.locomo.report.headline import (
+    CONTENTS,
+    contents,
+    failed_answers_line,
+    opening_blocks,
+)
+from locoscore.benchmarks.locomo.report.metrics import BLEU1_MEM0, F1_LOCOMO, F1_MEM0, J
+from locoscore.benchmarks.locomo.report.recorded_judge import recorded_judge_blocks
+from locoscore.benchmarks.locomo.report.run_section import run_blocks
+from locoscore.benchmarks.locomo.report.tables import (
     DASH,
     breakdown_table,
     comparable_j_stats,
@@ -29,7 +29,12 @@ from locoscore.report.tables import (
     paper_columns_table,
     seconds,
 )
-from locoscore.report.verified_sections import verified_gold_blocks
+from locoscore.benchmarks.locomo.report.verified_sections import verified_gold_blocks
+from locoscore.categories import CATEGORY_NAMES
+from locoscore.llm.endpoint import through_sentence
+from locoscore.report.document import Block, Heading, Notes, Paragraph, Preformatted, Table
+from locoscore.report.markdown import render_markdown
+from locoscore.report.spend import judge_calls_line
 
 TEXT_LIMIT = 160
 

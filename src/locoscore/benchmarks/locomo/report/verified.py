@@ -18,9 +18,9 @@ from locoscore.benchmarks.locomo.data.errata import (
     SCORE_CHANGING,
     Errata,
 )
+from locoscore.benchmarks.locomo.report.load import Results
 from locoscore.categories import ADVERSARIAL, LOCOMO_COLUMN_ORDER
 from locoscore.errors import InputError
-from locoscore.report.load import Results
 from locoscore.results.folder import row_key
 from locoscore.results.layout import SUMMARY
 

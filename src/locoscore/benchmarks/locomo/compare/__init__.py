@@ -1,0 +1,1 @@
+"""LoCoMo's comparison of results folders: paired differences and tests."""
