@@ -28,9 +28,9 @@ from locoscore.results.layout import PREDICTIONS, RUN_JSON, SCORES, SUMMARY
 
 if TYPE_CHECKING:
     from locoscore.benchmarks.answer_prompt import AnswerPrompt
-    from locoscore.benchmarks.board_row import BoardRow
     from locoscore.data.sample import QuestionSample, SampleSpec
     from locoscore.generic.parts import JudgeRules, Metric
+    from locoscore.results.board_row import BoardRow
 
 
 @dataclass(frozen=True)

@@ -127,7 +127,7 @@ def write_report(directory: Path, description: str) -> list[Path]:
 
 def board_row(directory: Path) -> Any:
     """The folder as a board row: the headline (J, else the metric) overall and per type."""
-    from locoscore.benchmarks.board_row import BoardMetric, BoardRow, cell
+    from locoscore.results.board_row import BoardMetric, BoardRow, cell
 
     summary = read_summary(directory)
     path = directory / SCORES

@@ -76,7 +76,7 @@ def _items(questions: Sequence[Question], answers: Mapping[str, dict[str, Any]])
 def _read_answers(
     path: Path, questions: Sequence[Question], data_name: str
 ) -> dict[str, dict[str, Any]]:
-    from locoscore.benchmarks.answer_lines import answer_lines
+    from locoscore.results.answers_file import answer_lines
 
     known = {q.question_id for q in questions}
     answers = {}

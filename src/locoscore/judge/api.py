@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from locoscore.categories import parse_category
 from locoscore.data.models import PredictionRecord
@@ -38,8 +39,15 @@ __all__ = [
     "judge_sample",
     "run_pass",
 ]
-if TYPE_CHECKING:
-    from locoscore.benchmarks import Benchmark
+
+
+class SampleDraw(Protocol):
+    """What the judge needs of a benchmark to draw its sample (`Benchmark.draw_sample`):
+    named here so that the judge, below the benchmarks, never imports them."""
+
+    def draw_sample(
+        self, request: SampleSpec | QuestionSample | None, questions: Iterable[tuple[str, int]]
+    ) -> QuestionSample | None: ...
 
 
 @dataclass(frozen=True)
@@ -54,7 +62,7 @@ def judge_sample(
     records: list[PredictionRecord],
     request: SampleSpec | QuestionSample,
     include_adversarial: bool,
-    benchmark: Benchmark,
+    benchmark: SampleDraw,
 ) -> QuestionSample:
     """`--limit`: a sample of the questions the judge would judge (category 5 only with
     `include_adversarial`), drawn as `run` draws it; or a run's own sample, kept."""

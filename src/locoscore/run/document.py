@@ -41,7 +41,7 @@ def read_run_sample(
     from locoscore._io import read_jsonl
     from locoscore.data.sample import QuestionSample
     from locoscore.errors import InputError
-    from locoscore.run.folder import PREDICTIONS
+    from locoscore.results.layout import PREDICTIONS
 
     if predictions.is_dir():  # a results folder: its run's predictions
         predictions = predictions / PREDICTIONS

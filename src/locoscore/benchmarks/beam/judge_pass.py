@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from locoscore._io import sha256_file
-from locoscore.benchmarks.answer_lines import answer_lines
 from locoscore.benchmarks.beam import judge as beam_judge
 from locoscore.benchmarks.beam.data import ABILITIES, BeamDataset, BeamQuestion
 from locoscore.benchmarks.beam.scoring import aggregate_abilities
@@ -27,6 +26,7 @@ from locoscore.judge.engine import PassResult
 from locoscore.judge.folder import FoldResult, JudgeJob, judge_jobs
 from locoscore.judge.items import JudgeItem
 from locoscore.judge.settings import JudgeSettings
+from locoscore.results.answers_file import answer_lines
 from locoscore.results.identity import InputIdentity, answers_identity
 from locoscore.results.layout import JUDGE_CACHE
 from locoscore.stats import normal_mean_ci, sample_std
