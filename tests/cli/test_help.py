@@ -130,3 +130,13 @@ def test_run_help_promises_each_benchmark_only_the_files_it_writes() -> None:
         assert listed.get(name, "").split(", ") == list(files or ["?"]), (name, listed)
     # what a LongMemEval run writes (longmemeval/outputs.py), not LoCoMo's reports
     assert BENCHMARKS["longmemeval"].run_files == ("hypotheses.jsonl", "summary.json")
+
+
+def test_type_template_help_names_the_benchmarks_that_take_per_type_templates() -> None:
+    from locoscore.benchmarks import BENCHMARKS
+
+    listed = _option_help(_help(["judge"]), "--type-template")
+    takes = [n for n, b in BENCHMARKS.items() if b.takes_type_templates]
+    assert takes == ["longmemeval"]  # its judge reads one rule per question type
+    assert f"per-type rules ({', '.join(takes)})" in listed, listed
+    assert "beam" not in listed and "locomo" not in listed

@@ -59,6 +59,7 @@ class LongMemEval(Benchmark):
     own_judge = True
     own_report = True
     judge_protocols = ("binary",)
+    takes_type_templates = True  # judging.with_user_templates
     run_files = (HYPOTHESES, SUMMARY)  # outputs.write_outputs
     fetch_names = FETCH_NAMES
     probe_checks = ("reset", "attribution")
