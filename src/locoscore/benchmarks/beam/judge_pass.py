@@ -23,7 +23,7 @@ from locoscore.benchmarks.beam.scoring import aggregate_abilities
 from locoscore.data.sample import QuestionSample, SampleSpec
 from locoscore.errors import InputError
 from locoscore.judge.engine import PassResult
-from locoscore.judge.folder import FoldResult, JudgeJob, judge_jobs
+from locoscore.judge.folder import FoldResult, JudgeJob, denominator, judge_jobs
 from locoscore.judge.items import JudgeItem
 from locoscore.judge.settings import JudgeSettings
 from locoscore.results.answers_file import answer_lines
@@ -263,9 +263,7 @@ def summarise(rows: list[dict[str, Any]], runs: int) -> dict[str, Any]:
         "mean_of_abilities": agg.mean_of_abilities,
         "question_weighted": agg.question_weighted,
         "question_weighted_ci95": [overall.low, overall.high] if overall else None,
-        "questions": len(rows),
-        "scored": len(scored),
-        "unscored": len(rows) - len(scored),
+        **denominator(len(rows), len(scored)),  # the fold's count: scored of questions
         "missing": sum(1 for r in rows if r["beam_missing"]),
         "run_means": run_means,
         "run_std": sample_std(run_means),
