@@ -9,12 +9,12 @@ every question the folder holds, shown 0-100 with a bootstrap 95 % interval.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from locoscore._io import read_jsonl, write_json_atomic, write_text_atomic
 from locoscore.errors import InputError
+from locoscore.results.board_row import BoardMetric, BoardRow, cell, read_summary
 from locoscore.results.layout import (
     COMPARE_HTML,
     COMPARE_JSON,
@@ -22,21 +22,7 @@ from locoscore.results.layout import (
     REPORT_HTML,
     REPORT_MD,
     SCORES,
-    SUMMARY,
 )
-
-
-def read_summary(directory: Path) -> dict[str, Any]:
-    path = directory / SUMMARY
-    try:
-        loaded = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError("missing: run `locoscore run` or `judge` first", file=str(path)) from None
-    except (OSError, ValueError) as exc:
-        raise InputError(f"not valid JSON ({exc})", file=str(path)) from None
-    if not isinstance(loaded, dict):
-        raise InputError("expected a JSON object", file=str(path))
-    return loaded
 
 
 def headline(summary: dict[str, Any]) -> tuple[str, str, dict[str, Any]] | None:
@@ -142,8 +128,6 @@ def write_report(directory: Path, description: str) -> list[Path]:
 
 def board_row(directory: Path) -> Any:
     """The folder as a board row: the headline (J, else the metric) overall and per type."""
-    from locoscore.results.board_row import BoardMetric, BoardRow, cell
-
     summary = read_summary(directory)
     path = directory / SCORES
     rows = read_jsonl(path) if path.is_file() else []

@@ -25,18 +25,20 @@ from locoscore.data.sample import QuestionSample, SampleSpec
 from locoscore.errors import InputError
 from locoscore.generic.parts import JudgeRules
 from locoscore.generic.scoring import aggregate
-from locoscore.judge.api import PassResult
+from locoscore.judge.engine import PassResult
 from locoscore.judge.folder import (
     DEFAULT_MAX_UNSCORED,
     JudgeJob,
     gate,
     judge_jobs,
     open_folder,
+    over_phrase,
     section_fold,
     section_head,
 )
 from locoscore.judge.items import JudgeItem
 from locoscore.judge.settings import JudgeSettings
+from locoscore.results.answers_file import answer_lines
 from locoscore.results.folder import load_summary
 from locoscore.results.identity import InputIdentity, answers_identity, submitted_pairs
 from locoscore.results.layout import JUDGE_CACHE, JUDGMENTS, SCORES, SUMMARY
@@ -76,8 +78,6 @@ def _items(questions: Sequence[Question], answers: Mapping[str, dict[str, Any]])
 def _read_answers(
     path: Path, questions: Sequence[Question], data_name: str
 ) -> dict[str, dict[str, Any]]:
-    from locoscore.results.answers_file import answer_lines
-
     known = {q.question_id for q in questions}
     answers = {}
     for where, qid, record in answer_lines(path, known, data_name):
@@ -196,7 +196,6 @@ def judge_lines(section: dict[str, Any], out: Path) -> list[str]:
         low, high = block["ci95"]
         return f"{block['mean']:.1f} [{low:.1f}, {high:.1f}] (n={block['count']})"
 
-    from locoscore.judge.folder import over_phrase
     from locoscore.report.spend import judge_section_lines
 
     lines = [*judge_section_lines(section), f"J overall {shown(section['overall'])}"]
