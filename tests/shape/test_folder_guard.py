@@ -204,3 +204,17 @@ def test_replace_empties_the_other_inputs_files_and_a_run_then_refuses(
     assert rerun.exit_code == 2, rerun.output
     assert len(_error_lines(rerun)) == 1 and str(other) in rerun.stderr
     assert _bytes(out) == before
+
+
+def test_an_out_that_is_a_file_is_refused_before_any_call(
+    folder: tuple[Bench, Path, Path], fake: FakeProvider, tmp_path: Path
+) -> None:
+    bench, out, _ = folder
+    target = tmp_path / "notes.txt"
+    target.write_text("mine", encoding="utf-8")
+    asked = fake.requests
+    result = judge(bench, fake, out / PREDICTIONS, target)
+    assert result.exit_code == 2, result.output
+    (line,) = _error_lines(result)
+    assert str(target) in line and "not a folder" in line and "--out" in line
+    assert target.read_text(encoding="utf-8") == "mine" and fake.requests == asked

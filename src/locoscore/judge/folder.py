@@ -105,7 +105,7 @@ def open_folder(
     """Before any call: `--out` must be a folder, the folder guard (`claim`) must take this
     input (`ours`, the answers' identity), then the folder is made (not on a dry run)."""
     if out.exists() and not out.is_dir():
-        raise InputError("not a folder", file=str(out), field="--out")
+        raise InputError("exists and is not a folder", file=str(out), field="--out")
     if claim is not None:
         claim(ours)  # one input's results per folder
     if not dry_run:
