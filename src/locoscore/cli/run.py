@@ -25,8 +25,10 @@ from locoscore.cli._options import (
     LimitPerOpt,
     ReplaceOpt,
     SeedOpt,
+    ShardOpt,
 )
 from locoscore.data.sample import sample_spec
+from locoscore.data.shard import Shard
 from locoscore.llm.cost import PriceTable
 from locoscore.llm.endpoint import through_sentence
 from locoscore.llm.progress import progress_for
@@ -110,6 +112,7 @@ def run(
     seed: SeedOpt = None,
     benchmark: BenchmarkOpt = "locomo",
     replace: ReplaceOpt = False,
+    shard: ShardOpt = None,
 ) -> None:
     """Ingest each conversation into the system, ask every question, answer with a fixed
     prompt, and score the answers. Rerunning the same command resumes.
@@ -148,6 +151,7 @@ def run(
         sample=sample_spec(limit, limit_per, seed),
         benchmark=benchmark,
         replace=replace,
+        shard=Shard.parse(shard),
     )
     resolved = resolve_run(settings)
     print_signatures(console, [resolved.signature])
