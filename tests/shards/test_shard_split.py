@@ -94,4 +94,5 @@ def test_a_judge_shard_signs_the_whole_sample_then_the_shard() -> None:
     assert part.size == 2 and part.ids < whole.ids
     plain = ShardSample.of(Shard(1, 2), ["a", "b"], None, 5)
     assert plain.signature == "shard:1/2"
-    assert plain.describe() == "shard 1/2: 2 of 5 questions"
+    assert plain.describe() == "shard 1/2 (2 of the 5 questions)"
+    assert plain.to_json()["population"] == 5

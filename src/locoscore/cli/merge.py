@@ -9,6 +9,7 @@ from rich.markup import escape
 
 from locoscore.cli._app import app, console, handle_errors
 from locoscore.cli._options import DatasetOpt
+from locoscore.results.layout import PREDICTIONS
 
 
 @app.command("merge")
@@ -45,3 +46,11 @@ def merge(
     )
     written = ", ".join(summary.get("_written", ()))
     console.print(f"wrote {escape(str(out))}/{written}", highlight=False)
+    if run.get("merged_from", {}).get("judged"):
+        console.print(
+            f"the shards were judged: run `locoscore judge {escape(str(out / PREDICTIONS))} --out "
+            f"{escape(str(out))}` with the shards' judge options to write the judge's results; "
+            "every verdict comes from the joined judge cache (no call is made again)",
+            highlight=False,
+            soft_wrap=True,
+        )

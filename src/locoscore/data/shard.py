@@ -177,8 +177,8 @@ class ShardSample(QuestionSample):
     def describe(self) -> str:
         assert self.shard is not None
         return (
-            f"shard {self.shard.index}/{self.shard.count}: {self.size:,} of {self.total:,} "
-            "questions"
+            f"shard {self.shard.index}/{self.shard.count} ({self.size:,} of the "
+            f"{self.total:,} questions)"
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -188,6 +188,7 @@ class ShardSample(QuestionSample):
             **base,
             "signature": self.signature,
             "size": self.size,
+            "population": self.total if self.whole is None else self.whole.population,
             "shard": self.shard.to_json(0, self.size, self.total),
             "question_ids": sorted(self.ids),
         }

@@ -83,7 +83,8 @@ def _differing_part(a: str, b: str) -> str:
 
 def _judge_signature(summary: dict[str, Any]) -> str | None:
     judge = summary.get("judge")
-    return judge.get("signature") if isinstance(judge, dict) else None
+    signature = judge.get("signature") if isinstance(judge, dict) else None
+    return None if signature is None else without_shard(str(signature))
 
 
 def check_shards(shards: Sequence[ShardFolder], *, allow_partial: bool) -> None:
@@ -208,6 +209,8 @@ def merged_document(
         merged_from={
             "shards": [s.run["shard"] for s in shards],
             "folders": [str(s.path) for s in shards],
+            # the shards' judge signature: `judge` of the merged folder writes its results
+            "judged": _judge_signature(shards[0].summary),
         },
         finished_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     )
