@@ -138,6 +138,7 @@ def test_judged_shards_merge_to_the_unsharded_judge_without_a_second_call(
     assert section["calls"]["earlier_attempts"]["cost_usd"] == pytest.approx(
         whole["calls"]["this_attempt"]["cost_usd"]
     )
+
     def verdicts(folder: Path) -> list[dict[str, Any]]:  # `cached`: how the pass went
         return [{k: v for k, v in strip(r).items() if k != "cached"} for r in jsonl(folder)]
 
@@ -166,7 +167,7 @@ def test_missing_overlapping_and_mismatched_shards_are_refused(
     halves = tmp_path / "half"
     assert _run(halves, "--shard", "0/2").exit_code == 0
     _refused(cli("merge", s1, s2, str(halves), "--out", str(out)), out, "shard counts (2 vs 3)")
-    _refused(cli("merge", s0, str(tmp_path), "--out", str(out)), out, "not a shard")
+    _refused(cli("merge", s0, str(tmp_path), "--out", str(out)), out, "not a finished run's folder")
     (tmp_path / "busy").mkdir()
     (tmp_path / "busy" / "x").write_text("x")
     busy = cli("merge", s0, s1, s2, "--out", str(tmp_path / "busy"))

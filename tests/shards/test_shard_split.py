@@ -77,9 +77,7 @@ def test_more_shards_than_conversations_is_refused() -> None:
 
 def test_signature_part_before_version_and_removable() -> None:
     base = "run:bm25|top_k:10|version:0.1.0"
-    sample = SampleSpec(5).draw(
-        [str(i) for i in range(10)], item_id=str, stratum=lambda _: 1
-    )
+    sample = SampleSpec(5).draw([str(i) for i in range(10)], item_id=str, stratum=lambda _: 1)
     signed = with_shard(with_sample(base, sample), Shard(1, 3))
     assert signed == "run:bm25|top_k:10|sample:5/10@seed0:strat-cat|shard:1/3|version:0.1.0"
     assert shard_of(signed) == "shard:1/3"
