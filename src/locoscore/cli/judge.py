@@ -74,7 +74,7 @@ from locoscore.judge.settings import JudgeSettings
 from locoscore.judge.shard import benchmark_shard_sample, records_shard_sample, run_shard_sample
 from locoscore.llm.endpoint import through_sentence
 from locoscore.llm.progress import progress_for
-from locoscore.report.spend import judge_calls_line
+from locoscore.report.spend import concurrency_phrase, judge_calls_line
 from locoscore.results.identity import InputIdentity, claim_folder
 from locoscore.results.layout import JUDGMENTS, REPORT_FILES, RUN_JSON, SCORES, SUMMARY
 from locoscore.run.document import read_run_answer, read_run_sample, read_run_shard
@@ -373,8 +373,6 @@ def _print_table(section: dict[str, Any]) -> None:
     concurrency = section.get("concurrency")
     if concurrency is not None:
         console.print(
-            f"concurrency: {concurrency['initial']} at the start ({concurrency['source']}), "
-            f"{concurrency['final']} at the end, {concurrency['peak_in_flight']} in flight at most",
-            highlight=False,
+            f"concurrency: {concurrency_phrase(concurrency)}", highlight=False, soft_wrap=True
         )
     console.print(judge_calls_line(section["calls"], section["usage"]), highlight=False)

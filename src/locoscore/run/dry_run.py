@@ -19,10 +19,13 @@ def dry_run_estimate(
     calls = len(prompt_tokens)
     input_tokens = sum(prompt_tokens) + REQUEST_OVERHEAD_TOKENS * calls
     output_tokens = EXPECTED_ANSWER_TOKENS * calls
-    cost = None
+    cost: float | None = 0.0  # no answer model: nothing to pay
     if run.answer.model is not None:
         cost = run.answer.settings.prices.cost(run.answer.model, input_tokens, output_tokens)
+    calls_model = not (run.answer.is_extractive or run.system.answers_itself)
     return {
+        # None: no answer model; "unknown": prompts cannot be checked against the window
+        "context_window": (run.answer.context_window or "unknown") if calls_model else None,
         "calls": calls,
         "cached": len(run.questions) - calls,
         "input_tokens": input_tokens,
