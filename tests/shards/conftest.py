@@ -15,6 +15,8 @@ from locoscore.cli import app
 TIMING = ("_latency_s", "latency_s", "wall_s", "wall_s_per_conversation", "concurrency")
 # What names files by their bytes or paths (the timings above are in those bytes).
 PROVENANCE = ("path", "sha256", "scores_sha256", "computed_from", "finished_at", "merged_from")
+# Whether a verdict or an answer came from a cache: how a pass went, not what it found.
+HOW = ("cached",)
 
 
 def cli(*args: str) -> Any:
@@ -28,13 +30,18 @@ def jsonl(path: Path) -> list[dict[str, Any]]:
 
 
 def _skip(key: str) -> bool:
-    return key.endswith(TIMING) or key in PROVENANCE
+    return key.endswith(TIMING) or key in PROVENANCE or key in HOW
 
 
 def strip(value: Any) -> Any:
     """`value` without its timing and provenance fields, at every depth."""
     if isinstance(value, dict):
-        return {k: strip(v) for k, v in value.items() if not _skip(k)}
+        # warnings come in the order the conversations finished: compared as a set
+        return {
+            k: sorted(v) if k == "warnings" and isinstance(v, list) else strip(v)
+            for k, v in value.items()
+            if not _skip(k)
+        }
     if isinstance(value, list):
         return [strip(v) for v in value]
     return value

@@ -185,3 +185,25 @@ def test_a_partial_merge_says_it_is_a_subset(folders: dict[str, Path], tmp_path:
     assert run["questions"] == sum(kept) == len(jsonl(out / "predictions.jsonl"))
     summary = json.loads((out / "summary.json").read_text())
     assert "|shards:0+2/3|" in summary["run"]["signature"]
+
+
+def test_judge_shard_of_the_whole_predictions_judges_the_shards_questions(
+    folders: dict[str, Path], judge_fake: FakeProvider, tmp_path: Path
+) -> None:
+    out = tmp_path / "j1"
+    answers = folders["whole"] / "predictions.jsonl"
+    result = cli(
+        "judge", str(answers), "--out", str(out), "--dataset", str(LOCOMO), "--base-url",
+        judge_fake.url, "--runs", "1", "--no-progress", "--shard", "1/3",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    judged = {r["sample_id"] for r in jsonl(out / "judgments.jsonl")}
+    ran = json.loads((folders["s1"] / "run.json").read_text())["conversations"]
+    assert sorted(judged) == sorted(ran)
+    # the shard run's questions but category 5 (the judge leaves it out by default)
+    own = jsonl(folders["s1"] / "predictions.jsonl")
+    keys = {r["key"] for r in jsonl(out / "judgments.jsonl")}
+    assert keys == {r["question_id"] for r in own if r["category"] != 5}
+    section = _judge_section(out)
+    assert section["sample"]["shard"]["index"] == 1
+    assert section["signature"].split("|")[-2] == "shard:1/3"
