@@ -24,11 +24,18 @@ def merge(
         help="Merge the shards given even if some are missing; the result says it is a subset.",
     ),
 ) -> None:
-    """Check the shards belong together (benchmark, data file, run and judge signatures,
-    shard count; disjoint; complete), then write one folder equal to the unsharded run's:
-    predictions.jsonl, scores.jsonl and summary.json as the unsharded run writes them, calls,
-    tokens and costs summed, the run states and judge caches joined (a judge of the merged
-    folder with the shards' flags makes no call). A refused merge writes nothing."""
+    """Join a run's shard folders (run --shard I/N) into one folder equal to the unsharded run's.
+
+    The shards are checked first (benchmark, data file, run and judge signatures, shard
+    count; disjoint; complete unless --allow-partial); a refused merge writes nothing.
+    predictions.jsonl, scores.jsonl and summary.json are the unsharded run's; calls, tokens
+    and costs are summed; the run states and judge caches are joined, so a judge of the
+    merged folder with the shards' judge options makes no call.
+
+    Writes into OUT (new or empty): predictions.jsonl, run.json, run_state.sqlite,
+    judge_cache.sqlite (when the shards were judged), scores.jsonl, summary.json and the
+    benchmark's reports (report.md, report.html, scores.csv; hypotheses.jsonl where the
+    benchmark's evaluator reads it)."""
     # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
     from locoscore.report.build import build_reports
     from locoscore.run.merge import merge_folders
