@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import warnings
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +68,7 @@ from locoscore.data.shard import Shard
 from locoscore.errors import InputError
 from locoscore.judge.api import judge_pass, judge_sample
 from locoscore.judge.cache import user_cache_path
-from locoscore.judge.plan import JudgmentRow
+from locoscore.judge.folder import DEFAULT_MAX_UNSCORED, unscored_problem
 from locoscore.judge.settings import JudgeSettings
 from locoscore.judge.shard import benchmark_shard_sample, records_shard_sample, run_shard_sample
 from locoscore.llm.endpoint import through_sentence
@@ -79,9 +78,6 @@ from locoscore.results.identity import InputIdentity, claim_folder
 from locoscore.results.layout import JUDGMENTS, REPORT_FILES, RUN_JSON, SCORES, SUMMARY
 from locoscore.run.document import read_run_answer, read_run_sample, read_run_shard
 from locoscore.run.store import forget_run
-
-# Above this share of judge runs without a verdict a pass exits 1 (--max-unscored).
-DEFAULT_MAX_UNSCORED = 0.10
 
 
 @app.command("judge")
@@ -176,7 +172,7 @@ def judge(
     if bench.own_judge:
         _judge_with_benchmark_rules(
             bench, predictions, dataset, settings, out, type_template, dry_run, batch, user_cache,
-            request, replace,
+            request, replace, max_unscored,
         )  # fmt: skip
         return
     loaded = load_predictions(
@@ -264,28 +260,6 @@ def judge(
         raise typer.Exit(EXIT_FAILED)
 
 
-def unscored_problem(rows: list[JudgmentRow], max_share: float) -> str | None:
-    """Why the pass's J cannot stand: every call failed, or more than `max_share` of its
-    runs have no verdict (J would rest on the runs a small model happened to finish)."""
-    if not rows:
-        return None
-    failed = [r for r in rows if r.score is None]
-    share = len(failed) / len(rows)
-    if not failed or (share <= max_share and len(failed) < len(rows)):
-        return None
-    reasons = Counter((r.error or "unscored").split(":")[0].split(" (")[0] for r in failed)
-    why = ", ".join(f"{reason} {n}" for reason, n in reasons.most_common(3))
-    head = (
-        "every judge call failed"
-        if len(failed) == len(rows)
-        else f"{share:.0%} of judge runs are unscored, above --max-unscored {max_share:.0%}"
-    )
-    return (
-        f"{head} ({len(failed)} of {len(rows)}: {why}); J would rest on the rest. Raise "
-        "--max-tokens, force --response-format, or rerun the same command to retry them"
-    )
-
-
 def _judge_with_benchmark_rules(
     bench: Benchmark,
     answers: Path,
@@ -298,7 +272,11 @@ def _judge_with_benchmark_rules(
     user_cache: bool,
     sample: SampleSpec | QuestionSample | None,
     replace: bool,
+    max_unscored: float,
 ) -> None:
+    """A benchmark's judge through the shared fold (`judge.folder`): its section carries an
+    `error` when the gate fails (too many runs without a verdict, a pass stopped early), and
+    the command then exits 1 after the outputs are written, as LoCoMo's does."""
     data = bench.load(dataset)
 
     def claim(ours: InputIdentity) -> None:
@@ -318,6 +296,7 @@ def _judge_with_benchmark_rules(
             user_cache=user_cache,
             sample=sample,  # a spec each benchmark draws as `run` does, or the run's sample
             claim=claim,
+            max_unscored=max_unscored,
         )
     )
     if section is not None and (drawn := section.get("sample")):
@@ -330,7 +309,9 @@ def _judge_with_benchmark_rules(
     lines = bench.judge_lines(section, out) if done and section is not None else None
     print_benchmark_outcome(lines, result, None if done else bench.dry_run_lines(result), batch)
     if section is not None and section.get("error"):
-        err_console.print(f"[red]error:[/] {escape(section['error'])}", highlight=False)
+        err_console.print(
+            f"[red]error:[/] {escape(section['error'])}", highlight=False, soft_wrap=True
+        )
         raise typer.Exit(EXIT_FAILED)
 
 

@@ -1,4 +1,4 @@
-"""`locoscore run`: take a memory system through LoCoMo and score what it answers."""
+"""`locoscore run`: take a memory system through a benchmark and score what it answers."""
 
 from __future__ import annotations
 
@@ -47,7 +47,28 @@ def _conversation_list(value: str | None) -> list[str] | None:
     return [c.strip() for c in value.split(",") if c.strip()] or None
 
 
-@app.command("run")
+def _run_help(summary: str) -> str:
+    """The command's help: what every run writes, then each benchmark's own files (from the
+    registry, so a benchmark never reads a promise of files it does not write)."""
+    from locoscore.benchmarks import BENCHMARKS, Benchmark
+
+    own = "; ".join(f"{b.name}: {', '.join(b.run_files)}" for b in BENCHMARKS.values())
+    generic = ", ".join(Benchmark.run_files)
+    return (
+        f"{summary}\n\nWrites into DIR: predictions.jsonl, run.json, run_state.sqlite, "
+        f"system_state/ (the system's own files), and the benchmark's scores ({own}; your own "
+        f"benchmark: {generic}). A dry run writes only what ingestion itself "
+        "stores (system_state/)."
+    )
+
+
+@app.command(
+    "run",
+    help=_run_help(
+        "Ingest each conversation into the system, ask every question, answer with a fixed "
+        "prompt, and score the answers. Rerunning the same command resumes."
+    ),
+)
 @handle_errors
 def run(
     system: str = typer.Option(
@@ -118,12 +139,7 @@ def run(
     replace: ReplaceOpt = False,
     shard: ShardOpt = None,
 ) -> None:
-    """Ingest each conversation into the system, ask every question, answer with a fixed
-    prompt, and score the answers. Rerunning the same command resumes.
-
-    Writes into DIR: predictions.jsonl, run.json, run_state.sqlite, system_state/ (the
-    system's own files), scores.jsonl, summary.json, report.md, report.html, scores.csv. A
-    dry run writes only what ingestion itself stores (system_state/)."""
+    """Ingest, ask, answer and score (the help text is `_run_help`, built from the registry)."""
     # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
     from locoscore.report.build import build_reports
     from locoscore.report.terminal import lexical_signatures, lexical_table, print_signatures

@@ -80,7 +80,7 @@ def row_from_reply(
     store: JudgeStore | None,
 ) -> JudgmentRow:
     """Parse one reply, commit it to the store when it carries a verdict, return its row."""
-    row = base_row(judge, spec.record, spec.run_index, spec.key)
+    row = base_row(judge, spec.item, spec.run_index, spec.key)
     row.input_tokens, row.output_tokens = reply.input_tokens, reply.output_tokens
     row.latency_s = round(latency_s, 4)
     row.served_model, row.fake = reply.model or "", reply.fake
@@ -106,7 +106,7 @@ def row_from_reply(
         store.put(
             CachedVerdict(
                 spec.key,
-                spec.record.key,
+                spec.item.key,
                 spec.run_index,
                 verdict.score,
                 verdict.explanation,
@@ -129,7 +129,7 @@ def row_from_reply(
 
 
 def failed_row(judge: ResolvedJudge, spec: CallSpec, error: str) -> JudgmentRow:
-    row = base_row(judge, spec.record, spec.run_index, spec.key)
+    row = base_row(judge, spec.item, spec.run_index, spec.key)
     row.error = error
     return row
 
@@ -140,7 +140,7 @@ def _units(missing: list[CallSpec], per_request: int) -> list[list[CallSpec]]:
         return [[spec] for spec in missing]
     by_question: dict[str, list[CallSpec]] = {}
     for spec in missing:
-        by_question.setdefault(spec.record.key, []).append(spec)
+        by_question.setdefault(spec.item.key, []).append(spec)
     units = []
     for specs in by_question.values():
         for start in range(0, len(specs), per_request):
@@ -250,7 +250,7 @@ class Runner:
     async def _call_unit(self, unit: list[CallSpec], queue: asyncio.Queue[list[CallSpec]]) -> None:
         client = self.client
         assert client is not None
-        prompt = render_prompt(self.judge, unit[0].record)
+        prompt = render_prompt(self.judge, unit[0].item)
         n = len(unit)
         outcome = await self.pool.call(
             lambda: client.complete(prompt, n), self._estimated_cost(unit, prompt), self._cost

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from locoscore.llm.endpoint import through_sentence
+
 
 def _cost(value: Any) -> str:
     return "n/a" if value is None else f"${float(value):.2f}"
@@ -69,3 +71,17 @@ def answer_calls_phrase(calls: dict[str, Any]) -> str:
         f"{attempts_phrase(calls)}, "
         f"{calls.get('cached', 0):,} from the cache or saved state"
     )
+
+
+def judge_section_lines(section: dict[str, Any]) -> list[str]:
+    """The lines every benchmark's judge prints: the signature (served model and `fake`
+    included), where the verdicts came from, and the calls and cost of every attempt."""
+    lines = [f"judge: {section['signature']}"]
+    served = section.get("served") or {}
+    through = through_sentence("judged", section.get("endpoint"), bool(served.get("fake")))
+    if through is not None:
+        lines.append(through)
+    lines += section.get("warnings") or []
+    if "calls" in section and "usage" in section:
+        lines.append(judge_calls_line(section["calls"], section["usage"]))
+    return lines

@@ -110,7 +110,7 @@ class ResolvedRun:
             "context_budget": None if self.system.ignores_budget else s.context_budget,
             "answer": self.answer.to_json(served),
             "tokenizer": TOKENIZER_NAME,
-            "benchmark": self.benchmark.name,
+            **self.benchmark.summary_fields(),  # a third-party one: the spec that loads it
             "dataset": self.benchmark.describe_data(self.dataset),
             "conversations": [c.conversation_id for c in self.conversations],
             "questions": len(self.questions),

@@ -23,7 +23,7 @@ from locoscore.benchmarks.longmemeval.data import (
     load_longmemeval,
 )
 from locoscore.data.conversation import Conversation, Question
-from locoscore.results.layout import AUDIT_JSON, AUDIT_MD, JUDGMENTS, SUMMARY
+from locoscore.results.layout import AUDIT_JSON, AUDIT_MD, HYPOTHESES, JUDGMENTS, SUMMARY
 
 TYPE_IDS = {key: i for i, key in enumerate(QUESTION_TYPES, 1)}
 
@@ -58,6 +58,8 @@ class LongMemEval(Benchmark):
     own_audit = True
     own_judge = True
     own_report = True
+    judge_protocols = ("binary",)
+    run_files = (HYPOTHESES, SUMMARY)  # outputs.write_outputs
     fetch_names = FETCH_NAMES
     probe_checks = ("reset", "attribution")
 
@@ -136,17 +138,24 @@ class LongMemEval(Benchmark):
         return await judge_longmemeval(data, answers, settings, out, **options)
 
     def judge_lines(self, section: dict[str, Any], out: Path) -> list[str]:
-        lines = []
+        from locoscore.judge.folder import over_phrase
+        from locoscore.report.spend import judge_section_lines
+
+        lines = judge_section_lines(section)
         strict, submitted = section["missing_counts_as_wrong"], section["over_submitted"]
         for label, block in (("missing counted as wrong", strict), ("over submitted", submitted)):
             overall, task = block["overall"], block["task_averaged"]
             lines.append(
                 f"J {label}: overall {overall['accuracy']} {overall['ci95']}, task-averaged "
                 f"{task['accuracy']}, abstention {block['abstention']['accuracy']}"
+                + (f" {over_phrase(section)}" if block is strict and "scored" in section else "")
             )
+        unjudged = section.get("unjudged") or 0
         lines.append(
             f"{section['submitted']} of {section['questions']} submitted, "
-            f"{section['missing']} missing; wrote {out}/{JUDGMENTS}, {SUMMARY}"
+            f"{section['missing']} missing"
+            + (f", {unjudged} without a judge verdict (not in J)" if unjudged else "")
+            + f"; wrote {out}/{JUDGMENTS}, {SUMMARY}"
         )
         return lines
 
