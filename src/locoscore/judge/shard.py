@@ -17,7 +17,7 @@ from locoscore.data.models import PredictionRecord
 from locoscore.data.sample import QuestionSample, SampleSpec
 from locoscore.data.shard import Shard, ShardSample, shard_question_ids
 from locoscore.errors import InputError
-from locoscore.judge.plan import judged_records
+from locoscore.judge.from_records import judged_records
 
 
 def run_shard_sample(
