@@ -286,6 +286,10 @@ def _run_on_ray(settings: RunSettings, shards: int | None, address: str | None) 
         )
 
     summary, outcomes = run_on_ray(settings, shards, address, on_done=done)
+    if "lexical" in summary:  # the lexical benchmarks' reports, as after any run
+        from locoscore.report.build import build_reports
+
+        build_reports(settings.out)
     run = summary.get("run") or {}
     console.print(escape(str(run.get("signature"))), highlight=False, soft_wrap=True)
     written = ", ".join(summary.get("_written", ()))
