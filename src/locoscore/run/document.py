@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from locoscore.data.sample import QuestionSample
 
-from locoscore.results.layout import RUN_JSON
+from locoscore.results.layout import PREDICTIONS, RUN_JSON
 
 
 def read_run(folder: Path) -> dict[str, Any] | None:
@@ -41,7 +41,6 @@ def read_run_sample(
     from locoscore._io import read_jsonl
     from locoscore.data.sample import QuestionSample
     from locoscore.errors import InputError
-    from locoscore.run.folder import PREDICTIONS
 
     if predictions.is_dir():  # a results folder: its run's predictions
         predictions = predictions / PREDICTIONS
