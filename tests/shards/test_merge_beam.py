@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import assert_same_results, cli, jsonl
+from shard_helpers import assert_same_results, cli, jsonl
 
 BEAM_100K = Path("/work/shared/data/beam/100K")
 

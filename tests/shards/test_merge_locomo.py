@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import assert_same_results, cli, differences, jsonl, strip
+from shard_helpers import assert_same_results, cli, differences, jsonl, strip
 
 from locoscore.testing._verdicts import reference_recall_score
 from locoscore.testing.fake_provider import FakeConfig, FakeProvider

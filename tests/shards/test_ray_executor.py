@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import assert_same_results, cli, jsonl
+from shard_helpers import assert_same_results, cli, jsonl
 
 LOCOMO = Path("/work/shared/data/locomo10.json")
 CONVERSATIONS = "conv-26,conv-30,conv-41"
