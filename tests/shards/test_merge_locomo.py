@@ -145,6 +145,13 @@ def test_judged_shards_merge_to_the_unsharded_judge_without_a_second_call(
     assert verdicts(merged / "judgments.jsonl") == verdicts(copies["whole"] / "judgments.jsonl")
     assert_same_results(copies["whole"], merged, ("scores.jsonl",))
 
+    # a shard judged with other options does not merge with the others
+    assert _judge(judge_fake, copies["s2"], "--runs", "1").exit_code == 0
+    again = tmp_path / "again"
+    refused = cli("merge", *shards, "--out", str(again))
+    assert refused.exit_code == 2 and "judged differently (runs:2 vs runs:1)" in refused.output
+    assert not again.exists()
+
 
 def _refused(result: Any, out: Path, words: str) -> None:
     assert result.exit_code == 2, result.output

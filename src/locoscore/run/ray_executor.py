@@ -98,12 +98,13 @@ def run_on_ray(
     resolve_run(first)
     started = not ray.is_initialized()
     if started:
+        path = os.environ.get("PYTHONPATH")
         ray.init(
             address=address,
             include_dashboard=False,
             log_to_driver=False,
             # the workers import this locoscore, as the driver does
-            runtime_env={"env_vars": {"PYTHONPATH": os.environ.get("PYTHONPATH", "")}},
+            runtime_env={"env_vars": {"PYTHONPATH": path}} if path else None,
         )
     try:
         task = ray.remote(run_shard).options(max_retries=1, retry_exceptions=True)
