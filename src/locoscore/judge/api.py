@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from locoscore.categories import parse_category
 from locoscore.data.models import PredictionRecord
-from locoscore.data.sample import QuestionSample, SampleSpec
+from locoscore.data.sample import QuestionSample, SampleDraw, SampleSpec
 from locoscore.judge.aggregate import JudgeAggregation, aggregate_runs
 from locoscore.judge.cache import JudgeStore
 from locoscore.judge.engine import PassResult, run_pass
@@ -39,15 +38,6 @@ __all__ = [
     "judge_sample",
     "run_pass",
 ]
-
-
-class SampleDraw(Protocol):
-    """What the judge needs of a benchmark to draw its sample (`Benchmark.draw_sample`):
-    named here so that the judge, below the benchmarks, never imports them."""
-
-    def draw_sample(
-        self, request: SampleSpec | QuestionSample | None, questions: Iterable[tuple[str, int]]
-    ) -> QuestionSample | None: ...
 
 
 @dataclass(frozen=True)
