@@ -81,6 +81,8 @@ WRITES = {
               "report.html", "scores.csv", "summary.json"],
     "report": ["report.md", "report.html", "scores.csv", "summary.json", ".svg"],
     "compare": ["compare.md", "compare.html", "differences.csv"],
+    "merge": ["predictions.jsonl", "run.json", "run_state.sqlite", "judge_cache.sqlite",
+              "scores.jsonl", "summary.json", "report.md", "report.html", "scores.csv"],
     "board": ["board.html", "board.md", "board.json"],
     "probe": ["--json FILE"],
     "serve": ["--state-dir"],

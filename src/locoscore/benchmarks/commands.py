@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from rich.markup import escape
 
@@ -23,7 +23,9 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from locoscore.data.sample import QuestionSample, SampleSpec
+    from locoscore.data.shard import Shard
     from locoscore.judge.settings import JudgeSettings
+    from locoscore.judge.shard import ShardedBenchmark
     from locoscore.results.identity import InputIdentity
 
 
@@ -83,8 +85,9 @@ class JudgeCall:
     user_cache: bool
     errata: Path | None
     max_unscored: float
-    request: SampleSpec | QuestionSample | None  # --limit, or the run's own sample
+    request: SampleSpec | QuestionSample | None  # --limit, or the run's own sample (shard)
     replace: bool
+    shard: Shard | None = None  # --shard I/N of answers that are not a run's own shard
 
 
 @dataclass(frozen=True)
@@ -156,6 +159,12 @@ def judge_command(bench: Hooks, call: JudgeCall, t: Terminal) -> bool:
     `error` when the gate fails (too many runs without a verdict, a pass stopped early), and
     the command then fails after the outputs are written, as LoCoMo's does."""
     data = bench.load(call.dataset)
+    request = call.request
+    if call.shard is not None:
+        from locoscore.judge.shard import benchmark_shard_sample
+
+        # a Benchmark is a ShardedBenchmark (its conversations, questions and sample draw)
+        request = benchmark_shard_sample(cast("ShardedBenchmark", bench), data, request, call.shard)
 
     def claim(ours: InputIdentity) -> None:
         """The folder guard, called by the benchmark's pass once it has read the answers."""
@@ -171,7 +180,7 @@ def judge_command(bench: Hooks, call: JudgeCall, t: Terminal) -> bool:
             dry_run=call.dry_run,
             batch=call.batch,
             user_cache=call.user_cache,
-            sample=call.request,  # a spec each benchmark draws as `run` does, or the run's
+            sample=request,  # a spec each benchmark draws as `run` does, or the run's
             claim=claim,
             max_unscored=call.max_unscored,
         )

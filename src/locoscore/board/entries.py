@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from locoscore.benchmarks import get_benchmark, recorded_benchmark
-from locoscore.benchmarks.board_row import BoardCell, BoardRow, read_summary
 from locoscore.benchmarks.locomo.report import analysis as an
 from locoscore.benchmarks.locomo.report.build import statistics_section
 from locoscore.benchmarks.locomo.report.load import Results, load_results
@@ -30,6 +29,7 @@ from locoscore.board.identity import (
     own_identity,
 )
 from locoscore.errors import InputError
+from locoscore.results.board_row import BoardCell, BoardRow, read_summary
 from locoscore.results.layout import SUMMARY
 
 

@@ -95,3 +95,11 @@ LimitPerOpt = Annotated[
 SeedOpt = Annotated[
     int | None, typer.Option("--seed", help="Which sample --limit draws (default 0).")
 ]
+ShardOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--shard",
+        help="I/N: only shard I (0-based) of N, whole conversations balanced by size, the same "
+        "split on every machine; `locoscore merge` joins the N folders.",
+    ),
+]

@@ -37,6 +37,7 @@ from locoscore.cli._judge_options import (
     TimeoutOpt,
     UserCacheOpt,
     judge_settings,
+    type_template_help,
 )
 from locoscore.cli._options import (
     BenchmarkOpt,
@@ -49,13 +50,18 @@ from locoscore.cli._options import (
     PredictionsArg,
     ReplaceOpt,
     SeedOpt,
+    ShardOpt,
     StrictOpt,
 )
 from locoscore.cli._terminal import terminal
 from locoscore.data.sample import judged_sample, sample_spec
+from locoscore.data.shard import Shard
 from locoscore.errors import InputError
 from locoscore.judge.folder import DEFAULT_MAX_UNSCORED
-from locoscore.run.document import read_run_sample
+from locoscore.judge.shard import run_shard_sample
+from locoscore.run.document import read_run_sample, read_run_shard
+
+TYPE_TEMPLATE_HELP = type_template_help()
 
 
 @app.command("judge")
@@ -100,10 +106,10 @@ def judge(
     type_template: list[str] = typer.Option(
         [],
         "--type-template",
-        help="TYPE=FILE: your template for one question type (or 'abstention'), for "
-        "benchmarks with per-type rules (longmemeval). Repeatable.",
+        help=TYPE_TEMPLATE_HELP,
     ),
     replace: ReplaceOpt = False,
+    shard: ShardOpt = None,
 ) -> None:
     """Judge every prediction N times; rerunning resumes from DIR/judge_cache.sqlite.
 
@@ -135,11 +141,16 @@ def judge(
         raise InputError(f"{max_unscored:g}: expected a share 0..1", field="--max-unscored")
     # a run's own predictions made with --limit: exactly the run's sample, as it drew it
     ran = read_run_sample(predictions, bench.run_fingerprint)
-    request = judged_sample(sample_spec(limit, limit_per, seed), ran)
+    spec = sample_spec(limit, limit_per, seed)
+    request = judged_sample(spec, ran)
+    wanted = Shard.parse(shard)
+    if (ran_shard := read_run_shard(predictions, bench.run_fingerprint)) is not None:
+        request = run_shard_sample(ran_shard, wanted, ran, spec)  # the run's own shard
+        wanted = None
     call = JudgeCall(
         predictions, out, dataset, fmt, prediction_key, strict, settings, runs,
         include_adversarial, type_template, dry_run, batch, batch_poll, batch_wait, progress,
-        user_cache, errata, max_unscored, request, replace,
+        user_cache, errata, max_unscored, request, replace, wanted,
     )  # fmt: skip
     if bench.judge_command(call, terminal()):
         raise typer.Exit(EXIT_FAILED)

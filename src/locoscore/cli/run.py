@@ -26,8 +26,11 @@ from locoscore.cli._options import (
     LimitPerOpt,
     ReplaceOpt,
     SeedOpt,
+    ShardOpt,
 )
 from locoscore.data.sample import sample_spec
+from locoscore.data.shard import Shard
+from locoscore.errors import InputError
 from locoscore.llm.cost import PriceTable
 from locoscore.llm.endpoint import through_sentence
 from locoscore.llm.progress import progress_for
@@ -135,6 +138,16 @@ def run(
     seed: SeedOpt = None,
     benchmark: BenchmarkOpt = "locomo",
     replace: ReplaceOpt = False,
+    shard: ShardOpt = None,
+    executor: str = typer.Option(
+        "local", "--executor", help="local | ray: run --shards N shards as Ray tasks, then merge."
+    ),
+    shards: int | None = typer.Option(
+        None, "--shards", help="With --executor ray: how many shards (DIR/shards/shard-I)."
+    ),
+    ray_address: str | None = typer.Option(
+        None, "--ray-address", help="An existing Ray cluster (default: a local Ray)."
+    ),
 ) -> None:
     """Ingest, ask, answer and score (the help text is `_run_help`, built from the registry)."""
     # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
@@ -169,7 +182,15 @@ def run(
         sample=sample_spec(limit, limit_per, seed),
         benchmark=benchmark,
         replace=replace,
+        shard=Shard.parse(shard),
     )
+    if executor not in ("local", "ray"):
+        raise InputError(f"{executor}: expected local or ray", field="--executor")
+    if executor == "ray" or shards is not None:
+        if executor != "ray":
+            raise InputError("needs --executor ray (or use --shard I/N)", field="--shards")
+        _run_on_ray(settings, shards, ray_address)
+        return
     resolved = resolve_run(settings)
     print_signatures(console, [resolved.signature])
     if resolved.sample is not None:
@@ -248,6 +269,42 @@ def failure_advice(by_kind: Counter[str], resolved: ResolvedRun) -> str:
     )
     others = sum(by_kind.values()) - overflows
     return advice if not others else f"{advice}; {rerun} for the other {others}"
+
+
+def _run_on_ray(settings: RunSettings, shards: int | None, address: str | None) -> None:
+    from locoscore.run.ray_executor import run_on_ray
+
+    if shards is None:
+        raise InputError("--executor ray needs --shards N", field="--shards")
+
+    def done(outcome: dict[str, Any], finished: int, total: int) -> None:
+        failed = f", {outcome['failed']} failed" if outcome["failed"] else ""
+        console.print(
+            f"shard {outcome['index']}/{total} done ({finished} of {total}): "
+            f"{outcome['questions']:,} questions{failed}",
+            highlight=False,
+        )
+
+    summary, outcomes = run_on_ray(settings, shards, address, on_done=done)
+    if "lexical" in summary:  # the lexical benchmarks' reports, as after any run
+        from locoscore.benchmarks.locomo.report.build import build_reports
+
+        build_reports(settings.out)
+    run = summary.get("run") or {}
+    console.print(escape(str(run.get("signature"))), highlight=False, soft_wrap=True)
+    written = ", ".join(summary.get("_written", ()))
+    console.print(
+        f"merged {shards} shard(s) into {escape(str(settings.out))}/{written}", highlight=False
+    )
+    failed = sum(o["failed"] for o in outcomes)
+    if failed:
+        err_console.print(
+            f"[red]error:[/] {failed} question(s) failed (recorded with their error); rerun "
+            "the same command to retry only those",
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(EXIT_FAILED)
 
 
 def _print_estimate(estimate: dict[str, Any]) -> None:

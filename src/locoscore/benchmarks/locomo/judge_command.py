@@ -25,6 +25,7 @@ def judge_command(bench: Benchmark, call: JudgeCall, t: Terminal) -> bool:
     from locoscore.benchmarks.locomo.report.build import build_reports
     from locoscore.judge.cache import user_cache_path
     from locoscore.judge.folder import unscored_problem
+    from locoscore.judge.shard import records_shard_sample
     from locoscore.report.terminal import verified_gold_line
 
     console, out, request = t.out, call.out, call.request
@@ -40,6 +41,10 @@ def judge_command(bench: Benchmark, call: JudgeCall, t: Terminal) -> bool:
         if request is None
         else judge_sample(loaded.records, request, call.include_adversarial, bench)
     )
+    if call.shard is not None:  # after the sample: its shard I
+        sample = records_shard_sample(
+            bench, loaded.dataset, loaded.records, call.include_adversarial, sample, call.shard
+        )
     if sample is not None:
         console.print(
             f"smoke test: judging {sample.describe()} ({sample.signature}); J is a subset",

@@ -12,14 +12,14 @@ import asyncio
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from locoscore.benchmarks.locomo.data.models import PredictionRecord
 from locoscore.benchmarks.locomo.judge.aggregate import JudgeAggregation, aggregate_runs
 from locoscore.benchmarks.locomo.judge.from_records import judge_items, judged_records, record_item
 from locoscore.benchmarks.locomo.judge.outputs import write_outputs
 from locoscore.categories import parse_category
-from locoscore.data.sample import QuestionSample, SampleSpec
+from locoscore.data.sample import QuestionSample, SampleDraw, SampleSpec
 from locoscore.judge.cache import JudgeStore
 from locoscore.judge.engine import PassResult, run_pass
 from locoscore.judge.plan import plan_calls
@@ -38,8 +38,6 @@ __all__ = [
     "judge_sample",
     "run_pass",
 ]
-if TYPE_CHECKING:
-    from locoscore.benchmarks import Benchmark
 
 
 @dataclass(frozen=True)
@@ -54,7 +52,7 @@ def judge_sample(
     records: list[PredictionRecord],
     request: SampleSpec | QuestionSample,
     include_adversarial: bool,
-    benchmark: Benchmark,
+    benchmark: SampleDraw,
 ) -> QuestionSample:
     """`--limit`: a sample of the questions the judge would judge (category 5 only with
     `include_adversarial`), drawn as `run` draws it; or a run's own sample, kept."""
