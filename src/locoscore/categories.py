@@ -3,7 +3,7 @@
 The data's numbering (checked against the paper's statistics table and the official
 scorer's print order) is 1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop,
 5 adversarial. The Mem0 paper titles its columns with another mapping; see
-`locoscore.benchmarks.locomo.baselines`.
+the baselines module of the LoCoMo benchmark package.
 """
 
 from __future__ import annotations

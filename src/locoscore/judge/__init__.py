@@ -1,5 +1,5 @@
 """The LLM judge: repeated, resumable, rate-limit-aware judging (each benchmark's own pass
-over its answers is in its package; LoCoMo's: `benchmarks.locomo.judge`).
+over its answers is in its package under `benchmarks/`).
 
 Two protocols behind one interface: `rubric` (0-100, the seed's) and `binary`
 (CORRECT/WRONG -> 100/0, the protocol behind the Mem0 paper's J). Every result carries a

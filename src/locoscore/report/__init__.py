@@ -1,3 +1,3 @@
 """Report renderers, benchmark-neutral: documents of blocks (`document`) written as markdown,
 self-contained HTML with SVG charts (`html`, `charts`), CSV; spend and terminal lines. Each
-benchmark's report is in its package (LoCoMo's: `benchmarks.locomo.report`)."""
+benchmark's report is in its package under `benchmarks/`."""

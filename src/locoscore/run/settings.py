@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from locoscore._version import __version__
-from locoscore.benchmarks import Benchmark, get_benchmark
+from locoscore.benchmarks import DEFAULT_BENCHMARK, Benchmark, get_benchmark
 from locoscore.data.conversation import Conversation, Question
 from locoscore.data.sample import QuestionSample, SampleSpec, with_sample
 from locoscore.data.shard import Shard, with_shard
@@ -35,7 +35,7 @@ class RunSettings:
     dry_run: bool = False
     skip_probe: bool = False
     errata: Path | None = None  # --errata (else $LOCOSCORE_ERRATA or the fetched copy)
-    benchmark: str = "locomo"
+    benchmark: str = DEFAULT_BENCHMARK
     sample: SampleSpec | None = None  # --limit: a smoke test on a stratified sample
     replace: bool = False  # --replace: drop a folder's other run or other predictions
     shard: Shard | None = None  # --shard I/N: this shard's conversations only
