@@ -68,3 +68,25 @@ def test_each_benchmarks_report_and_comparison_fit_1280_px(
     counts = {name: _clean(page, tmp_path / "check" / name) for name, page in pages.items()}
     assert counts["locomo judged report"]["charts"] > 0 and counts["locomo compare"]["charts"] > 0
     assert all(c["tables"] > 0 for c in counts.values())
+
+
+def test_the_example_benchmarks_report_board_and_comparison_fit_1280_px(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A third-party benchmark (examples/tiny_benchmark.py) gets pages that fit as well."""
+    monkeypatch.chdir(Path(__file__).resolve().parents[2] / "examples")
+    a, b = tmp_path / "a", tmp_path / "b"
+    common = ["--benchmark", "python:tiny_benchmark:BENCHMARK", "--system", "bm25",
+              "--answer-provider", "extractive", "--top-k", "1", "--no-progress"]  # fmt: skip
+    _cli("run", *common, "--out", str(a))
+    _cli("run", *common, "--system-option", "granularity=session", "--out", str(b))
+    _cli("report", str(a))
+    _cli("board", str(a), str(b), "--out", str(tmp_path / "board"))
+    _cli("compare", str(a), str(b), "--out", str(tmp_path / "compare"))
+    pages = {
+        "report": a / "report.html",
+        "board": tmp_path / "board" / "board.html",
+        "compare": tmp_path / "compare" / "compare.html",
+    }
+    counts = {name: _clean(page, tmp_path / "check" / name) for name, page in pages.items()}
+    assert all(c["tables"] > 0 for c in counts.values()), counts

@@ -34,7 +34,7 @@ body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; color: #
 h1 { font-size: 1.6rem; } h2 { margin-top: 2.2rem; border-bottom: 1px solid #ddd; }
 div.table { max-width: 100%; overflow-x: auto; margin: 0.8rem 0; }
 table { border-collapse: collapse; font-size: 13px; }
-th, td { border: 1px solid #d5d5d5; padding: 4px 6px; vertical-align: top; }
+th, td { border: 1px solid #d5d5d5; padding: 4px 5px; vertical-align: top; }
 th, td { overflow-wrap: break-word; }
 th { background: #f3f4f6; text-align: left; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
