@@ -25,16 +25,16 @@ from rich.console import Console
 from locoscore.benchmarks.locomo.data.models import PredictionRecord
 from locoscore.benchmarks.locomo.data.readers import read_predictions
 from locoscore.benchmarks.locomo.judge import judge_pass
-from locoscore.benchmarks.locomo.scoring.protocols import get_protocol
-from locoscore.benchmarks.locomo.scoring.run import lexical_summary, score_records
-from locoscore.errors import InputError
-from locoscore.judge import JudgeSettings
-from locoscore.report.terminal import (
+from locoscore.benchmarks.locomo.report.terminal import (
     judge_table,
     lexical_signatures,
     lexical_table,
     print_signatures,
 )
+from locoscore.benchmarks.locomo.scoring.protocols import get_protocol
+from locoscore.benchmarks.locomo.scoring.run import lexical_summary, score_records
+from locoscore.errors import InputError
+from locoscore.judge import JudgeSettings
 from locoscore.stats import LatencyStats
 
 DEFAULT_RESULTS = Path(__file__).resolve().parents[1] / "examples" / "prototype_results.json"

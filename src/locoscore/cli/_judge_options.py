@@ -185,7 +185,7 @@ def print_estimate(result: PassResult, batch: bool, sample: QuestionSample | Non
         if estimate.cost_usd is None
         else (f"${estimate.cost_usd:.2f}" + (" (batch price)" if batch else ""))
     )
-    from locoscore.report.terminal import print_signatures
+    from locoscore.benchmarks.locomo.report.terminal import print_signatures
 
     console.print("[bold]dry run[/] of", highlight=False)
     print_signatures(console, [with_sample(result.judge.signature, sample)])

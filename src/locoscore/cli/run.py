@@ -152,7 +152,11 @@ def run(
     """Ingest, ask, answer and score (the help text is `_run_help`, built from the registry)."""
     # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
     from locoscore.benchmarks.locomo.report.build import build_reports
-    from locoscore.report.terminal import lexical_signatures, lexical_table, print_signatures
+    from locoscore.benchmarks.locomo.report.terminal import (
+        lexical_signatures,
+        lexical_table,
+        print_signatures,
+    )
     from locoscore.run.measures import failure_kinds
     from locoscore.run.outputs import write_run_outputs
 

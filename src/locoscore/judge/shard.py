@@ -12,8 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from locoscore.benchmarks.locomo.data.models import PredictionRecord
-from locoscore.benchmarks.locomo.judge.from_records import judged_records
 from locoscore.data.conversation import Conversation, Question
 from locoscore.data.sample import QuestionSample, SampleDraw, SampleSpec
 from locoscore.data.shard import Shard, ShardSample, shard_question_ids
@@ -66,20 +64,3 @@ def benchmark_shard_sample(
     judged = [q.question_id for q in questions if drawn is None or q.question_id in drawn.ids]
     ids = shard_question_ids(shard, conversations, questions, judged)
     return ShardSample.of(shard, ids, drawn, len(judged))
-
-
-def records_shard_sample(
-    bench: ShardedBenchmark,
-    data: Any,
-    records: Sequence[PredictionRecord],
-    include_adversarial: bool,
-    sample: QuestionSample | None,
-    shard: Shard,
-) -> ShardSample:
-    """The generic judge's records (joined to the data file): shard I of those judged."""
-    judged = [r.key for r in judged_records(list(records), include_adversarial)]
-    if sample is not None:
-        judged = [key for key in judged if key in sample.ids]
-    conversations = bench.conversations(data)
-    ids = shard_question_ids(shard, conversations, bench.questions(data, conversations), judged)
-    return ShardSample.of(shard, ids, sample, len(judged))

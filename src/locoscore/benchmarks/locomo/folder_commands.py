@@ -97,13 +97,13 @@ def score_command(bench: Benchmark, call: ScoreCall, t: Terminal) -> bool:
     from locoscore.benchmarks.locomo.data.errata import errata_for
     from locoscore.benchmarks.locomo.data.load import load_predictions
     from locoscore.benchmarks.locomo.report.build import build_reports
-    from locoscore.benchmarks.locomo.scoring.folder import score_into_folder
-    from locoscore.report.terminal import (
+    from locoscore.benchmarks.locomo.report.terminal import (
         lexical_signatures,
         lexical_table,
         print_signatures,
         verified_gold_line,
     )
+    from locoscore.benchmarks.locomo.scoring.folder import score_into_folder
     from locoscore.results.folder import check_out_dir
 
     out = call.out

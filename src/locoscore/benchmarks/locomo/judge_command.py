@@ -22,11 +22,11 @@ def judge_command(bench: Benchmark, call: JudgeCall, t: Terminal) -> bool:
     from locoscore.benchmarks.locomo.data.errata import errata_for
     from locoscore.benchmarks.locomo.data.load import load_predictions
     from locoscore.benchmarks.locomo.judge.api import judge_pass, judge_sample
+    from locoscore.benchmarks.locomo.judge.shard import records_shard_sample
     from locoscore.benchmarks.locomo.report.build import build_reports
+    from locoscore.benchmarks.locomo.report.terminal import verified_gold_line
     from locoscore.judge.cache import user_cache_path
     from locoscore.judge.folder import unscored_problem
-    from locoscore.judge.shard import records_shard_sample
-    from locoscore.report.terminal import verified_gold_line
 
     console, out, request = t.out, call.out, call.request
     loaded = load_predictions(
@@ -141,9 +141,9 @@ _FORMAT_NOTES = {
 
 
 def _print_table(t: Terminal, section: dict[str, Any]) -> None:
+    from locoscore.benchmarks.locomo.report.terminal import judge_table, print_signatures
     from locoscore.llm.endpoint import through_sentence
     from locoscore.report.spend import concurrency_phrase, judge_calls_line
-    from locoscore.report.terminal import judge_table, print_signatures
 
     console = t.out
     console.print(judge_table(section), highlight=False)
