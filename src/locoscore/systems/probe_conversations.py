@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from locoscore.benchmarks.locomo.data.conversations import parse_locomo_date
 from locoscore.data.conversation import Conversation, SessionInput, TurnInput
+from locoscore.data.dates import parse_locomo_date
 
 PROBE_PREFIX = "locoscore-probe-"
 CONVERSATION_A = f"{PROBE_PREFIX}a"

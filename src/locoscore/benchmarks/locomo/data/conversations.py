@@ -3,31 +3,12 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime
 
 from locoscore.benchmarks.locomo.data.dataset import Dataset
 from locoscore.benchmarks.locomo.data.models import Sample
 from locoscore.data.conversation import Conversation, Question, SessionInput, TurnInput
+from locoscore.data.dates import parse_locomo_date
 from locoscore.errors import DatasetError
-
-# LoCoMo writes session dates as "1:56 pm on 8 May, 2023".
-_LOCOMO_DATE = re.compile(
-    r"^\s*(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$", re.I
-)
-
-
-def parse_locomo_date(raw: str) -> str:
-    """ISO 8601 (minute precision, no zone: LoCoMo gives none) of a LoCoMo session date."""
-    match = _LOCOMO_DATE.match(raw)
-    if match is None:
-        raise ValueError(f"unrecognised date {raw!r} (expected like '1:56 pm on 8 May, 2023')")
-    hour, minute, ampm, day, month, year = match.groups()
-    text = f"{int(hour)}:{minute} {ampm.upper()} {int(day)} {month} {year}"
-    try:
-        parsed = datetime.strptime(text, "%I:%M %p %d %B %Y")
-    except ValueError:
-        raise ValueError(f"unrecognised date {raw!r}") from None
-    return parsed.isoformat(timespec="minutes")
 
 
 def conversation_from_sample(sample: Sample, file: str = "dataset") -> Conversation:
