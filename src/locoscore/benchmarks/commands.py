@@ -13,7 +13,7 @@ its own (`benchmarks.locomo.commands`)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
@@ -88,6 +88,8 @@ class JudgeCall:
     request: SampleSpec | QuestionSample | None  # --limit, or the run's own sample (shard)
     replace: bool
     shard: Shard | None = None  # --shard I/N of answers that are not a run's own shard
+    # the answer step each folder's run.json records (beside the predictions, and --out)
+    run_answers: dict[Path, dict[str, Any] | None] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -107,6 +109,7 @@ class AuditCall:
     user_cache: bool
     spec: SampleSpec | None
     replace: bool
+    ran: QuestionSample | None = None  # the sample of the run whose --predictions these are
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,7 @@ from locoscore.cli._options import (
 from locoscore.cli._terminal import terminal
 from locoscore.data.sample import sample_spec
 from locoscore.errors import InputError
+from locoscore.run.document import read_run_sample
 
 
 @app.command("audit")
@@ -138,6 +139,7 @@ def audit(
     call = AuditCall(
         out, dataset, probes, predictions, fmt, accept_threshold, settings, dry_run, batch,
         batch_poll, batch_wait, progress, user_cache, sample_spec(limit, limit_per, seed), replace,
+        None if predictions is None else read_run_sample(predictions, bench.run_fingerprint),
     )  # fmt: skip
     if bench.audit_command(call, terminal()):
         raise typer.Exit(EXIT_FAILED)

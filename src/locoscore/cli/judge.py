@@ -59,7 +59,7 @@ from locoscore.data.shard import Shard
 from locoscore.errors import InputError
 from locoscore.judge.folder import DEFAULT_MAX_UNSCORED
 from locoscore.judge.shard import run_shard_sample
-from locoscore.run.document import read_run_sample, read_run_shard
+from locoscore.run.document import read_run_answer, read_run_sample, read_run_shard
 
 TYPE_TEMPLATE_HELP = type_template_help()
 
@@ -151,6 +151,7 @@ def judge(
         predictions, out, dataset, fmt, prediction_key, strict, settings, runs,
         include_adversarial, type_template, dry_run, batch, batch_poll, batch_wait, progress,
         user_cache, errata, max_unscored, request, replace, wanted,
+        {f: read_run_answer(f) for f in dict.fromkeys((predictions.parent, out))},
     )  # fmt: skip
     if bench.judge_command(call, terminal()):
         raise typer.Exit(EXIT_FAILED)

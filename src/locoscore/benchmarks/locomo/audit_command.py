@@ -60,12 +60,10 @@ def audit_command(bench: Benchmark, call: AuditCall, t: Terminal) -> bool:
     from locoscore.judge.cache import user_cache_path
     from locoscore.llm.endpoint import through_sentence
     from locoscore.report.spend import judge_calls_line
-    from locoscore.run.document import read_run_sample
 
     console, out, predictions, spec = t.out, call.out, call.predictions, call.spec
-    # a run's predictions made with --limit: every set cut to the run's own sample
-    ran = None if predictions is None else read_run_sample(predictions, bench.run_fingerprint)
-    request = spec if predictions is None else judged_sample(spec, ran)
+    # a run's predictions made with --limit: every set cut to the run's own sample (`ran`)
+    request = spec if predictions is None else judged_sample(spec, call.ran)
     ds = load_dataset(call.dataset)
     sets: list[ProbeSet] = [gold_probe_set(ds)]
     sets += [probe_file_set(path, ds) for path in (call.probes or cached_probe_paths())]

@@ -51,7 +51,7 @@ def judge_command(bench: Benchmark, call: JudgeCall, t: Terminal) -> bool:
             highlight=False,
         )
     gold_errata = errata_for(call.errata, loaded.dataset)  # a bad list fails before any call
-    _warn_if_self_judging(call.settings, call.predictions, out)
+    _warn_if_self_judging(call.settings, call.run_answers)
     t.claim(out, loaded.identity(), replace=call.replace, dry_run=call.dry_run)
     bar = t.progress(call.progress and not call.dry_run, "judging", "judgments")
     result = t.run_pass(
@@ -117,14 +117,13 @@ def judge_command(bench: Benchmark, call: JudgeCall, t: Terminal) -> bool:
     return False
 
 
-def _warn_if_self_judging(settings: JudgeSettings, predictions: Path, out: Path) -> None:
+def _warn_if_self_judging(
+    settings: JudgeSettings, run_answers: dict[Path, dict[str, Any] | None]
+) -> None:
     """A model grading its own answers is lenient with them: say so when run.json (beside
     the predictions or in DIR) names the judge's model as the answer model."""
-    from locoscore.run.document import read_run_answer
-
     judge_model = settings.resolve().model
-    for folder in dict.fromkeys((predictions.parent, out)):
-        answer = read_run_answer(folder)
+    for folder, answer in run_answers.items():
         if answer is not None and answer.get("model") == judge_model:
             warnings.warn(
                 f"self-judging: {judge_model} produced the answers ({folder / RUN_JSON}) "
