@@ -26,7 +26,10 @@ def reprice(
     """Recompute every stored cost from the recorded token counts and a price table, and
     rebuild the reports. Only cost fields change (and `price_table`, which names the table);
     verdicts, answers, scores and signatures stay byte-identical. A system's own ingestion
-    cost is left as it reported it."""
+    cost is left as it reported it.
+
+    Writes into DIR: the cost fields of run.json and summary.json, then report.md,
+    report.html and scores.csv as `locoscore report` does."""
     from locoscore.benchmarks import benchmark_of
     from locoscore.llm.cost import PriceTable
     from locoscore.report.build import build_reports
