@@ -3,10 +3,12 @@ small subset, through the CLI exactly as a user would, then failures by kind.
 
     python bench/local_model_smoke.py http://127.0.0.1:8080/v1 smollm2-135m
     python bench/local_model_smoke.py --standin      # against the stand-in llama.cpp
+    python bench/local_model_smoke.py --standin --slots 4
 
 The subset: the first --questions questions of one conversation (a copy of the dataset
 holding only them, so the run's data is `locomo10-modified`), judged --runs times with the
-binary protocol, and an audit on the first --questions items of each judge-probe set found
+binary protocol (10 by default, the judge's own: more than a one-slot llama-server takes in
+one request), and an audit on the first --questions items of each judge-probe set found
 beside the dataset (`judge-probes/`). Prints each step's exit code and its last error line,
 then the failed answers and the unscored judge runs by kind; the last line is one JSON
 object. Exit 0 when every step exited 0.
@@ -101,12 +103,17 @@ def smoke(url: str, model: str, args: argparse.Namespace, tmp: Path) -> dict[str
     print(f"failed answers by kind: {answers or 'none'}", file=sys.stderr)
     print(f"unscored judge runs by kind: {verdicts or 'none'}", file=sys.stderr)
     run = json.loads((run_dir / "run.json").read_text()) if (run_dir / "run.json").exists() else {}
+    summary_path = run_dir / "summary.json"
+    judge = json.loads(summary_path.read_text()).get("judge") if summary_path.exists() else None
     return {
         "exit": {name: code for name, (code, _) in steps.items()},
         "failed_answers": answers,
         "unscored_judge_runs": verdicts,
         "answer_concurrency": (run.get("answer_calls") or {}).get("concurrency"),
         "answer_server": (run.get("answer") or {}).get("server"),
+        "answer_retries": (run.get("answer_calls") or {}).get("retries"),
+        # requests made for judgments: more requests than judgments means refused or re-sent
+        "judge_calls": {k: (judge or {}).get("calls", {}).get(k) for k in ("made", "judgments")},
     }
 
 
@@ -118,7 +125,8 @@ def main() -> int:
     parser.add_argument("--dataset", type=Path, default=DATASET)
     parser.add_argument("--conversation", default="conv-26")
     parser.add_argument("--questions", type=int, default=12)
-    parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--slots", type=int, default=1, help="the stand-in's slots (-np)")
     args = parser.parse_args()
     if not args.standin and not (args.url and args.model):
         parser.error("give URL and MODEL, or --standin")
@@ -127,7 +135,7 @@ def main() -> int:
         if args.standin:
             from locoscore.testing.llama_server import LlamaConfig, LlamaServer
 
-            with LlamaServer(LlamaConfig(slots=2, service_s=0.02)) as standin:
+            with LlamaServer(LlamaConfig(slots=args.slots, service_s=0.02)) as standin:
                 figures = smoke(standin.openai_url, "smollm2-135m", args, Path(tmp))
         else:
             figures = smoke(args.url, args.model, args, Path(tmp))

@@ -14,6 +14,7 @@ import openai
 import pytest
 from judge_helpers import anthropic_settings, make_records, openai_settings
 
+from locoscore.judge.from_records import judge_items
 from locoscore.judge.plan import plan_calls
 from locoscore.judge.runner import JudgeRun, Runner
 from locoscore.llm.call_errors import classify_error, retry_after_seconds
@@ -84,7 +85,7 @@ def test_retry_after_is_read_in_ms_seconds_or_as_a_date() -> None:
 def _run_one(fake: FakeProvider, settings_factory: Callable[..., object], **kw: object) -> JudgeRun:
     settings = settings_factory(fake, retry_base_delay_s=0.001, **kw)
     judge = settings.resolve()  # type: ignore[attr-defined]
-    plan = plan_calls(make_records(1), judge, None)
+    plan = plan_calls(judge_items(make_records(1)), judge, None)
     return asyncio.run(Runner(judge, None).run(plan))
 
 
@@ -168,7 +169,9 @@ def test_the_same_400_five_times_in_a_row_stops_the_pass(
     )
     settings = anthropic_settings(fake, runs=2, concurrency=1)
     judge = settings.resolve()
-    run = asyncio.run(Runner(judge, None).run(plan_calls(make_records(20), judge, None)))
+    run = asyncio.run(
+        Runner(judge, None).run(plan_calls(judge_items(make_records(20)), judge, None))
+    )
     assert fake.requests == 5
     assert run.stop_reason is not None and "HTTP 400" in run.stop_reason
     assert len(run.rows) == 40

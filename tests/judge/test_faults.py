@@ -10,6 +10,7 @@ from pathlib import Path
 from judge_helpers import anthropic_settings, make_records, openai_settings
 
 from locoscore.judge import judge_pass
+from locoscore.judge.from_records import judge_items
 from locoscore.judge.plan import plan_calls
 from locoscore.judge.runner import Runner
 from locoscore.testing.fake_provider import FakeProvider
@@ -84,7 +85,7 @@ def test_a_429_storm_slows_the_run_and_shrinks_concurrency_but_loses_nothing(
         fake, runs=4, concurrency=32, retry_base_delay_s=0.01, max_attempts=30
     )
     judge = settings.resolve()
-    plan = plan_calls(make_records(25), judge, None)
+    plan = plan_calls(judge_items(make_records(25)), judge, None)
     runner = Runner(judge, None, initial_concurrency=32)
     started = time.monotonic()
     run = asyncio.run(runner.run(plan))
@@ -101,7 +102,7 @@ def test_non_retryable_errors_are_not_retried(fake: FakeProvider) -> None:
     # 404: unknown path -> the provider answers not found; one request, a fatal stop
     settings = anthropic_settings(fake, base_url=fake.url + "/nowhere", runs=2, concurrency=1)
     judge = settings.resolve()
-    plan = plan_calls(make_records(3), judge, None)
+    plan = plan_calls(judge_items(make_records(3)), judge, None)
     run = asyncio.run(Runner(judge, None).run(plan))
     assert fake.requests == 1
     assert run.stop_reason is not None and "404" in run.stop_reason

@@ -74,6 +74,7 @@ def test_user_template_without_placeholders_is_bad_input(tmp_path: Path) -> None
 def test_adversarial_item_without_gold_tells_the_judge_the_answer_is_a_trap() -> None:
     from locoscore.data.models import PredictionRecord
     from locoscore.judge import JudgeSettings
+    from locoscore.judge.from_records import record_item
     from locoscore.judge.plan import render_prompt
 
     record = PredictionRecord(
@@ -83,7 +84,7 @@ def test_adversarial_item_without_gold_tells_the_judge_the_answer_is_a_trap() ->
         gold_field="adversarial_answer",
         prediction="Not mentioned in the conversation.",
     )
-    prompt = render_prompt(JudgeSettings(include_adversarial=True).resolve(), record)
+    prompt = render_prompt(JudgeSettings(include_adversarial=True).resolve(), record_item(record))
     assert "does not contain this information" in prompt
     assert "Tempting but wrong answer: Kyoto" in prompt
 

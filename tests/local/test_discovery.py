@@ -20,6 +20,11 @@ from locoscore.testing.llama_server import TEMPLATE_TOKENS, LlamaConfig, LlamaSe
         ),
         (LlamaConfig(n_ctx=4096, flavour="ollama"), ("ollama", None, 4096, "/api/show", None)),
         (LlamaConfig(props=False, tokenize=False), (None, None, None, None, None)),
+        # llama-cpp-python's server (`owned_by: "me"`): one request at a time, no window said
+        (
+            LlamaConfig(flavour="llama-cpp-python"),
+            ("llama-cpp-python", 1, None, None, None),
+        ),
         # behind a proxy that rewrites `owned_by`: still asked, still found
         (
             LlamaConfig(slots=3, n_ctx=4096, owned_by="openai"),

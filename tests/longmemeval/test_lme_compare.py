@@ -70,3 +70,18 @@ def test_other_judges_or_questions_are_refused(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="another data file"):
         compare_folders(a, d, tmp_path / "c")
     assert not (tmp_path / "c").exists()
+
+
+def test_a_folder_judged_before_the_served_model_was_recorded_still_compares(
+    tmp_path: Path,
+) -> None:
+    judge = "judge:binary|prompt:p|provider:anthropic|model:claude-sonnet-4-6|temp:0|runs:1"
+    served = judge.replace("|model:claude-sonnet-4-6", "|model:claude-sonnet-4-6|served:m|fake")
+    old = _folder(tmp_path / "old", dict.fromkeys(TYPES, 1.0), signature=judge)
+    new = _folder(tmp_path / "new", dict.fromkeys(TYPES, 1.0), signature=served)
+    assert compare_folders(old, new, tmp_path / "c")["groups"]["overall"]["difference"] == 0.0
+    # both recorded, and served by different models: not the same judge
+    other = served.replace("served:m", "served:n")
+    newer = _folder(tmp_path / "newer", dict.fromkeys(TYPES, 1.0), signature=other)
+    with pytest.raises(InputError, match="judged differently"):
+        compare_folders(new, newer, tmp_path / "c2")

@@ -139,6 +139,9 @@ def _cost(summary: dict[str, Any], *path: str) -> float | None:
     if not isinstance(section, dict):
         return None
     cost = section.get("cost_usd")
+    usage = section.get("usage")
+    if cost is None and isinstance(usage, dict):  # a judge section: cost under `usage`
+        cost = usage.get("estimated_cost_usd")
     if isinstance(cost, int | float):
         return float(cost)
     calls = section.get("calls", section.get("made"))

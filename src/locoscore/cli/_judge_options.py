@@ -16,6 +16,7 @@ from locoscore.judge.prompts import load_template
 from locoscore.judge.settings import JudgeSettings
 from locoscore.llm.cost import PriceTable
 from locoscore.llm.providers import PROVIDERS
+from locoscore.report.spend import NO_PRICE
 
 ProtocolOpt = Annotated[
     str,
@@ -155,7 +156,7 @@ def print_estimate(result: PassResult, batch: bool, sample: QuestionSample | Non
     """A dry run's report: calls still to make (of the sample, with --limit), tokens, cost."""
     estimate = result.estimate
     cost = (
-        "unknown (no price for this model)"
+        NO_PRICE
         if estimate.cost_usd is None
         else (f"${estimate.cost_usd:.2f}" + (" (batch price)" if batch else ""))
     )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import warnings
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -67,18 +66,15 @@ from locoscore.data.sample import QuestionSample, SampleSpec, judged_sample, sam
 from locoscore.errors import InputError
 from locoscore.judge.api import judge_pass, judge_sample
 from locoscore.judge.cache import user_cache_path
-from locoscore.judge.plan import JudgmentRow
+from locoscore.judge.folder import DEFAULT_MAX_UNSCORED, unscored_problem
 from locoscore.judge.settings import JudgeSettings
 from locoscore.llm.endpoint import through_sentence
 from locoscore.llm.progress import progress_for
-from locoscore.report.spend import judge_calls_line
+from locoscore.report.spend import concurrency_phrase, judge_calls_line
 from locoscore.results.identity import InputIdentity, claim_folder
 from locoscore.results.layout import JUDGMENTS, REPORT_FILES, RUN_JSON, SCORES, SUMMARY
 from locoscore.run.document import read_run_answer, read_run_sample
 from locoscore.run.store import forget_run
-
-# Above this share of judge runs without a verdict a pass exits 1 (--max-unscored).
-DEFAULT_MAX_UNSCORED = 0.10
 
 
 @app.command("judge")
@@ -166,7 +162,7 @@ def judge(
     if bench.own_judge:
         _judge_with_benchmark_rules(
             bench, predictions, dataset, settings, out, type_template, dry_run, batch, user_cache,
-            request, replace,
+            request, replace, max_unscored,
         )  # fmt: skip
         return
     loaded = load_predictions(
@@ -250,28 +246,6 @@ def judge(
         raise typer.Exit(EXIT_FAILED)
 
 
-def unscored_problem(rows: list[JudgmentRow], max_share: float) -> str | None:
-    """Why the pass's J cannot stand: every call failed, or more than `max_share` of its
-    runs have no verdict (J would rest on the runs a small model happened to finish)."""
-    if not rows:
-        return None
-    failed = [r for r in rows if r.score is None]
-    share = len(failed) / len(rows)
-    if not failed or (share <= max_share and len(failed) < len(rows)):
-        return None
-    reasons = Counter((r.error or "unscored").split(":")[0].split(" (")[0] for r in failed)
-    why = ", ".join(f"{reason} {n}" for reason, n in reasons.most_common(3))
-    head = (
-        "every judge call failed"
-        if len(failed) == len(rows)
-        else f"{share:.0%} of judge runs are unscored, above --max-unscored {max_share:.0%}"
-    )
-    return (
-        f"{head} ({len(failed)} of {len(rows)}: {why}); J would rest on the rest. Raise "
-        "--max-tokens, force --response-format, or rerun the same command to retry them"
-    )
-
-
 def _judge_with_benchmark_rules(
     bench: Benchmark,
     answers: Path,
@@ -284,7 +258,11 @@ def _judge_with_benchmark_rules(
     user_cache: bool,
     sample: SampleSpec | QuestionSample | None,
     replace: bool,
+    max_unscored: float,
 ) -> None:
+    """A benchmark's judge through the shared fold (`judge.folder`): its section carries an
+    `error` when the gate fails (too many runs without a verdict, a pass stopped early), and
+    the command then exits 1 after the outputs are written, as LoCoMo's does."""
     data = bench.load(dataset)
 
     def claim(ours: InputIdentity) -> None:
@@ -304,6 +282,7 @@ def _judge_with_benchmark_rules(
             user_cache=user_cache,
             sample=sample,  # a spec each benchmark draws as `run` does, or the run's sample
             claim=claim,
+            max_unscored=max_unscored,
         )
     )
     if section is not None and (drawn := section.get("sample")):
@@ -316,7 +295,9 @@ def _judge_with_benchmark_rules(
     lines = bench.judge_lines(section, out) if done and section is not None else None
     print_benchmark_outcome(lines, result, None if done else bench.dry_run_lines(result), batch)
     if section is not None and section.get("error"):
-        err_console.print(f"[red]error:[/] {escape(section['error'])}", highlight=False)
+        err_console.print(
+            f"[red]error:[/] {escape(section['error'])}", highlight=False, soft_wrap=True
+        )
         raise typer.Exit(EXIT_FAILED)
 
 
@@ -359,8 +340,6 @@ def _print_table(section: dict[str, Any]) -> None:
     concurrency = section.get("concurrency")
     if concurrency is not None:
         console.print(
-            f"concurrency: {concurrency['initial']} at the start ({concurrency['source']}), "
-            f"{concurrency['final']} at the end, {concurrency['peak_in_flight']} in flight at most",
-            highlight=False,
+            f"concurrency: {concurrency_phrase(concurrency)}", highlight=False, soft_wrap=True
         )
     console.print(judge_calls_line(section["calls"], section["usage"]), highlight=False)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -30,10 +31,10 @@ from locoscore.data.sample import sample_spec
 from locoscore.llm.cost import PriceTable
 from locoscore.llm.endpoint import through_sentence
 from locoscore.llm.progress import progress_for
-from locoscore.report.spend import answer_calls_phrase
+from locoscore.report.spend import NO_PRICE, answer_calls_phrase, concurrency_phrase
 from locoscore.run.answerer import ANSWER_PROVIDERS, AnswerSettings
 from locoscore.run.pipeline import execute_run, resolve_run
-from locoscore.run.settings import RunSettings
+from locoscore.run.settings import ResolvedRun, RunSettings
 from locoscore.systems.options import parse_option_pairs
 from locoscore.systems.registry import system_names
 
@@ -91,6 +92,9 @@ def run(
     concurrency: int = typer.Option(
         64, "--concurrency", help="Most questions (and answer calls) in flight."
     ),
+    timeout: float = typer.Option(
+        60.0, "--timeout", help="Seconds an answer call may take (the HTTP call's limit)."
+    ),
     dry_run: bool = typer.Option(
         False, "--dry-run", help="Ingest and retrieve, then print answer calls, tokens and cost."
     ),
@@ -146,6 +150,7 @@ def run(
             prices=PriceTable.load(prices),
             context_window=answer_context_window,
             prompt_cache=prompt_cache,
+            timeout_s=timeout,
         ),
         answer_prompt=answer_prompt,
         dry_run=dry_run,
@@ -181,6 +186,12 @@ def run(
             + (f"; input tokens{split}" if (split := _cache_split(calls)) else ""),
             highlight=False,
         )
+        if calls.get("concurrency") and calls["made"]:
+            console.print(
+                f"answer concurrency: {concurrency_phrase(calls['concurrency'])}",
+                highlight=False,
+                soft_wrap=True,
+            )
         endpoint = resolved.answer.endpoint
         through = through_sentence(
             "answered", None if endpoint is None else endpoint.to_json(), result.served.fake
@@ -190,10 +201,11 @@ def run(
     written = ", ".join(summary.get("_written", ()))
     console.print(f"wrote {escape(str(out))}/{written}", highlight=False)
     if result.failed:
-        kinds = ", ".join(f"{kind} {n}" for kind, n in failure_kinds(result.records).most_common())
+        by_kind = failure_kinds(result.records)
+        kinds = ", ".join(f"{kind} {n}" for kind, n in by_kind.most_common())
         err_console.print(
             f"[red]error:[/] {result.failed} question(s) failed ({escape(kinds)}; recorded with "
-            "their error); rerun the same command to retry only those",
+            f"their error); {escape(failure_advice(by_kind, resolved))}",
             highlight=False,
             soft_wrap=True,
         )
@@ -211,6 +223,35 @@ def _cache_split(tokens: dict[str, Any]) -> str:
     )
 
 
+def failure_advice(by_kind: Counter[str], resolved: ResolvedRun) -> str:
+    """What would help: a rerun retries what may pass next time, never a prompt that does
+    not fit the window (the same prompt overflows the same way)."""
+    from locoscore.run.context_fit import OVERFLOW
+
+    overflows = by_kind.get(OVERFLOW, 0)
+    rerun = "rerun the same command to retry only those"
+    if not overflows:
+        return rerun
+    window = resolved.answer.context_window
+    held = f"the {window:,}-token context window" if window else "the model's context window"
+    if resolved.system.ignores_budget:  # the whole conversation in every prompt
+        fix = (
+            "a model or server with a larger window (llama-server -c), or a retrieval "
+            "system (--system bm25 or embedding) that puts only what it finds in the prompt"
+        )
+    else:
+        fix = (
+            "a model or server with a larger window (llama-server -c), or less retrieved "
+            "context (--context-budget, --top-k)"
+        )
+    advice = (
+        f"the {overflows} {OVERFLOW} answer prompt(s) do not fit {held}: a rerun fails the "
+        f"same way; what would help: {fix}"
+    )
+    others = sum(by_kind.values()) - overflows
+    return advice if not others else f"{advice}; {rerun} for the other {others}"
+
+
 def _print_estimate(estimate: dict[str, Any]) -> None:
     calls = int(estimate.get("calls") or 0)
     cached = (
@@ -225,7 +266,7 @@ def _print_estimate(estimate: dict[str, Any]) -> None:
         )
         return
     cost = estimate.get("cost_usd")
-    shown = "unknown (no price for this model)" if cost is None and calls else f"${cost or 0:.2f}"
+    shown = NO_PRICE if cost is None else f"${cost:.2f}"
     console.print(
         f"{cached}\n"
         f"estimated tokens: {estimate.get('input_tokens', 0):,} in{_cache_split(estimate)}, "
@@ -234,6 +275,12 @@ def _print_estimate(estimate: dict[str, Any]) -> None:
         highlight=False,
     )
     fit = estimate.get("context_fit")
+    if estimate.get("context_window") == "unknown":
+        console.print(
+            "context window: unknown (the server names none; --answer-context-window sets "
+            "it): prompts are not checked against it, a prompt too long fails at its call",
+            highlight=False,
+        )
     if fit:
         console.print(
             f"context window: {fit['window']:,} tokens ({fit['source']}); "

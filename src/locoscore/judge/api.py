@@ -1,4 +1,6 @@
-"""The judge's public calls: a whole pass over an output folder, and the seed's API.
+"""The judge's public calls on LoCoMo's records: a whole pass over an output folder, and the
+seed's API. The records become neutral judge items here, at the edge (`from_records`); the
+engine (`engine.run_pass`, re-exported) never sees them.
 
 `judge_pass` is what `locoscore judge` and scripts/score_prototype.py both run; the seed's
 `judge_answer` / `judge_answer_multiple_runs` are the same engine on one question.
@@ -16,16 +18,26 @@ from locoscore.categories import parse_category
 from locoscore.data.models import PredictionRecord
 from locoscore.data.sample import QuestionSample, SampleSpec
 from locoscore.judge.aggregate import JudgeAggregation, aggregate_runs
-from locoscore.judge.batch import BatchRunner
-from locoscore.judge.cache import JudgeStore, user_cache_path
+from locoscore.judge.cache import JudgeStore
+from locoscore.judge.engine import PassResult, run_pass
+from locoscore.judge.from_records import judge_items, judged_records, record_item
 from locoscore.judge.outputs import write_outputs
-from locoscore.judge.plan import CallPlan, judged_records, plan_calls, render_prompt
-from locoscore.judge.runner import JudgeRun, ProgressSink, run_plan
-from locoscore.judge.settings import JudgeSettings, ResolvedJudge
-from locoscore.llm.cost import Estimate, estimate_calls
+from locoscore.judge.plan import plan_calls
+from locoscore.judge.runner import ProgressSink, run_plan
+from locoscore.judge.settings import JudgeSettings
 from locoscore.llm.providers import LLMClient
 from locoscore.results.layout import JUDGE_CACHE
 
+__all__ = [
+    "JudgeResult",
+    "PassResult",
+    "ajudge_answer_runs",
+    "judge_answer",
+    "judge_answer_multiple_runs",
+    "judge_pass",
+    "judge_sample",
+    "run_pass",
+]
 if TYPE_CHECKING:
     from locoscore.benchmarks import Benchmark
 
@@ -36,75 +48,6 @@ class JudgeResult:
 
     score: float
     explanation: str
-
-
-@dataclass
-class PassResult:
-    judge: ResolvedJudge
-    plan: CallPlan
-    estimate: Estimate
-    run: JudgeRun | None = None
-    summary: dict[str, Any] | None = None
-    user_cache_hits: int = 0  # verdicts the folder lacked and the user-level cache had
-
-
-def estimate_plan(judge: ResolvedJudge, plan: CallPlan, *, batch: bool = False) -> Estimate:
-    prompts = [render_prompt(judge, s.record) for s in plan.missing]
-    return estimate_calls(prompts, judge.protocol, judge.model, judge.settings.prices, batch=batch)
-
-
-async def run_pass(
-    records: list[PredictionRecord],
-    settings: JudgeSettings,
-    cache_path: Path,
-    *,
-    batch: bool = False,
-    dry_run: bool = False,
-    progress: ProgressSink | None = None,
-    client: LLMClient | None = None,
-    poll_interval_s: float = 30.0,
-    max_wait_s: float = 24 * 3600.0,
-    initial_concurrency: int | None = None,
-    user_cache: bool = False,
-    job: str = "judge",
-) -> PassResult:
-    """Judge every record (cache first, every verdict committed to `cache_path` at once) and
-    return the rows; write no output file. What `judge_pass` and `locoscore audit` share
-    (`job` names the pass among the others on the same cache: "judge", "audit").
-
-    A dry run only plans and estimates. A batch still pending after `max_wait_s` is named by
-    `result.run.pending_batch`; rerun to collect it.
-    """
-    judge = settings.resolve()
-    if dry_run:
-        return _dry_run(records, judge, cache_path, user_cache=user_cache, batch=batch)
-    shared = JudgeStore(user_cache_path()) if user_cache else None
-    with JudgeStore(cache_path, shared=shared) as store:
-        plan = plan_calls(records, judge, store)
-        result = PassResult(judge, plan, estimate_plan(judge, plan, batch=batch))
-        result.user_cache_hits = store.shared_hits
-        if batch and plan.missing:
-            runner = BatchRunner(
-                judge,
-                store,
-                client=client,
-                progress=progress,
-                poll_interval_s=poll_interval_s,
-                max_wait_s=max_wait_s,
-                job=job,
-            )
-            result.run = await runner.run(plan)
-        else:
-            result.run = await run_plan(
-                judge,
-                plan,
-                store,
-                client=client,
-                progress=progress,
-                initial_concurrency=initial_concurrency,
-                job=job,
-            )
-    return result
 
 
 def judge_sample(
@@ -148,7 +91,7 @@ async def judge_pass(
     if sample is not None:
         judged = sample.keep(judged, lambda r: r.key)
     result = await run_pass(
-        judged,
+        judge_items(judged),
         settings,
         out_dir / JUDGE_CACHE,
         batch=batch,
@@ -171,30 +114,6 @@ async def judge_pass(
             sample=sample,
         )
     return result
-
-
-def _dry_run(
-    records: list[PredictionRecord],
-    judge: ResolvedJudge,
-    cache_path: Path,
-    *,
-    user_cache: bool,
-    batch: bool,
-) -> PassResult:
-    """Plan against the caches that exist; write nothing (no cache file is created)."""
-    shared_path = user_cache_path()
-    shared = JudgeStore(shared_path) if user_cache and shared_path.exists() else None
-    if not cache_path.exists():
-        plan = plan_calls(records, judge, shared)
-        if shared is not None:
-            shared.close()
-        hits = plan.cached if shared is not None else 0
-        estimate = estimate_plan(judge, plan, batch=batch)
-        return PassResult(judge, plan, estimate, user_cache_hits=hits)
-    with JudgeStore(cache_path, shared=shared, copy_shared_hits=False) as store:
-        plan = plan_calls(records, judge, store)
-        estimate = estimate_plan(judge, plan, batch=batch)
-        return PassResult(judge, plan, estimate, user_cache_hits=store.shared_hits)
 
 
 # ------------------------------------------------------------------ the seed's API
@@ -229,7 +148,7 @@ async def ajudge_answer_runs(
     settings = dataclasses.replace(base, runs=num_runs, include_adversarial=True)
     judge = settings.resolve()
     record = _one_question(question, ground_truth, predicted_answer, category)
-    plan = plan_calls([record], judge, store)
+    plan = plan_calls([record_item(record)], judge, store)
     run = await run_plan(judge, plan, store)
     results = [JudgeResult(-1.0, "no result") for _ in range(num_runs)]
     for row in run.rows:

@@ -24,6 +24,7 @@ from locoscore.data.recorded_verdicts import recorded_judge_summary
 from locoscore.data.sample import QuestionSample, SampleSpec
 from locoscore.errors import InputError
 from locoscore.judge.api import PassResult, run_pass
+from locoscore.judge.from_records import judge_items
 from locoscore.judge.runner import ProgressSink
 from locoscore.judge.settings import JudgeSettings
 from locoscore.results.identity import InputIdentity
@@ -126,9 +127,10 @@ async def run_audit(
     """One judge pass over every probe set, cached in `out_dir/judge_cache.sqlite`."""
     check_names(sets)
     records: list[PredictionRecord] = [r for s in sets for r in s.records]
+    judged = audit_settings(settings)
     return await run_pass(
-        records,
-        audit_settings(settings),
+        judge_items(records, judged.include_adversarial),
+        judged,
         out_dir / JUDGE_CACHE,
         batch=batch,
         dry_run=dry_run,
@@ -145,5 +147,5 @@ def calls_per_set(sets: list[ProbeSet], result: PassResult) -> dict[str, int]:
     owner = {r.key: s.name for s in sets for r in s.records}
     counts = {s.name: 0 for s in sets}
     for spec in result.plan.missing:
-        counts[owner[spec.record.key]] += 1
+        counts[owner[spec.item.key]] += 1
     return counts

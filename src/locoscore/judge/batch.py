@@ -101,7 +101,7 @@ class BatchRunner:
     async def _submit(self, specs: list[CallSpec]) -> str:
         client = self.client
         judge = self.judge
-        prompts = [render_prompt(judge, s.record) for s in specs]
+        prompts = [render_prompt(judge, s.item) for s in specs]
         if isinstance(client, AnthropicClient):
             requests: Any = [
                 {"custom_id": s.key, "params": client.request_params(p)}
@@ -219,7 +219,7 @@ class BatchRunner:
         output_tokens = EXPECTED_OUTPUT_TOKENS.get(self.judge.protocol, 60)
         total = 0.0
         for i, spec in enumerate(specs):
-            prompt_tokens = estimate_prompt_tokens(render_prompt(self.judge, spec.record))
+            prompt_tokens = estimate_prompt_tokens(render_prompt(self.judge, spec.item))
             cost = settings.prices.cost(self.judge.model, prompt_tokens, output_tokens, batch=True)
             total += cost or 0.0
             if total > cap:

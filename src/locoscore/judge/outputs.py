@@ -74,6 +74,7 @@ def calls_and_usage(stats: RunStats) -> dict[str, Any]:
             "failed": stats.failed,
             "skipped": stats.skipped,
             "short_circuited": stats.short_circuited,
+            "retries": stats.retries,  # this attempt's attempts sent again, by kind
             **attempts_json(now, earlier, "judgments"),
         },
         "usage": {

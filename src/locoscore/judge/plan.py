@@ -6,9 +6,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from locoscore.categories import ADVERSARIAL
-from locoscore.data.models import PredictionRecord
 from locoscore.judge.cache import JudgeStore, cache_key
+from locoscore.judge.items import JudgeItem
 from locoscore.judge.parsing import trivial_prediction_reason
 from locoscore.judge.settings import ResolvedJudge
 
@@ -43,14 +42,14 @@ class JudgmentRow:
 class CallSpec:
     """One judge call still to make."""
 
-    record: PredictionRecord
+    item: JudgeItem
     run_index: int
     key: str
 
 
 @dataclass
 class CallPlan:
-    records: list[PredictionRecord]
+    items: list[JudgeItem]
     done: list[JudgmentRow] = field(default_factory=list)  # cached or short-circuited
     missing: list[CallSpec] = field(default_factory=list)
     hits: dict[str, CallSpec] = field(default_factory=dict)  # call key -> spec, cached rows
@@ -58,32 +57,12 @@ class CallPlan:
     short_circuited: int = 0
 
 
-def judged_records(
-    records: list[PredictionRecord], include_adversarial: bool
-) -> list[PredictionRecord]:
-    """Category 5 is excluded by default, as in the Mem0 protocol."""
-    return [r for r in records if include_adversarial or r.category != ADVERSARIAL]
-
-
-def reference_text(record: PredictionRecord) -> str:
-    """The reference the judge sees. Category-5 items without `answer` carry only the
-    adversarial (wrong) answer: the judge must be told it is the trap, not the gold."""
-    if record.gold_field == "adversarial_answer":
-        return (
-            "The conversation does not contain this information; a correct answer says so. "
-            f"(Tempting but wrong answer: {record.answer_text})"
-        )
-    return record.answer_text
-
-
-def render_prompt(judge: ResolvedJudge, record: PredictionRecord) -> str:
+def render_prompt(judge: ResolvedJudge, item: JudgeItem) -> str:
     """The prompt of one call (a fresh fence token each time)."""
-    return judge.template.render(
-        record.question, reference_text(record), record.prediction, record.category
-    )
+    return judge.template.render(item.question, item.reference, item.candidate, item.rule_id)
 
 
-def call_key(judge: ResolvedJudge, record: PredictionRecord, run_index: int) -> str:
+def call_key(judge: ResolvedJudge, item: JudgeItem, run_index: int) -> str:
     return cache_key(
         provider=judge.provider,
         endpoint=judge.endpoint.url,
@@ -91,21 +70,21 @@ def call_key(judge: ResolvedJudge, record: PredictionRecord, run_index: int) -> 
         protocol=judge.protocol,
         prompt_hash=judge.prompt_hash,
         params=judge.cache_params(),
-        question_key=record.key,
-        question=record.question,
-        gold=reference_text(record),  # the reference as the judge sees it
-        candidate=record.prediction,
+        question_key=item.key,
+        question=item.question,
+        gold=item.reference,  # the reference as the judge sees it
+        candidate=item.candidate,
         run_index=run_index,
-        category=record.category,
+        category=item.rule_id,  # the rule picks the prompt
     )
 
 
-def base_row(judge: ResolvedJudge, record: PredictionRecord, run: int, key: str) -> JudgmentRow:
+def base_row(judge: ResolvedJudge, item: JudgeItem, run: int, key: str) -> JudgmentRow:
     return JudgmentRow(
-        key=record.key,
-        sample_id=record.sample_id,
-        qa_index=record.qa_index,
-        category=record.category,
+        key=item.key,
+        sample_id=item.question_id,
+        qa_index=item.index,
+        category=item.type_id,
         run=run,
         score=None,
         prompt_hash=judge.prompt_hash,
@@ -113,32 +92,30 @@ def base_row(judge: ResolvedJudge, record: PredictionRecord, run: int, key: str)
     )
 
 
-def plan_calls(
-    records: list[PredictionRecord], judge: ResolvedJudge, store: JudgeStore | None
-) -> CallPlan:
-    records = judged_records(records, judge.settings.include_adversarial)
-    plan = CallPlan(records)
+def plan_calls(items: list[JudgeItem], judge: ResolvedJudge, store: JudgeStore | None) -> CallPlan:
+    """Every item is judged: which ones a benchmark judges is decided at its edge."""
+    plan = CallPlan(list(items))
     specs: list[CallSpec] = []
-    for record in records:
-        trivial = trivial_prediction_reason(record.prediction)
+    for item in plan.items:
+        trivial = trivial_prediction_reason(item.candidate)
         for run in range(judge.settings.runs):
-            key = call_key(judge, record, run)
+            key = call_key(judge, item, run)
             if trivial is not None:
-                row = base_row(judge, record, run, key)
+                row = base_row(judge, item, run, key)
                 row.score = 0.0
                 row.explanation = f"graded 0 without a call: {trivial}"
                 row.method = "short_circuit"
                 plan.done.append(row)
                 plan.short_circuited += 1
             else:
-                specs.append(CallSpec(record, run, key))
+                specs.append(CallSpec(item, run, key))
     hits = store.get_many([s.key for s in specs]) if store is not None else {}
     for spec in specs:
         hit = hits.get(spec.key)
         if hit is None:
             plan.missing.append(spec)
             continue
-        row = base_row(judge, spec.record, spec.run_index, spec.key)
+        row = base_row(judge, spec.item, spec.run_index, spec.key)
         row.score = hit.score
         row.explanation = hit.explanation
         row.method = hit.method

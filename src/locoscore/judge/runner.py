@@ -15,6 +15,7 @@ from locoscore.judge.cache import CachedVerdict, JudgeStore
 from locoscore.judge.parsing import parse_verdict
 from locoscore.judge.plan import CallPlan, CallSpec, JudgmentRow, base_row, render_prompt
 from locoscore.judge.settings import ResolvedJudge
+from locoscore.llm.choices import split
 from locoscore.llm.cost import estimate_prompt_tokens
 from locoscore.llm.endpoint import Served
 from locoscore.llm.ledger import Ledger, Spend
@@ -44,6 +45,7 @@ class RunStats:
     cost_usd: float = 0.0
     cost_known: bool = True
     usage_counted_locally: bool = False  # the server reported no usage: tiktoken counts
+    retries: dict[str, int] = field(default_factory=dict)  # attempts sent again, by kind
     earlier: Spend = field(default_factory=Spend)
 
     def now(self) -> Spend:
@@ -78,7 +80,7 @@ def row_from_reply(
     store: JudgeStore | None,
 ) -> JudgmentRow:
     """Parse one reply, commit it to the store when it carries a verdict, return its row."""
-    row = base_row(judge, spec.record, spec.run_index, spec.key)
+    row = base_row(judge, spec.item, spec.run_index, spec.key)
     row.input_tokens, row.output_tokens = reply.input_tokens, reply.output_tokens
     row.latency_s = round(latency_s, 4)
     row.served_model, row.fake = reply.model or "", reply.fake
@@ -104,7 +106,7 @@ def row_from_reply(
         store.put(
             CachedVerdict(
                 spec.key,
-                spec.record.key,
+                spec.item.key,
                 spec.run_index,
                 verdict.score,
                 verdict.explanation,
@@ -127,7 +129,7 @@ def row_from_reply(
 
 
 def failed_row(judge: ResolvedJudge, spec: CallSpec, error: str) -> JudgmentRow:
-    row = base_row(judge, spec.record, spec.run_index, spec.key)
+    row = base_row(judge, spec.item, spec.run_index, spec.key)
     row.error = error
     return row
 
@@ -138,7 +140,7 @@ def _units(missing: list[CallSpec], per_request: int) -> list[list[CallSpec]]:
         return [[spec] for spec in missing]
     by_question: dict[str, list[CallSpec]] = {}
     for spec in missing:
-        by_question.setdefault(spec.record.key, []).append(spec)
+        by_question.setdefault(spec.item.key, []).append(spec)
     units = []
     for specs in by_question.values():
         for start in range(0, len(specs), per_request):
@@ -237,6 +239,7 @@ class Runner:
                     self.stats.failed += 1
         self.rows.extend(rows)
         self.stats.made = self.pool.made
+        self.stats.retries = dict(self.pool.retries)
         if self.ledger is not None:
             self.ledger.record(self.stats.now())
         cost = self.stats.cost_usd if self.stats.cost_known else None
@@ -247,7 +250,7 @@ class Runner:
     async def _call_unit(self, unit: list[CallSpec], queue: asyncio.Queue[list[CallSpec]]) -> None:
         client = self.client
         assert client is not None
-        prompt = render_prompt(self.judge, unit[0].record)
+        prompt = render_prompt(self.judge, unit[0].item)
         n = len(unit)
         outcome = await self.pool.call(
             lambda: client.complete(prompt, n), self._estimated_cost(unit, prompt), self._cost
@@ -256,6 +259,14 @@ class Runner:
             self._record(
                 [failed_row(self.judge, s, STOPPED_PREFIX + outcome.stopped) for s in unit]
             )
+            return
+        if outcome.error is not None and outcome.error.kind == "n_refused":
+            # The server takes fewer choices a request (the client learnt how many, once for
+            # the pass): these runs again in requests it takes; queued units split as taken.
+            self.per_request = min(self.per_request, getattr(client, "max_n", None) or 1)
+            self.pool.retries["n_refused"] += 1
+            for part in split(unit, self.per_request):
+                queue.put_nowait(part)
             return
         if outcome.error is not None:
             error = outcome.error
@@ -306,6 +317,11 @@ class Runner:
                     unit = queue.get_nowait()
                 except asyncio.QueueEmpty:
                     return
+                if len(unit) > self.per_request:  # planned before the server's limit was known
+                    first, *rest = split(unit, self.per_request)
+                    for part in rest:
+                        queue.put_nowait(part)
+                    unit = first
                 await self._call_unit(unit, queue)
 
         try:
@@ -347,8 +363,10 @@ class Runner:
         from locoscore.llm.providers import api_key
 
         facts = await asyncio.to_thread(discover, s.base_url, self.judge.model, api_key(s.provider))
+        if facts.slots:  # llama.cpp runs each choice on a slot and refuses `n` above them
+            self.per_request = min(self.per_request, facts.slots)
         start, most, self.concurrency_source = concurrency_plan(
-            s.provider, facts, s.concurrency, self.initial_concurrency
+            s.provider, facts, s.concurrency, self.initial_concurrency, self.per_request
         )
         if self.initial_concurrency is not None:  # the caller's start stands (tests, benches)
             start, self.concurrency_source = self.initial_concurrency, "given"

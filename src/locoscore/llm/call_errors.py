@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any
 
+from locoscore.llm.choices import ChoicesRefused
 from locoscore.llm.response_format import ResponseFormatDowngraded
 
 API_KEY_ENV = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
@@ -141,6 +142,10 @@ def classify_error(exc: BaseException) -> CallError:
 
     if isinstance(exc, ResponseFormatDowngraded):
         return CallError("response_format_downgraded", str(exc), retryable=True)
+    if isinstance(exc, ChoicesRefused):
+        # A negotiation, not a refusal of the runs: the caller sends them again in smaller
+        # requests (no retry here, no refusal streak).
+        return CallError("n_refused", str(exc), retryable=False, status=400)
     timeouts = (TimeoutError, anthropic.APITimeoutError, openai.APITimeoutError)
     if isinstance(exc, (*timeouts, httpx.TimeoutException)):
         return CallError("timeout", "request timed out", retryable=True)

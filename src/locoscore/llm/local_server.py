@@ -5,7 +5,8 @@ its context window per slot at `GET /props` (or `GET /slots`), and counts tokens
 own tokenizer at `POST /tokenize`; vLLM reports `max_model_len` in `GET /v1/models` and
 tokenizes at `POST /tokenize`; Ollama reports the model's `*.context_length` at
 `POST /api/show`. Every probe is optional: a server that answers none of them is simply
-unknown (a small concurrency start, tiktoken counts with a margin).
+unknown (a small concurrency start, tiktoken counts with a margin). llama-cpp-python's server
+says `owned_by: "me"` and serves one request at a time: one slot.
 
 Counting. With the server's tokenizer the count is exact up to the chat template, for which
 `CHAT_TEMPLATE_TOKENS` are added; with tiktoken's cl100k (another model's tokenizer) the
@@ -36,7 +37,7 @@ def server_root(base_url: str) -> str:
 class ServerFacts:
     """What the server reported; None where it said nothing."""
 
-    kind: str | None = None  # llama.cpp | vllm | ollama
+    kind: str | None = None  # llama.cpp | llama-cpp-python | vllm | ollama
     slots: int | None = None
     context_window: int | None = None
     window_source: str | None = None  # where the window came from, for the messages
@@ -61,6 +62,7 @@ class ServerFacts:
 
 
 _OLLAMA_OWNERS = ("library", "ollama")
+LLAMA_CPP_PYTHON_OWNER = "me"  # what llama-cpp-python's server says owns every model
 
 
 def _get(client: Any, url: str, json_body: Any = None) -> Any:
@@ -95,6 +97,10 @@ def discover(base_url: str, model: str, api_key: str | None = None) -> ServerFac
             dialect = "vllm" if isinstance(tok, dict) and "count" in tok else None
             window = entry["max_model_len"]
             return ServerFacts("vllm", None, window, "/v1/models max_model_len", dialect, root)
+        if owner == LLAMA_CPP_PYTHON_OWNER:
+            # llama-cpp-python's server: one request at a time (a lock around the model),
+            # no /props, /tokenize or window to ask.
+            return ServerFacts("llama-cpp-python", 1, None, None, None, root)
         # An owner the list does not name as one of ours (a proxy may rewrite `owned_by`,
         # or the server has no list) leaves the server unidentified: every probe is asked.
         ollama = owner in _OLLAMA_OWNERS
@@ -129,14 +135,22 @@ def _llama(client: Any, root: str) -> ServerFacts | None:
 
 
 def concurrency_plan(
-    provider: str, facts: ServerFacts | None, most: int, default_start: int | None
+    provider: str,
+    facts: ServerFacts | None,
+    most: int,
+    default_start: int | None,
+    choices: int = 1,
 ) -> tuple[int | None, int, str]:
     """(start, most, why) for the calls in flight: a compatible server's slots and one call
     more (ready in its queue when a slot frees: beyond that a llama.cpp server only queues),
-    else a small start that adapts."""
+    else a small start that adapts. A request of `choices` (`n`) holds that many slots."""
     if provider != "openai-compatible":
         return default_start, most, "default"
     if facts is not None and facts.slots:
+        if choices > 1:
+            start = min(most, -(-facts.slots // choices) + 1)
+            why = f"server slots: {facts.slots} ({facts.kind}), {choices} runs a request"
+            return start, start, f"{why}, + 1 queued"
         start = min(most, facts.slots + 1)
         return start, start, f"server slots: {facts.slots} ({facts.kind}) + 1 queued"
     return min(most, SMALL_START), most, "small start (the server names no slots)"

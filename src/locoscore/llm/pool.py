@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -75,6 +76,9 @@ class CallPool:
         self.max_cost_usd = max_cost_usd
         self.on_status = on_status
         self.made = 0  # requests sent, retries included
+        # Failed attempts sent again, by kind ("timeout", "rate_limit", "server", ...): the
+        # requests `made` beyond one per call.
+        self.retries: Counter[str] = Counter()
         self.spent_usd = 0.0  # what finished calls cost (from `cost_of`)
         self.stop_reason: str | None = None
         self._reserved_usd = 0.0
@@ -134,6 +138,7 @@ class CallPool:
                 return Outcome(value=value, latency_s=latency, served_s=served)
             if error.kind == "response_format_downgraded":
                 # Negotiated with a compatible server: send again at once in the next mode.
+                self.retries["response_format"] += 1
                 if self.on_status is not None:
                     self.on_status(error.message)
                 continue
@@ -155,6 +160,7 @@ class CallPool:
             if error.retryable and (
                 attempt < self.policy.max_attempts and paced < MAX_RATE_LIMITED_RETRIES
             ):
+                self.retries[error.kind] += 1
                 await asyncio.sleep(self.policy.delay(max(1, attempt + paced), error.retry_after))
                 continue
             return Outcome(error=error, latency_s=latency)

@@ -21,6 +21,7 @@ from typing import Any
 
 from locoscore.errors import InputError
 from locoscore.llm.call_errors import API_KEY_ENV
+from locoscore.llm.choices import ChoicesRefused, refused_choices
 from locoscore.llm.endpoint import WireLog, safe_model_name
 from locoscore.llm.response_format import (
     RESPONSE_FORMATS,
@@ -292,6 +293,8 @@ class OpenAIClient:
         self.config = config
         self.wire = WireLog()
         self.supports_n = supports_n
+        # The most choices a request may ask for, once a server refused more (None: any).
+        self.max_n: int | None = None
         self.response_format = config.response_format or RESPONSE_FORMATS[0]
         self._format_lock = threading.Lock()
         import openai
@@ -365,6 +368,11 @@ class OpenAIClient:
                 self.downgrade_response_format(mode)
             ):
                 raise ResponseFormatDowngraded(mode, self.response_format) from None
+            limit = refused_choices(exc.status_code, exc.body, n)
+            if limit is not None:
+                with self._format_lock:
+                    self.max_n = min(limit, self.max_n or limit)
+                raise ChoicesRefused(n, self.max_n) from None
             raise
         return replies_from_openai(completion.model_dump(mode="json"), fake=self.wire.fake)
 

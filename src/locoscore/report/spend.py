@@ -5,9 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from locoscore.llm.endpoint import through_sentence
+
 
 def _cost(value: Any) -> str:
     return "n/a" if value is None else f"${float(value):.2f}"
+
+
+# A dry run's cost for a model without a price: n/a, as in every summary (never $0).
+NO_PRICE = "n/a (no price for this model)"
 
 
 def attempts_phrase(calls: dict[str, Any]) -> str:
@@ -26,11 +32,29 @@ def _usage_source(usage: dict[str, Any]) -> str:
     return f" (usage: {usage['source']})" if usage.get("source") else ""
 
 
+def retries_phrase(retries: dict[str, int] | None) -> str:
+    """' (12 sent again: timeout 12)': failed attempts retried, by kind; '' for none."""
+    if not retries:
+        return ""
+    kinds = ", ".join(f"{kind} {n:,}" for kind, n in sorted(retries.items(), key=lambda i: -i[1]))
+    return f" ({sum(retries.values()):,} sent again: {kinds})"
+
+
+def concurrency_phrase(concurrency: dict[str, Any]) -> str:
+    """'2 at the start (server slots: 1 (llama.cpp) + 1 queued), 2 at the end, 2 in flight
+    at most': the calls in flight as they went, and why they started there."""
+    return (
+        f"{concurrency['initial']} at the start ({concurrency['source']}), "
+        f"{concurrency['final']} at the end, {concurrency['peak_in_flight']} in flight at most"
+    )
+
+
 def judge_calls_line(calls: dict[str, Any], usage: dict[str, Any], label: str = "calls") -> str:
     """calls: 6 made (0 now, 6 by 1 earlier attempt), 6 cached, 0 failed; tokens …; cost …"""
     made = int(calls.get("made", 0))
     judgments = int(calls.get("judgments", made))
     what = f"{made:,} made" if judgments == made else f"{made:,} requests made"
+    what += retries_phrase(calls.get("retries"))
     more = "" if judgments == made else f" for {judgments:,} judgments"
     return (
         f"{label}: {what}{attempts_phrase(calls)}{more}, {calls.get('cached', 0):,} cached, "
@@ -41,8 +65,23 @@ def judge_calls_line(calls: dict[str, Any], usage: dict[str, Any], label: str = 
 
 
 def answer_calls_phrase(calls: dict[str, Any]) -> str:
-    """'105 calls made (0 now, 105 by 1 earlier attempt), 105 from the cache or saved state'"""
+    """'211 calls made (12 sent again: timeout 12), 0 from the cache or saved state'"""
     return (
-        f"{calls.get('made', 0):,} calls made{attempts_phrase(calls)}, "
+        f"{calls.get('made', 0):,} calls made{retries_phrase(calls.get('retries'))}"
+        f"{attempts_phrase(calls)}, "
         f"{calls.get('cached', 0):,} from the cache or saved state"
     )
+
+
+def judge_section_lines(section: dict[str, Any]) -> list[str]:
+    """The lines every benchmark's judge prints: the signature (served model and `fake`
+    included), where the verdicts came from, and the calls and cost of every attempt."""
+    lines = [f"judge: {section['signature']}"]
+    served = section.get("served") or {}
+    through = through_sentence("judged", section.get("endpoint"), bool(served.get("fake")))
+    if through is not None:
+        lines.append(through)
+    lines += section.get("warnings") or []
+    if "calls" in section and "usage" in section:
+        lines.append(judge_calls_line(section["calls"], section["usage"]))
+    return lines

@@ -92,6 +92,21 @@ class AnswerStep:
         source = self.server.window_source if self.server is not None else None
         return f"the server's {source}" if source else "unknown"
 
+    def window_contradiction(self) -> str | None:
+        """A warning when --answer-context-window claims more than the server's own window:
+        the server refuses what does not fit its window, whatever locoscore was told."""
+        given = self.settings.context_window
+        server = self.server.context_window if self.server is not None else None
+        if given is None or server is None or given <= server:
+            return None
+        assert self.server is not None
+        return (
+            f"--answer-context-window {given:,} is larger than the {server:,}-token window the "
+            f"server reports ({self.server.window_source}): prompts are checked against "
+            f"{given:,}, and the server refuses those over its own (each recorded as "
+            "context_overflow after a call)"
+        )
+
     def initial_concurrency(self) -> tuple[int, int, str]:
         """(start, most, why): calls in flight the answer step starts with and may reach;
         32 for the cloud providers (the judge's 10 takes round trips of slow start)."""
@@ -169,6 +184,8 @@ def resolve_answer_step(
         raise InputError(
             f"needs a price for model {model}: add it with --prices FILE", field="--max-cost"
         )
+    if settings.timeout_s <= 0:
+        raise InputError(f"--timeout must be more than 0 seconds, not {settings.timeout_s:g}")
     if settings.context_window is not None and settings.context_window < 1:
         raise InputError("--answer-context-window must be at least 1 token")
     sampling = resolve_sampling(settings.provider, model, settings.temperature)
@@ -332,9 +349,14 @@ class Answerer:
         return Served.of(pair for pair, n in self._uses.items() if n > 0)
 
     def cost_unknown_reason(self) -> str | None:
-        if self.step.is_extractive or self.step.model is None or not self.used:
+        """Why the answer cost is n/a: an unpriced model is n/a before (and whatever) the
+        first answer, never $0; a served model other than the one asked, once known."""
+        if self.step.is_extractive or self.step.model is None:
             return None
-        return self.step.settings.prices.unknown_reason(self.step.model, self.served)
+        prices = self.step.settings.prices
+        if not self.used and self.step.model in prices.prices:
+            return None
+        return prices.unknown_reason(self.step.model, self.served)
 
     async def answer(
         self, prompt: str, context: PlacedContext, shared_prefix: str | None = None

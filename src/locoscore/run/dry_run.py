@@ -48,12 +48,15 @@ def dry_run_estimate(
     input_tokens = sum(p[0] for p in prompts) + REQUEST_OVERHEAD_TOKENS * calls
     output_tokens = EXPECTED_ANSWER_TOKENS * calls
     read, written = cache_estimate(run, prompts)
-    cost = None
+    cost: float | None = 0.0  # no answer model: nothing to pay
     if run.answer.model is not None:
         cost = run.answer.settings.prices.cost(
             run.answer.model, input_tokens, output_tokens, cache_read=read, cache_write=written
         )
+    calls_model = not (run.answer.is_extractive or run.system.answers_itself)
     return {
+        # None: no answer model; "unknown": prompts cannot be checked against the window
+        "context_window": (run.answer.context_window or "unknown") if calls_model else None,
         "calls": calls,
         "cached": len(run.questions) - calls,
         "input_tokens": input_tokens,

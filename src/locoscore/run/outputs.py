@@ -47,6 +47,8 @@ def run_document(result: RunResult) -> dict[str, Any]:
             **({"cost_unknown_reason": why} if (why := result.answer_cost_unknown) else {}),
             **attempts_json(result.answer_spend, result.answer_spend_earlier, "answers"),
             "concurrency": result.concurrency,
+            # this attempt's failed attempts sent again, by kind (timeout, rate_limit, ...)
+            "retries": result.retries,
             "usage": usage_source(result.records),
         },
         "context_fit": result.context_fit,

@@ -89,6 +89,7 @@ class RunResult:
     context_fit: dict[str, Any] | None = None  # the window check (None: window unknown)
     served: Served = field(default_factory=Served)  # who made the answers used
     answer_cost_unknown: str | None = None  # why the answer cost is n/a (None: known)
+    retries: dict[str, int] = field(default_factory=dict)  # answer attempts sent again, by kind
 
     @property
     def signature(self) -> str:
@@ -193,6 +194,9 @@ class _Harness:
         self.dry_search_errors: list[str] = []
         answers = not (run.answer.is_extractive or run.system.answers_itself)
         self.fit = ContextFit.for_step(run.answer) if answers else None
+        contradiction = run.answer.window_contradiction() if answers else None
+        if contradiction is not None:
+            self.warn(contradiction)
         self.cached_answers: dict[str, Answer] = {}  # question id -> answer from the cache
         self.ingest_spent = Usage()  # this attempt's ingestion, session by session
         self.sessions_total = 0
@@ -456,6 +460,7 @@ async def execute_run(
         # who made every answer the run's lines hold, those kept from earlier attempts too
         served=store.served(q.question_id for q in run.questions),
         answer_cost_unknown=harness.answerer.cost_unknown_reason(),
+        retries=dict(harness.answerer.pool.retries),
     )
     if dry:
         result.dry_run_estimate = dry_run_estimate(

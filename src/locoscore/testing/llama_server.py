@@ -12,6 +12,12 @@ llama-cpp-python's server) does that the fake provider does not.
   `overflow_style="llama-cpp-python"` its "maximum context length is N tokens" wording.
 - `response_format` `json_schema` is answered with the HTTP 500 llama-cpp-python sends
   ("Input should be 'text' or 'json_object'") unless `json_schema=True`.
+- `n` (choices per request): llama.cpp runs each choice on a slot and refuses `n` above
+  its slots with HTTP 400 ("Field 'n': Value must be between 1 <= value <= 1, but got 10");
+  a request for `n` choices waits for `n` free slots. `max_n` sets another limit (a server
+  that takes `n = 10`); `flavour="vllm"` takes any `n` unless `max_n` is set (then refused
+  in words that name no limit); Ollama and llama-cpp-python ignore `n` (one choice).
+  `choices` counts the choices answered, `refused_n` the requests refused for their `n`.
 - Replies carry no `usage`, the server's own `model` name whatever was asked, and are cut
   at `max_tokens` (finish_reason "length"); `timings` (llama.cpp's prompt/predicted ms)
   when `timings=True`.
@@ -19,7 +25,9 @@ llama-cpp-python's server) does that the fake provider does not.
   `GET /v1/models`, and `POST /tokenize` (`tokenize=True`) as llama.cpp serves them; with
   `flavour="vllm"` the model list carries `max_model_len` and `/tokenize` vLLM's
   `{"count"}` instead (no /props), with `flavour="ollama"` the model list is Ollama's and
-  `POST /api/show` reports `llama.context_length` (no /props, no /tokenize).
+  `POST /api/show` reports `llama.context_length` (no /props, no /tokenize); with
+  `flavour="llama-cpp-python"` the model list says `owned_by: "me"` and there is no /props
+  or /tokenize (that server answers one request at a time: `slots=1`).
 
 Tokens are the stand-in's own (words and punctuation marks, plus `TEMPLATE_TOKENS` for
 the chat template), so a client counting with tiktoken must leave a margin.
@@ -35,16 +43,17 @@ from __future__ import annotations
 
 import json
 import re
-import select
-import socket
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
-from locoscore._http_server import ServedInBackground, TrackingHandler, TrackingHTTPServer
+from locoscore._http_server import ServedInBackground
+
+if TYPE_CHECKING:
+    from locoscore.testing._llama_http import LlamaHTTPServer
 
 TEMPLATE_TOKENS = 8  # the chat template's tokens around one user message
 _TOKEN = re.compile(r"\w+|[^\w\s]")
@@ -75,16 +84,20 @@ class LlamaConfig:
     slots: int = 1
     n_ctx: int = 8192  # per slot, as /props reports it
     service_s: float = 0.0  # time one request holds a slot
+    slow_requests: int = 0  # the first N requests served hold their slot `slow_s` instead
+    slow_s: float = 0.0
     model: str = "smollm2-135m"
     json_schema: bool = False  # llama-cpp-python 0.3 rejects it with a 500
     overflow_style: str = "llama.cpp"  # or "llama-cpp-python"
     tokenize: bool = True
     timings: bool = True
     props: bool = True  # /props and /slots served (a non-llama.cpp server has neither)
-    flavour: str = "llama.cpp"  # or "vllm", "ollama": what the server says about itself
+    # or "vllm", "ollama", "llama-cpp-python": what the server says about itself
+    flavour: str = "llama.cpp"
     # The model list's `owned_by` (None: the flavour's own); a proxy in front of the server
     # (LiteLLM, a gateway) may rewrite it, e.g. to "openai".
     owned_by: str | None = None
+    max_n: int | None = None  # choices a request may ask for (None: the flavour's limit)
     answer: Callable[[str], str] = _default_answer
     verdict: Callable[[str], str | float] = _default_verdict
     explanation: str = RAMBLE
@@ -98,6 +111,11 @@ class _State:
     queue: list[int] = field(default_factory=list)  # tickets in arrival order
     next_ticket: int = 0
     completions: int = 0  # chat completions answered 200
+    started: int = 0  # chat completions that got their slots
+    choices: int = 0  # choices in those answers (a request with `n` gets several)
+    refused_n: int = 0  # requests refused for asking more choices than the server allows
+    in_flight: int = 0  # chat requests received and not yet answered (queued or served)
+    peak_in_flight: int = 0
     abandoned: int = 0  # clients that hung up before their request got a slot
     peak_busy: int = 0
     statuses: dict[int, int] = field(default_factory=dict)
@@ -115,11 +133,13 @@ class LlamaServer:
         self.config = config or LlamaConfig()
         self.state = _State()
         self.stopping = threading.Event()
-        self._server: _Server | None = None
+        self._server: LlamaHTTPServer | None = None
         self._running: ServedInBackground | None = None
 
     def start(self) -> Self:
-        self._server = _Server(("127.0.0.1", 0), self)
+        from locoscore.testing._llama_http import LlamaHTTPServer
+
+        self._server = LlamaHTTPServer(("127.0.0.1", 0), self)
         self._running = ServedInBackground(self._server, "llama-stand-in")
         return self
 
@@ -155,6 +175,34 @@ class LlamaServer:
         return self.config.flavour == "llama.cpp"
 
     @property
+    def n_limit(self) -> int | None:
+        """The most choices a request may ask for (None: any; ignored ones count as any)."""
+        if self.config.max_n is not None:
+            return self.config.max_n
+        return min(self.config.slots, 128) if self.llama else None
+
+    @property
+    def ignores_n(self) -> bool:
+        return self.config.flavour in ("ollama", "llama-cpp-python")
+
+    def choices_asked(self, body: dict[str, Any]) -> int:
+        n = body.get("n")
+        return n if isinstance(n, int) and n >= 1 and not self.ignores_n else 1
+
+    def n_error(self, n: int) -> tuple[int, dict[str, Any]] | None:
+        """llama.cpp's refusal of `n` above its slots (another server's when `max_n` is set
+        on another flavour: words that name no limit), or None when `n` is taken."""
+        limit = self.n_limit
+        if limit is None or n <= limit:
+            return None
+        if self.llama:
+            message = f"Field 'n': Value must be between 1 <= value <= {limit}, but got {n}"
+            error = {"code": 400, "message": message, "type": "invalid_request_error"}
+            return 400, {"error": error}
+        message = "Invalid value for 'n': this server does not return several choices."
+        return 400, {"error": {"message": message, "type": "invalid_request_error", "param": "n"}}
+
+    @property
     def completions(self) -> int:
         return self.state.completions
 
@@ -180,9 +228,8 @@ class LlamaServer:
         ]
 
     def models(self) -> dict[str, Any]:
-        owner = self.config.owned_by or {"vllm": "vllm", "ollama": "library"}.get(
-            self.config.flavour, "llamacpp"
-        )
+        owners = {"vllm": "vllm", "ollama": "library", "llama-cpp-python": "me"}
+        owner = self.config.owned_by or owners.get(self.config.flavour, "llamacpp")
         model: dict[str, Any] = {"id": self.config.model, "object": "model", "owned_by": owner}
         if self.config.flavour == "vllm":
             model["max_model_len"] = self.config.n_ctx
@@ -242,8 +289,11 @@ class LlamaServer:
         if n_prompt >= c.n_ctx:
             return self.overflow_error(n_prompt)
         started = time.monotonic()
-        if c.service_s > 0:
-            self.stopping.wait(c.service_s)
+        with self.state.lock:
+            slow = self.state.started < c.slow_requests
+            self.state.started += 1
+        if (service := c.slow_s if slow else c.service_s) > 0:
+            self.stopping.wait(service)
         text = self.reply_text(prompt)
         limit = body.get("max_tokens") or c.n_ctx
         limit = min(int(limit), c.n_ctx - n_prompt)
@@ -251,18 +301,13 @@ class LlamaServer:
         words = list(re.finditer(_TOKEN, text))
         if len(words) > limit:
             text, finish = text[: words[limit].start()].rstrip(), "length"
+        choice = {"message": {"role": "assistant", "content": text}, "finish_reason": finish}
         reply: dict[str, Any] = {
             "id": f"chatcmpl-{self.state.completions}",
             "object": "chat.completion",
             "created": int(time.time()),
             "model": c.model,
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": text},
-                    "finish_reason": finish,
-                }
-            ],
+            "choices": [{"index": i, **choice} for i in range(self.choices_asked(body))],
         }
         if c.timings:
             served_ms = (time.monotonic() - started) * 1000
@@ -273,114 +318,3 @@ class LlamaServer:
                 "predicted_ms": round(served_ms * 3 / 4, 3),
             }
         return 200, reply
-
-
-class _Server(TrackingHTTPServer):
-    def __init__(self, address: tuple[str, int], owner: LlamaServer) -> None:
-        self.owner = owner
-        super().__init__(address, _Handler)
-
-
-class _Handler(TrackingHandler):
-    server: _Server
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Silent: tests read the counters."""
-
-    def _send(self, status: int, body: Any) -> None:
-        data = json.dumps(body).encode("utf-8")
-        with self.server.owner.state.lock:
-            statuses = self.server.owner.state.statuses
-            statuses[status] = statuses.get(status, 0) + 1
-        self.send_response(status)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def do_GET(self) -> None:
-        owner, path = self.server.owner, self.path.split("?", 1)[0].rstrip("/")
-        if path == "/v1/models":
-            self._send(200, owner.models())
-        elif path in ("/props", "/slots") and owner.config.props and owner.llama:
-            self._send(200, owner.props() if path == "/props" else owner.slots())
-        elif path == "/health":
-            self._send(200, {"status": "ok"})
-        else:
-            self._send(404, {"error": {"code": 404, "message": "File Not Found"}})
-
-    def do_POST(self) -> None:
-        owner, path = self.server.owner, self.path.split("?", 1)[0].rstrip("/")
-        length = int(self.headers.get("content-length") or 0)
-        try:
-            body = json.loads(self.rfile.read(length) or b"{}")
-        except ValueError:
-            self._send(400, {"error": {"code": 400, "message": "invalid JSON"}})
-            return
-        flavour = owner.config.flavour
-        if path == "/tokenize" and owner.config.tokenize and flavour != "ollama":
-            text = str(body.get("prompt" if flavour == "vllm" else "content", ""))
-            tokens = list(range(len(tokenize(text))))
-            self._send(
-                200,
-                {"count": len(tokens), "tokens": tokens}
-                if flavour == "vllm"
-                else {"tokens": tokens},
-            )
-        elif path == "/api/show" and flavour == "ollama":
-            info = {"general.architecture": "llama", "llama.context_length": owner.config.n_ctx}
-            self._send(200, {"model_info": info, "details": {"family": "llama"}})
-        elif path == "/v1/chat/completions":
-            self._chat(body)
-        else:
-            self._send(404, {"error": {"code": 404, "message": "File Not Found"}})
-
-    def _chat(self, body: dict[str, Any]) -> None:
-        owner = self.server.owner
-        state = owner.state
-        if not self._wait_for_slot():
-            return
-        try:
-            status, reply = owner.complete(body)
-        finally:
-            with state.lock:
-                state.busy -= 1
-                state.slot_free.notify_all()
-        with state.lock:
-            if status == 200:
-                state.completions += 1
-        self._send(status, reply)
-
-    def _wait_for_slot(self) -> bool:
-        """Queue (FIFO) until a slot is free; False when the client hung up meanwhile."""
-        owner = self.server.owner
-        state = owner.state
-        with state.lock:
-            ticket = state.next_ticket
-            state.next_ticket += 1
-            state.queue.append(ticket)
-            while not owner.stopping.is_set():
-                if state.queue[0] == ticket and state.busy < owner.config.slots:
-                    state.queue.pop(0)
-                    state.busy += 1
-                    state.peak_busy = max(state.peak_busy, state.busy)
-                    state.slot_free.notify_all()
-                    return True
-                state.slot_free.wait(0.05)
-                if self._client_gone():
-                    state.queue.remove(ticket)
-                    state.abandoned += 1
-                    state.slot_free.notify_all()
-                    self.close_connection = True
-                    return False
-            state.queue.remove(ticket)
-            return False
-
-    def _client_gone(self) -> bool:
-        readable, _, _ = select.select([self.connection], [], [], 0)
-        if not readable:
-            return False
-        try:
-            return self.connection.recv(1, socket.MSG_PEEK) == b""
-        except OSError:
-            return True

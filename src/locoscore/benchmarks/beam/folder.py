@@ -27,20 +27,22 @@ from locoscore.benchmarks.beam.judge_pass import (
 from locoscore.benchmarks.beam.report import report_files
 from locoscore.data.sample import with_sample
 from locoscore.errors import InputError
-from locoscore.judge.api import PassResult
+from locoscore.judge.engine import PassResult
+from locoscore.judge.folder import (
+    DEFAULT_MAX_UNSCORED,
+    fold_problem,
+    over_phrase,
+    provenance,
+    spend,
+)
 from locoscore.judge.settings import JudgeSettings
-from locoscore.llm.endpoint import Served, served_note
+from locoscore.llm.endpoint import Served, through_sentence
+from locoscore.report.spend import attempts_phrase
 from locoscore.results.folder import load_summary, write_results
 from locoscore.results.identity import InputIdentity
 from locoscore.results.layout import JUDGMENTS, REPORT_HTML, REPORT_MD, SCORES, SUMMARY
 
 PROTOCOLS = ("beam", "beam-official")
-
-
-def served_by(passes: list[PassResult]) -> Served:
-    """Who made the verdicts of every pass (their served models; the fake, if it was)."""
-    runs = [p.run.served for p in passes if p.run is not None]
-    return Served(tuple(sorted({m for s in runs for m in s.models})), any(s.fake for s in runs))
 
 
 def signature(settings: JudgeSettings, *, official: bool, served: Served | None = None) -> str:
@@ -73,18 +75,16 @@ class BeamFolderResult:
 
 
 def _usage(passes: list[PassResult]) -> dict[str, Any]:
-    stats = [p.run.stats for p in passes if p.run is not None]
-    rows = [r for p in passes if p.run is not None for r in p.run.rows]
+    """The shared `calls` and `usage` (every attempt counted), with the figures BEAM's report
+    and board read beside them: the same totals under BEAM's older names."""
+    shared = spend(passes)
+    calls, usage = shared["calls"], shared["usage"]
+    calls["graded_0_without_a_call"] = sum(p.plan.short_circuited for p in passes)
     return {
-        "calls": {
-            "made": sum(s.made for s in stats),
-            "cached": sum(p.plan.cached for p in passes),
-            "graded_0_without_a_call": sum(p.plan.short_circuited for p in passes),
-            "failed": sum(1 for r in rows if r.score is None),
-        },
-        "input_tokens": sum(s.input_tokens for s in stats),
-        "output_tokens": sum(s.output_tokens for s in stats),
-        "cost_usd": sum(s.cost_usd for s in stats) if all(s.cost_known for s in stats) else None,
+        **shared,
+        "input_tokens": usage["input_tokens"],
+        "output_tokens": usage["output_tokens"],
+        "cost_usd": usage["estimated_cost_usd"],
     }
 
 
@@ -111,6 +111,7 @@ async def judge_folder(
     batch: bool = False,
     user_cache: bool = False,
     claim: Callable[[InputIdentity], None] | None = None,
+    max_unscored: float = DEFAULT_MAX_UNSCORED,
     **pass_options: Any,
 ) -> BeamFolderResult:
     protocol = scoring_protocol(settings.protocol)
@@ -134,26 +135,27 @@ async def judge_folder(
     folder = BeamFolderResult(result, signed)
     if dry_run or result.summary is None:
         return folder
-    served = served_by(folder.passes())
+    served = result.fold.served()
     folder.signature = with_sample(
         signature(settings, official=official, served=served), result.sample
     )
     item_judge = settings_for(settings, official=official)[0].resolve()
-    mismatch = served_note(item_judge.model, served, item_judge.endpoint, "judge")
     section = {
         "signature": folder.signature,
         "sample": None if result.sample is None else result.sample.to_json(),
         "protocol": protocol,
         "model": item_judge.model,
         "endpoint": item_judge.endpoint.to_json(),
-        "served": served.to_json(),
-        "warnings": [mismatch] if mismatch else [],
+        **provenance(result.fold, model=item_judge.model, endpoint=item_judge.endpoint),
         "input": {"path": str(predictions), **ours.to_json()},
         "runs": settings.runs,
         **result.summary,
         **_usage(folder.passes()),
     }
-    if section["unscored"]:
+    if (problem := fold_problem(result.fold, max_unscored)) is not None:
+        section["error"] = problem
+    elif section["unscored"]:
+        # BEAM's own rule, stricter than the gate: a question needs every item's verdict
         section["error"] = (
             f"{section['unscored']} question(s) unscored after failed judge calls; rerun the "
             "same command to retry them"
@@ -210,12 +212,15 @@ def judge_lines(section: dict[str, Any], out: Path) -> list[str]:
     mean, weighted = section["mean_of_abilities"], section["question_weighted"]
     lines.append(
         f"mean of abilities {100 * (mean or 0):.1f}; question-weighted {100 * (weighted or 0):.1f}"
-        f" over {section['questions']} questions ({section['missing']} without an answer)"
+        f" {over_phrase(section)} ({section['missing']} without an answer)"
     )
     calls, cost = section["calls"], section["cost_usd"]
     lines.append(
-        f"calls: {calls['made']} made, {calls['cached']} cached, {calls['failed']} failed; "
-        f"cost {'n/a' if cost is None else f'${cost:.2f}'}"
+        f"calls: {calls['made']} made{attempts_phrase(calls)}, {calls['cached']} cached, "
+        f"{calls['failed']} failed; cost {'n/a' if cost is None else f'${cost:.2f}'}"
     )
+    served = section.get("served") or {}
+    through = through_sentence("judged", section.get("endpoint"), bool(served.get("fake")))
+    lines += [through] if through else []
     lines.append(f"wrote {out}/{', '.join((JUDGMENTS, SCORES, SUMMARY, REPORT_MD, REPORT_HTML))}")
     return lines

@@ -1,8 +1,9 @@
 """A BEAM judge pass over a run's predictions: expand, judge with the shared machinery, score.
 
 Each prediction becomes one judge record per rubric item (and per line/item pair for event
-ordering); the records go through `judge.api.run_pass` — the folder's cache, resume, batch,
-cost cap and dry run as for any judge — and their verdicts come back as question scores.
+ordering); the items go through the shared fold (`judge.folder.judge_jobs`) — the folder's
+cache, resume, batch, cost cap and dry run as for any judge — and their verdicts come back
+as question scores.
 A question with no prediction, or whose answer failed, scores 0 and is counted as missing.
 """
 
@@ -20,10 +21,11 @@ from locoscore.benchmarks.answer_lines import answer_lines
 from locoscore.benchmarks.beam import judge as beam_judge
 from locoscore.benchmarks.beam.data import ABILITIES, BeamDataset, BeamQuestion
 from locoscore.benchmarks.beam.scoring import aggregate_abilities
-from locoscore.data.models import PredictionRecord
 from locoscore.data.sample import QuestionSample, SampleSpec
 from locoscore.errors import InputError
-from locoscore.judge.api import PassResult, run_pass
+from locoscore.judge.engine import PassResult
+from locoscore.judge.folder import FoldResult, JudgeJob, judge_jobs
+from locoscore.judge.items import JudgeItem
 from locoscore.judge.settings import JudgeSettings
 from locoscore.results.identity import InputIdentity, answers_identity
 from locoscore.results.layout import JUDGE_CACHE
@@ -63,11 +65,13 @@ def read_predictions(path: Path, data: BeamDataset) -> list[BeamPrediction]:
     return out
 
 
-def _records(
+def _items(
     questions: list[BeamQuestion], predictions: dict[str, BeamPrediction], *, official: bool
-) -> tuple[list[PredictionRecord], list[PredictionRecord]]:
-    items: list[PredictionRecord] = []
-    matches: list[PredictionRecord] = []
+) -> tuple[list[JudgeItem], list[JudgeItem]]:
+    """The rubric items and the order pairs as neutral judge items; the keys are the ones
+    the judge cache has always been keyed by (`question_id#index`, `question_id|pair#index`)."""
+    items: list[JudgeItem] = []
+    matches: list[JudgeItem] = []
     for question in questions:
         prediction = predictions.get(question.question_id)
         if prediction is None or prediction.failed:
@@ -81,29 +85,38 @@ def _records(
             official=official,
         )
         for call in calls:
-            record = PredictionRecord(
-                sample_id=call.question_id if call.kind == "item" else f"{call.question_id}|pair",
-                qa_index=call.index,
-                category=ABILITIES.index(question.ability) + 1,
+            name = call.question_id if call.kind == "item" else f"{call.question_id}|pair"
+            item = JudgeItem(
+                key=f"{name}#{call.index}",
+                question_id=name,
+                index=call.index,
+                type_id=ABILITIES.index(question.ability) + 1,
                 question=call.question,
-                answer=call.reference,
-                prediction=call.candidate,
+                reference=str(call.reference),
+                candidate=call.candidate,
                 source=f"{call.question_id} {call.kind} {call.index}",
             )
-            (items if call.kind == "item" else matches).append(record)
+            (items if call.kind == "item" else matches).append(item)
     return items, matches
 
 
 @dataclass
 class BeamJudgeResult:
-    items: PassResult
-    matches: PassResult | None
+    fold: FoldResult  # the item pass, then the pair pass when there are pairs
     summary: dict[str, Any] | None = None
     rows: list[dict[str, Any]] = field(default_factory=list)
     sample: QuestionSample | None = None  # `--limit`: the questions judged
 
+    @property
+    def items(self) -> PassResult:
+        return self.fold.results[0]
+
+    @property
+    def matches(self) -> PassResult | None:
+        return self.fold.results[1] if len(self.fold.results) > 1 else None
+
     def passes(self) -> list[PassResult]:
-        return [self.items] + ([self.matches] if self.matches else [])
+        return self.fold.passes()
 
     @property
     def calls_planned(self) -> int:
@@ -142,16 +155,17 @@ async def beam_judge_pass(
     drawn = draw_sample(sample, questions)
     if drawn is not None:
         questions = drawn.keep(questions, lambda q: q.question_id)
-    item_records, match_records = _records(questions, by_id, official=official)
+    item_records, match_records = _items(questions, by_id, official=official)
     item_settings, match_settings = settings_for(settings, official=official)
-    common = {"batch": batch, "dry_run": dry_run, "user_cache": user_cache, **pass_options}
-    items = await run_pass(item_records, item_settings, out / JUDGE_CACHE, **common)
-    matches = None
+    jobs = [JudgeJob("items", item_records, item_settings)]
     if match_records:
-        matches = await run_pass(match_records, match_settings, out / JUDGE_CACHE, **common)
-    result = BeamJudgeResult(items, matches, sample=drawn)
+        jobs.append(JudgeJob("pairs", match_records, match_settings))
+    common = {"batch": batch, "dry_run": dry_run, "user_cache": user_cache, **pass_options}
+    fold = await judge_jobs(jobs, out / JUDGE_CACHE, **common)
+    result = BeamJudgeResult(fold, sample=drawn)
     if dry_run:
         return result
+    items, matches = result.items, result.matches
     result.rows, result.summary = score_verdicts(
         questions, by_id, items, matches, runs=settings.runs, official=official
     )

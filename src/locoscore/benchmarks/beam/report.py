@@ -103,7 +103,7 @@ def blocks(summary: dict[str, Any]) -> list[Block]:
         headline = [
             f"Mean of the ten abilities: {_pct(judge['mean_of_abilities'])} "
             f"(the paper's overall), question-weighted: {_pct(judge['question_weighted'])} "
-            f"{_ci(judge.get('question_weighted_ci95'))} over {judge['questions']} questions",
+            f"{_ci(judge.get('question_weighted_ci95'))} {_over(judge)}",
             f"{judge['missing']} question(s) without an answer count as 0; "
             f"{judge['unscored']} left unscored by failed judge calls",
             f"judge noise: run-level std {_pct(judge.get('run_std'))} over {judge['runs']} runs",
@@ -210,3 +210,12 @@ def report_files(summary: dict[str, Any]) -> dict[str, str]:
         REPORT_MD: render_markdown(document),
         REPORT_HTML: render_html(document, _title(summary)),
     }
+
+
+def _over(judge: dict[str, Any]) -> str:
+    """The count the headline is over: a question left unscored by failed judge calls is
+    not in it, and the line says so rather than claim every question."""
+    questions, unscored = int(judge["questions"]), int(judge.get("unscored") or 0)
+    if not unscored:
+        return f"over {questions} questions"
+    return f"over {questions - unscored} of {questions} questions ({unscored} without a verdict)"

@@ -136,17 +136,24 @@ class LongMemEval(Benchmark):
         return await judge_longmemeval(data, answers, settings, out, **options)
 
     def judge_lines(self, section: dict[str, Any], out: Path) -> list[str]:
-        lines = []
+        from locoscore.judge.folder import over_phrase
+        from locoscore.report.spend import judge_section_lines
+
+        lines = judge_section_lines(section)
         strict, submitted = section["missing_counts_as_wrong"], section["over_submitted"]
         for label, block in (("missing counted as wrong", strict), ("over submitted", submitted)):
             overall, task = block["overall"], block["task_averaged"]
             lines.append(
                 f"J {label}: overall {overall['accuracy']} {overall['ci95']}, task-averaged "
                 f"{task['accuracy']}, abstention {block['abstention']['accuracy']}"
+                + (f" {over_phrase(section)}" if block is strict and "scored" in section else "")
             )
+        unjudged = section.get("unjudged") or 0
         lines.append(
             f"{section['submitted']} of {section['questions']} submitted, "
-            f"{section['missing']} missing; wrote {out}/{JUDGMENTS}, {SUMMARY}"
+            f"{section['missing']} missing"
+            + (f", {unjudged} without a judge verdict (not in J)" if unjudged else "")
+            + f"; wrote {out}/{JUDGMENTS}, {SUMMARY}"
         )
         return lines
 

@@ -13,6 +13,7 @@ runs).
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from locoscore.benchmarks.longmemeval import judging
 from locoscore.benchmarks.longmemeval.data import QUESTION_TYPES, LongMemEvalData, QuestionMeta
 from locoscore.data.sample import SampleSpec, with_sample
 from locoscore.judge.api import PassResult, run_pass
+from locoscore.judge.items import JudgeItem
 from locoscore.judge.settings import JudgeSettings
 from locoscore.results.layout import AUDIT_JSON, AUDIT_MD, JUDGE_CACHE
 
@@ -74,15 +76,18 @@ async def audit_longmemeval(
     drawn = draw_sample(data, sample)  # one sample of the questions cuts every set
     if drawn is not None:
         sets = {name: {q: a for q, a in s.items() if q in drawn.ids} for name, s in sets.items()}
-    records = []
+    records: list[JudgeItem] = []
     owner: dict[str, tuple[str, QuestionMeta]] = {}
     metas = {m.question_id: m for m in data.questions}
     for name, answers in sets.items():
-        for record in judging.judge_records(data, answers):
-            # one record per (set, question): the set is part of the identity
-            record = record.model_copy(update={"sample_id": f"{name}:{record.sample_id}"})
-            owner[record.key] = (name, metas[record.source])
-            records.append(record)
+        for item in judging.judge_items(data, answers):
+            # one item per (set, question): the set is part of the identity
+            question_id = f"{name}:{item.question_id}"
+            item = dataclasses.replace(
+                item, key=f"{question_id}#{item.index}", question_id=question_id
+            )
+            owner[item.key] = (name, metas[item.source])
+            records.append(item)
     if not dry_run:
         out.mkdir(parents=True, exist_ok=True)
     result = await run_pass(

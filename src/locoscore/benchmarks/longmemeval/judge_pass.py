@@ -1,8 +1,9 @@
 """`locoscore judge --benchmark longmemeval`: every submitted answer judged N times by
-locoscore's judge machinery (cache, retries, budgets, batch), with the per-type rules, and
-aggregated as LongMemEval defines it (`accuracy`). Writes judgments.jsonl and the "judge"
-section of summary.json (the official evaluator's labels, when the file carries them, as
-`recorded_judge` beside it)."""
+locoscore's judge machinery (cache, retries, budgets, batch) through the shared fold
+(`judge.folder`: failure gate, served model and `fake`, cost across attempts), with the
+per-type rules, and aggregated as LongMemEval defines it (`accuracy`). Writes
+judgments.jsonl and the "judge" section of summary.json (the official evaluator's labels,
+when the file carries them, as `recorded_judge` beside it)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,16 @@ from locoscore.benchmarks.longmemeval.answers import Answers, identity, read_ans
 from locoscore.benchmarks.longmemeval.data import LongMemEvalData, QuestionMeta
 from locoscore.data.sample import QuestionSample, SampleSpec, with_sample
 from locoscore.errors import InputError
-from locoscore.judge.api import PassResult, run_pass
+from locoscore.judge.engine import PassResult
+from locoscore.judge.folder import (
+    DEFAULT_MAX_UNSCORED,
+    JudgeJob,
+    denominator,
+    fold_problem,
+    judge_jobs,
+    provenance,
+    spend,
+)
 from locoscore.judge.runner import ProgressSink
 from locoscore.judge.settings import JudgeSettings
 from locoscore.results.folder import load_summary
@@ -79,6 +89,7 @@ async def judge_longmemeval(
     user_cache: bool = False,
     sample: SampleSpec | QuestionSample | None = None,
     claim: Callable[[InputIdentity], None] | None = None,
+    max_unscored: float = DEFAULT_MAX_UNSCORED,
 ) -> tuple[PassResult, dict[str, Any] | None]:
     answers = read_answers(answers_path, data)
     ours = identity(answers)
@@ -91,29 +102,27 @@ async def judge_longmemeval(
         claim(ours)  # the folder guard: one input's results per folder
     wanted = {m.question_id for m in metas}
     predictions = {q: p for q, p in answers.predictions.items() if q in wanted}
-    records = judging.judge_records(data, predictions)
+    items = judging.judge_items(data, predictions)
     if not dry_run:
         out.mkdir(parents=True, exist_ok=True)
-    result = await run_pass(
-        records,
-        settings,
+    fold = await judge_jobs(
+        [JudgeJob("answers", items, settings)],
         out / JUDGE_CACHE,
         batch=batch,
         dry_run=dry_run,
         progress=progress,
         user_cache=user_cache,
     )
-    if dry_run or result.run is None or result.run.pending_batch is not None:
+    result = fold.results[0]
+    if dry_run or not fold.complete:
         return result, None
-    runs = result.judge.settings.runs
-    by_key: dict[str, list[float]] = {r.key: [] for r in records}
-    for row in result.run.rows:
-        if row.score is not None and row.key in by_key:
-            by_key[row.key].append(row.score / 100.0)
-    scores: dict[str, float | None] = {
-        r.source: (sum(v) / len(v) if v else None) for r in records for v in [by_key[r.key]]
-    }
-    described = result.judge.describe()
+    # a question's J: the mean of its runs with a verdict (None: every run failed)
+    scores: dict[str, float | None] = {}
+    for item in items:
+        used = [v / 100.0 for v in fold.runs("answers")[item.key] if v is not None]
+        scores[item.question_id or item.source] = sum(used) / len(used) if used else None
+    figures = accuracy(metas, scores)
+    described = result.judge.describe(fold.served())
     section: dict[str, Any] = {
         **described,
         "signature": with_sample(described["signature"], drawn),
@@ -133,21 +142,20 @@ async def judge_longmemeval(
             "version": data.version,
         },
         "failed_answers": len(answers.failed),
-        **accuracy(metas, scores),
-        "calls": {
-            "made": result.run.stats.made,
-            "cached": result.run.stats.cached,
-            "failed": result.run.stats.failed,
-            "short_circuited": result.run.stats.short_circuited,
-        },
+        **figures,
+        # the headline is over the questions with a verdict; the count says so
+        **denominator(figures["questions"], figures["questions"] - figures["unjudged"]),
+        **provenance(fold, model=result.judge.model, endpoint=result.judge.endpoint),
+        **spend(fold.results),
     }
+    if (problem := fold_problem(fold, max_unscored)) is not None:
+        section["error"] = problem
+    runs = result.judge.settings.runs
     if runs > 1:
         section["runs_per_question"] = runs
     recorded = recorded_summary(metas, answers)
     if recorded is not None:
         section["recorded_judge"] = recorded
-    order = {r.key: i for i, r in enumerate(records)}
-    rows = sorted(result.run.rows, key=lambda r: (order.get(r.key, len(order)), r.run))
     summary = load_summary(out)
     summary["benchmark"] = "longmemeval"
     summary["judge"] = section
@@ -161,7 +169,7 @@ async def judge_longmemeval(
         }
         for m in metas
     ]
-    write_jsonl_atomic(out / JUDGMENTS, [r.as_json() for r in rows])
+    write_jsonl_atomic(out / JUDGMENTS, [r.as_json() for r in fold.rows()])
     # one line per question of the file: its J (None: missing)
     write_jsonl_atomic(out / SCORES, per_question)
     write_json_atomic(out / SUMMARY, summary)

@@ -1,5 +1,5 @@
 """LongMemEval's judge rules per question type (our own wording of the official rules), and
-the records the judge machinery grades.
+the neutral judge items the judge machinery grades.
 
 The rule is chosen by the question id before the type: an id ending in `_abs` gets the
 abstention rule whatever its type (a harness looking for a type named "abstention" never
@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from locoscore.benchmarks.longmemeval.data import QUESTION_TYPES, LongMemEvalData
-from locoscore.data.models import PredictionRecord
 from locoscore.errors import InputError
+from locoscore.judge.items import JudgeItem
 from locoscore.judge.prompts import PromptTemplate, load_template
 
 ABSTENTION = "abstention"
@@ -102,21 +102,23 @@ def with_user_templates(base: PromptTemplate, files: Mapping[str, Path]) -> Prom
     )
 
 
-def judge_records(data: LongMemEvalData, predictions: Mapping[str, str]) -> list[PredictionRecord]:
-    """One record per submitted question, in file order, its category the rule's id."""
-    records = []
+def judge_items(data: LongMemEvalData, predictions: Mapping[str, str]) -> list[JudgeItem]:
+    """One item per submitted question, in file order, its type the rule's id. The key
+    (`question_id#position`) is the one the judge cache has always been keyed by."""
+    items = []
     for meta in data.questions:
         if meta.question_id not in predictions:
             continue
-        records.append(
-            PredictionRecord(
-                sample_id=meta.question_id,
-                qa_index=meta.position,
-                category=RULE_IDS[rule_key(meta.question_id, meta.question_type)],
+        items.append(
+            JudgeItem(
+                key=f"{meta.question_id}#{meta.position}",
+                question_id=meta.question_id,
+                index=meta.position,
+                type_id=RULE_IDS[rule_key(meta.question_id, meta.question_type)],
                 question=meta.question,
-                answer=meta.answer,
-                prediction=predictions[meta.question_id],
+                reference=str(meta.answer),
+                candidate=predictions[meta.question_id],
                 source=meta.question_id,
             )
         )
-    return records
+    return items

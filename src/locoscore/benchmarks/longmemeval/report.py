@@ -19,6 +19,7 @@ from locoscore._io import read_jsonl, write_json_atomic, write_text_atomic
 from locoscore.benchmarks.longmemeval.baselines import BASELINES
 from locoscore.benchmarks.longmemeval.data import QUESTION_TYPES
 from locoscore.errors import InputError
+from locoscore.llm.endpoint import without_served
 from locoscore.report.document import (
     Banner,
     Block,
@@ -30,6 +31,7 @@ from locoscore.report.document import (
 )
 from locoscore.report.html import render_html
 from locoscore.report.markdown import render_markdown
+from locoscore.report.spend import judge_calls_line
 from locoscore.results.layout import (
     COMPARE_HTML,
     COMPARE_JSON,
@@ -96,8 +98,7 @@ def _headline(judge: dict[str, Any]) -> list[Block]:
     out.append(
         Notes(
             [
-                f"J overall, missing = wrong: {_pct(strict['overall'])} over "
-                f"{judge['questions']} questions",
+                f"J overall, missing = wrong: {_pct(strict['overall'])} {_over(judge)}",
                 f"task-averaged: {_pct(strict['task_averaged'])}; abstention: "
                 f"{_pct(strict['abstention'])}",
                 f"over submitted answers (the official figure): {_pct(official['overall'])}",
@@ -107,7 +108,19 @@ def _headline(judge: dict[str, Any]) -> list[Block]:
             ]
         )
     )
+    if isinstance(judge.get("calls"), dict) and isinstance(judge.get("usage"), dict):
+        out.append(Paragraph(judge_calls_line(judge["calls"], judge["usage"], "judge calls")))
     return [*out, Preformatted([str(judge["signature"])]), Paragraph(f"Rules: {judge['rules']}.")]
+
+
+def _over(judge: dict[str, Any]) -> str:
+    """The count the headline is over: a question whose every judge run failed is not in
+    it, and the line says so rather than claim every question."""
+    questions, unjudged = int(judge["questions"]), int(judge.get("unjudged") or 0)
+    if not unjudged:
+        return f"over {questions} questions"
+    scored = questions - unjudged
+    return f"over {scored} of {questions} questions ({unjudged} without a judge verdict)"
 
 
 def _judge_blocks(judge: dict[str, Any], title: str, subset: str = "") -> list[Block]:
@@ -229,11 +242,20 @@ def _scores(directory: Path) -> dict[str, dict[str, Any]]:
     return {row["question_id"]: row for row in read_jsonl(path)}
 
 
+def _same_judge(a: str, b: str) -> bool:
+    """Equal signatures; or equal but for what the calls told (`served:`, `fake`) where one
+    folder was judged before the judge recorded it (an older folder)."""
+    if a == b:
+        return True
+    older = a == without_served(a) or b == without_served(b)
+    return older and without_served(a) == without_served(b)
+
+
 def compare_folders(dir_a: Path, dir_b: Path, out: Path) -> dict[str, Any]:
     """B - A per type and overall (missing = wrong), on the same file and the same judge."""
     sa, sb = _read(dir_a, SUMMARY), _read(dir_b, SUMMARY)
     ja, jb = sa.get("judge") or {}, sb.get("judge") or {}
-    if ja.get("signature") != jb.get("signature"):
+    if not _same_judge(str(ja.get("signature")), str(jb.get("signature"))):
         raise InputError(
             f"judged differently ({ja.get('signature')} vs {jb.get('signature')}): not comparable",
             file=str(dir_b),
