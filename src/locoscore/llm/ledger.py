@@ -70,8 +70,13 @@ class Spend:
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
             "cost_usd": None if self.cost_usd is None else round(self.cost_usd, 6),
-            # input_tokens split: uncached, read from and written to the prompt cache
-            **tokens_apart(self.input_tokens, self.cache_read_tokens, self.cache_write_tokens),
+            # input_tokens split (uncached, read from and written to the prompt cache) where
+            # a cache took part: sections of calls no cache serves keep their shape
+            **(
+                tokens_apart(self.input_tokens, self.cache_read_tokens, self.cache_write_tokens)
+                if self.cache_read_tokens or self.cache_write_tokens
+                else {}
+            ),
         }
 
 
