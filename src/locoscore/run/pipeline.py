@@ -273,7 +273,7 @@ class _Harness:
             ids = [q.question_id for q in pending]
             if (line := self.fit.describe(ids, conversation.conversation_id)) is not None:
                 self.warn(line)
-        if self.answerer.caches_prompts and len(pending) > 1:
+        if self.fit is not None and self.answerer.caches_prompts and len(pending) > 1:
             # The first question writes the conversation's cached prefix; the rest, sent once
             # its reply has come, read it instead of each writing it again.
             first, *rest = pending

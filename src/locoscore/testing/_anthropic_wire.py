@@ -125,7 +125,10 @@ def check_params(body: Any, version: str | None, config: FakeConfig) -> str | No
             )
     marks = [
         block.get("cache_control")
-        for blocks in [body.get("system"), *(m.get("content") for m in messages)]
+        for blocks in [
+            body.get("system"),
+            *(m.get("content") for m in messages if isinstance(m, Mapping)),
+        ]
         if isinstance(blocks, list)
         for block in blocks
         if isinstance(block, Mapping) and "cache_control" in block
