@@ -82,6 +82,8 @@ WRITES = {
     "report": ["report.md", "report.html", "scores.csv", "summary.json", ".svg"],
     "reprice": ["run.json", "summary.json", "report.md", "report.html", "scores.csv"],
     "compare": ["compare.md", "compare.html", "differences.csv"],
+    "merge": ["predictions.jsonl", "run.json", "run_state.sqlite", "judge_cache.sqlite",
+              "scores.jsonl", "summary.json", "report.md", "report.html", "scores.csv"],
     "board": ["board.html", "board.md", "board.json"],
     "probe": ["--json FILE"],
     "serve": ["--state-dir"],

@@ -6,11 +6,17 @@ object. A benchmark names its question types (an int id per type, as written in 
 its data file is loaded and recognised (sha256), how the file becomes benchmark-neutral
 conversations and questions, the signature part that names the file, its default answer
 prompt and its judge rules per type, and its published baselines.
+
+A new benchmark declares only small parts: its `types`, its data (`data`, inline JSON-like
+values, or a file of the same shape; see `generic.data`), a `metric` and `judge_rules`
+(`generic.parts`). Every other hook has a generic default built from them (`generic.*`):
+scores, the judge pass, the report, the board row and the comparison. LoCoMo, LongMemEval
+and BEAM override the hooks with their own rules.
 """
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
+from abc import ABC
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,11 +24,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from locoscore.data.conversation import Conversation, Question
 from locoscore.results.identity import InputIdentity, answers_identity, submitted_pairs
+from locoscore.results.layout import PREDICTIONS, RUN_JSON, SCORES, SUMMARY
 
 if TYPE_CHECKING:
     from locoscore.benchmarks.answer_prompt import AnswerPrompt
     from locoscore.benchmarks.board_row import BoardRow
     from locoscore.data.sample import QuestionSample, SampleSpec
+    from locoscore.generic.parts import JudgeRules, Metric
 
 
 @dataclass(frozen=True)
@@ -62,7 +70,18 @@ class Benchmark(ABC):
     types: tuple[QuestionType, ...]  # in display order
     known_files: tuple[KnownFile, ...] = ()
     # The commands that can take this benchmark's data and outputs.
-    commands: frozenset[str] = frozenset({"run", "dataset"})
+    commands: frozenset[str] = frozenset({"run", "dataset", "judge", "report", "compare"})
+    # The declared parts the generic hooks read (a benchmark overriding them needs none).
+    data: Mapping[str, Any] | None = None  # inline data (`generic.data` describes the shape)
+    metric: Metric | None = None
+    judge_rules: JudgeRules | None = None
+    # The judge protocols `judge --protocol` takes for it (help text lists them all).
+    judge_protocols: tuple[str, ...] = ("rubric", "binary")
+    # What `run` writes beside predictions.jsonl and run.json (its score_run's files).
+    run_files: tuple[str, ...] = (SCORES, SUMMARY)
+    # Where a third-party benchmark came from (`python:module:NAME`), set when it is loaded:
+    # its folders record it so that later commands find it again.
+    source: str | None = None
     has_errata = False  # a gold errata list (`--errata`) applies to its questions
     scores_lexically = False  # token-F1 protocols apply (LoCoMo's short gold answers)
     answer_prompt_name = "locoscore-answer-v1"
@@ -132,13 +151,23 @@ class Benchmark(ABC):
     def known_file(self, sha256: str) -> KnownFile | None:
         return next((f for f in self.known_files if f.sha256 == sha256), None)
 
-    @abstractmethod
     def load(self, path: str | Path | None) -> Any:
-        """The data file (explicit path, else the benchmark's default), validated."""
+        """The data file (explicit path, else the benchmark's default), validated. Default:
+        a file of `generic.data`'s shape, else the inline `data`."""
+        import inspect
 
-    @abstractmethod
+        from locoscore.generic.data import load_declared
+
+        keys = {t.key: t.id for t in self.types}
+        return load_declared(path, self.data, Path(inspect.getfile(type(self))), keys)
+
     def data_version(self, data: Any) -> str:
-        """The file's name in signatures: a released file's version, else `<name>-unknown`."""
+        """The file's name in signatures: a released file's version, else `<name>-unknown`
+        (`<name>-inline` for the data the benchmark's module holds)."""
+        known = self.known_file(data.sha256)
+        if known is not None:
+            return known.version
+        return f"{self.name}-inline" if Path(data.path).suffix == ".py" else f"{self.name}-unknown"
 
     def signature_part(self, data: Any) -> str:
         return f"bench:{self.data_version(data)}@{data.sha256[:12]}"
@@ -153,15 +182,19 @@ class Benchmark(ABC):
             counts[question.category] = counts.get(question.category, 0) + 1
         return counts
 
-    @abstractmethod
     def conversations(self, data: Any) -> list[Conversation]:
         """What systems ingest, benchmark-neutral; ids opaque where the benchmark's leak."""
+        return list(data.conversations)
 
-    @abstractmethod
     def questions(
         self, data: Any, conversations: Sequence[Conversation], *, include_excluded: bool = True
     ) -> list[Question]:
         """The questions of `conversations`, in dataset order."""
+        ids = {c.conversation_id for c in conversations}
+        left_out = frozenset() if include_excluded else self.excluded_from_overall
+        return [
+            q for q in data.questions if q.conversation_id in ids and q.category not in left_out
+        ]
 
     def published(self) -> tuple[Any, ...]:
         """Published numbers, each with its protocol and source (listed, never ranked
@@ -169,20 +202,35 @@ class Benchmark(ABC):
         return ()
 
     # -- answer step and judge -------------------------------------------------------
-    @abstractmethod
     def default_answer_prompt_text(self) -> str:
         """The held-constant answer prompt ({question}, {context}, optional {question_date})."""
+        from locoscore.benchmarks.answer_prompt import DEFAULT_ANSWER_PROMPT
+
+        return DEFAULT_ANSWER_PROMPT
 
     def default_answer_prompt(self) -> AnswerPrompt:
         from locoscore.benchmarks.answer_prompt import AnswerPrompt
 
         return AnswerPrompt(self.default_answer_prompt_text(), name=self.answer_prompt_name)
 
-    @abstractmethod
+    def summary_fields(self) -> dict[str, Any]:
+        """What summary.json says of the benchmark: its name and, for a third-party one, the
+        spec that loads it again."""
+        return {
+            "benchmark": self.name,
+            **({"benchmark_source": self.source} if self.source else {}),
+        }
+
     def score_run(
         self, predictions: Path, data: Any, out: Path, run_section: dict[str, Any]
     ) -> dict[str, Any]:
-        """A finished run's scores into `out`; the summary, with `_written` naming the files."""
+        """A finished run's scores into `out`; the summary, with `_written` naming the files.
+        Default: the declared metric per question (`generic.scoring`)."""
+        from locoscore.generic.scoring import score_run
+
+        fields = {**self.summary_fields(), "data": self.describe_data(data)}
+        summary = score_run(predictions, self.metric, self.type_names, fields, out, run_section)
+        return {**summary, "_written": (PREDICTIONS, RUN_JSON, *self.run_files)}
 
     def records_identity(self, name: str, records: list[dict[str, Any]]) -> InputIdentity:
         """A run's prediction lines as the folder guard records them: the (question id,
@@ -197,21 +245,28 @@ class Benchmark(ABC):
     # the system between questions and scores retrieval by the turns items name).
     probe_checks: tuple[str, ...] = ()
 
-    # A benchmark with its own report and comparison writes them through `report` and
-    # `compare`; the others use the generic (LoCoMo-shaped) report modules.
-    own_report = False
+    # The report and comparison are written through `report` and `compare` (default: from
+    # the declared parts, `generic.folder_view`); LoCoMo's come from the report modules.
+    own_report = True
 
     def report(self, directory: Path) -> list[Path]:
-        raise NotImplementedError
+        from locoscore.generic.folder_view import write_report
+
+        return write_report(directory, self.description)
 
     def compare(self, dir_a: Path, dir_b: Path, out: Path) -> dict[str, Any]:
-        raise NotImplementedError
+        from locoscore.generic.folder_view import compare_folders
+
+        return compare_folders(dir_a, dir_b, out)
 
     def board_row(self, directory: Path) -> BoardRow | None:
         """A results folder as `locoscore board` shows it: its headline and other metrics,
         per type, answered and failed, per-question scores for the paired test. None: the
         board reads the folder's LoCoMo-shaped rows and report statistics itself."""
-        return None
+        from locoscore.generic.folder_view import board_row
+
+        row: BoardRow = board_row(directory)
+        return row
 
     # A benchmark whose judge audit builds its probe sets from its own data.
     own_audit = False
@@ -224,9 +279,9 @@ class Benchmark(ABC):
         cuts every set; the document carries it and its signature the `sample:` part."""
         raise NotImplementedError
 
-    # A benchmark with its own judge rules and aggregation judges through `judge`; the
-    # others use the generic judge pass over joined prediction records.
-    own_judge = False
+    # The judge runs through `judge` (default: the declared `judge_rules`,
+    # `generic.judging`); LoCoMo's through the judge pass over joined prediction records.
+    own_judge = True
 
     async def judge(
         self, data: Any, answers: Path, settings: Any, out: Path, **options: Any
@@ -241,13 +296,31 @@ class Benchmark(ABC):
         folder guard: the hook calls it once the answers are read, before anything is
         written; it refuses a folder of other answers (or, with `--replace`, empties it).
         The section records the identity as its `input`."""
-        raise NotImplementedError
+
+        from locoscore.errors import InputError
+        from locoscore.generic.judging import JudgeTask, judge_answers
+
+        if self.judge_rules is None:
+            raise InputError(f"{self.name} declares no judge rules", field="--benchmark")
+        task = JudgeTask(
+            self.name,
+            self.summary_fields(),
+            self.judge_rules,
+            self.questions(data, self.conversations(data)),
+            {t.id: t.key for t in self.types},
+            dict(self.type_names),
+            self.describe_data(data),
+            self.draw_sample,
+        )
+        return await judge_answers(task, answers, settings, out, **options)
 
     # What `judge` and `audit` print for a benchmark with its own judge or audit: lines
     # built from the summary section (or audit document) it returned; a dry run's lines
     # (None: the shared estimate of a single pass). A section's `error` fails the command.
     def judge_lines(self, section: dict[str, Any], out: Path) -> list[str]:
-        return []
+        from locoscore.generic.judging import judge_lines
+
+        return judge_lines(section, out)
 
     def audit_lines(self, document: dict[str, Any], out: Path) -> list[str]:
         return []

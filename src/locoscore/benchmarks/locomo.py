@@ -29,6 +29,14 @@ class LoCoMo(Benchmark):
     has_errata = True
     scores_lexically = True
     commands = frozenset({"run", "dataset", "score", "judge", "report", "compare", "audit"})
+    # LoCoMo's judge, report and board row are the LoCoMo-shaped modules (judge/, report/)
+    own_judge = False
+    own_report = False
+    run_files = (SCORES, SUMMARY, *REPORT_FILES)
+
+    def board_row(self, directory: Path) -> None:
+        return None
+
     # samples keep the strata (and their order) they had: the category ids, `strat-cat`
     sample_stratum = "category"
 
@@ -65,8 +73,7 @@ class LoCoMo(Benchmark):
 
         loaded = load_predictions(predictions, "native", dataset=data)
         summary = score_into_folder(loaded, out, list(PROTOCOLS), {"run": run_section})
-        written = (PREDICTIONS, RUN_JSON, SCORES, SUMMARY, *REPORT_FILES)
-        return {**summary, "_written": written}
+        return {**summary, "_written": (PREDICTIONS, RUN_JSON, *self.run_files)}
 
     def records_identity(self, name: str, records: list[dict[str, Any]]) -> InputIdentity:
         """LoCoMo folders record their rows' key, gold and prediction (`score` and `judge`

@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from locoscore._version import __version__
+from locoscore.benchmarks import BENCHMARKS
 from locoscore.cli._interrupt import Interrupted, signals_stop_cleanly
 from locoscore.errors import InputError, LocoscoreError
 
@@ -34,9 +35,21 @@ def _flags_show_no_type() -> None:
 
 _flags_show_no_type()
 
+
+def benchmark_titles() -> str:
+    """The registered benchmarks as people name them (`LoCoMo, LongMemEval and BEAM`)."""
+    titles = list(dict.fromkeys(b.description.split(" (")[0] for b in BENCHMARKS.values()))
+    return ", ".join(titles[:-1]) + f" and {titles[-1]}" if len(titles) > 1 else titles[0]
+
+
+APP_HELP = (
+    f"Score conversational memory systems on {benchmark_titles()} (or your own benchmark): "
+    "token F1 and BLEU-1, an LLM judge, reports, a board and paired comparisons."
+)
+
 app = typer.Typer(
     name="locoscore",
-    help="Score conversational memory systems on LoCoMo: exact F1, BLEU-1 and an LLM judge.",
+    help=APP_HELP,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -59,7 +72,8 @@ def _root(
         help="Print the version and exit.",
     ),
 ) -> None:
-    """Score conversational memory systems on LoCoMo: exact F1, BLEU-1 and an LLM judge."""
+    # no docstring: Typer would show it instead of APP_HELP, which the registry builds
+    return None
 
 
 console = Console()

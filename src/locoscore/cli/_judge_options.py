@@ -18,9 +18,23 @@ from locoscore.llm.cost import PriceTable
 from locoscore.llm.providers import PROVIDERS
 from locoscore.report.spend import NO_PRICE
 
+# What the two engine protocols ask the judge for; a benchmark's own protocols are named by
+# the registry (`Benchmark.judge_protocols`).
+_PROTOCOL_NOTES = {"rubric": "rubric (0-100, the seed's)", "binary": "binary (CORRECT/WRONG)"}
+
+
+def protocol_choices() -> str:
+    """Every judge protocol, then which benchmarks take which (from the registry)."""
+    from locoscore.benchmarks import BENCHMARKS, judge_protocols
+
+    listed = ", ".join(_PROTOCOL_NOTES.get(p, p) for p in judge_protocols())
+    takes = "; ".join(f"{b.name}: {', '.join(b.judge_protocols)}" for b in BENCHMARKS.values())
+    return f"{listed}. Each benchmark takes its own ({takes})"
+
+
 ProtocolOpt = Annotated[
     str,
-    typer.Option("--protocol", help="rubric (0-100, the seed's) or binary (CORRECT/WRONG)."),
+    typer.Option("--protocol", help=f"The judge protocol: {protocol_choices()}."),
 ]
 ProviderOpt = Annotated[str, typer.Option("--provider", help=" | ".join(PROVIDERS))]
 ModelOpt = Annotated[

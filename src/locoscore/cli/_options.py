@@ -1,4 +1,5 @@
-"""Options that several commands share: how predictions are read and joined."""
+"""Options that several commands share: how predictions are read and joined, and which
+benchmark (every list of benchmarks built from the registry, so help cannot drift)."""
 
 from __future__ import annotations
 
@@ -7,20 +8,30 @@ from typing import Annotated
 
 import typer
 
+from locoscore.benchmarks import BENCHMARKS, DEFAULT_BENCHMARK, ENTRY_POINT_GROUP
 from locoscore.data.readers import FORMATS
+
+
+def benchmark_choices() -> str:
+    """Every registered benchmark, the default marked, then the third-party ways (installed
+    entry points are not scanned here: the CLI starts without importlib.metadata)."""
+    names = [f"{n} (default)" if n == DEFAULT_BENCHMARK else n for n in BENCHMARKS]
+    return (
+        f"{', '.join(names)}; or your own: python:module:NAME, or an installed "
+        f"`{ENTRY_POINT_GROUP}` entry point"
+    )
+
 
 BenchmarkOpt = Annotated[
     str,
-    typer.Option(
-        "--benchmark",
-        help="The benchmark: locomo (default) or longmemeval.",
-    ),
+    typer.Option("--benchmark", help=f"The benchmark: {benchmark_choices()}."),
 ]
 FolderBenchmarkOpt = Annotated[
     str | None,
     typer.Option(
         "--benchmark",
-        help="The benchmark (default: the one the folder records, else locomo).",
+        help=f"The benchmark (default: the one the folder records, else {DEFAULT_BENCHMARK}): "
+        f"{benchmark_choices()}.",
     ),
 ]
 PredictionsArg = Annotated[Path, typer.Argument(help="Predictions file (see --format).")]
@@ -28,9 +39,10 @@ DatasetOpt = Annotated[
     Path | None,
     typer.Option(
         "--dataset",
-        help="The LoCoMo dataset, locomo10.json (default: $LOCOSCORE_DATASET, then the copy "
+        help="The data file: LoCoMo's locomo10.json (default: $LOCOSCORE_DATASET, then the copy "
         "`locoscore dataset fetch` saved, then, for a results folder, the one its summary.json "
-        "records).",
+        "records); another benchmark's file or folder (default: its fetched copy, or the data "
+        "its module holds).",
     ),
 ]
 FormatOpt = Annotated[
@@ -82,4 +94,12 @@ LimitPerOpt = Annotated[
 ]
 SeedOpt = Annotated[
     int | None, typer.Option("--seed", help="Which sample --limit draws (default 0).")
+]
+ShardOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--shard",
+        help="I/N: only shard I (0-based) of N, whole conversations balanced by size, the same "
+        "split on every machine; `locoscore merge` joins the N folders.",
+    ),
 ]

@@ -17,7 +17,9 @@ from locoscore.data.errata import ERRATA_SHA256, ERRATA_URL, fetch_errata
 from locoscore.data.probes import PROBE_SOURCES, PROBES_BASE_URL, fetch_probes
 from locoscore.errors import InputError
 
-dataset_app = typer.Typer(help="Inspect or download the LoCoMo dataset.", no_args_is_help=True)
+dataset_app = typer.Typer(
+    help="Inspect a benchmark's data file or download a released one.", no_args_is_help=True
+)
 app.add_typer(dataset_app, name="dataset")
 
 
@@ -85,25 +87,37 @@ for _name, _bench in _BENCHMARK_FILES:
     )
 
 
+def _fetch_help() -> str:
+    """Every name `fetch` takes, each benchmark's files built from its `fetch_names`."""
+    by_benchmark: dict[str, list[str]] = {}
+    for name, bench in _BENCHMARK_FILES:
+        by_benchmark.setdefault(bench.name, []).append(name)
+    files = "; ".join(f"{', '.join(names)} ({b})" for b, names in by_benchmark.items())
+    return (
+        "dataset (locomo10.json; also 'locomo'), errata (the audited list of wrong gold "
+        "answers) or probes (the judge-audit probe sets), from dial481/locomo-audit; a "
+        f"benchmark's released files, at a pinned revision: {files}."
+    )
+
+
 @dataset_app.command("fetch")
 @handle_errors
 def fetch(
     what: str = typer.Argument(
         "dataset",
-        help="dataset (locomo10.json; also 'locomo'), errata (the audited list of wrong gold "
-        "answers) or probes (the judge-audit probe sets), from dial481/locomo-audit; "
-        "longmemeval-s, longmemeval-m or longmemeval-oracle (the cleaned release, from "
-        "Hugging Face, pinned revision).",
-        metavar="[dataset|errata|probes|longmemeval-s|longmemeval-m|longmemeval-oracle]",
+        help=_fetch_help(),
+        metavar="[" + "|".join(n for n in _FETCHABLE if n != "locomo") + "]",
     ),
     url: str | None = typer.Option(None, help="Where to download from (default: the pinned URL)."),
     dest: Path | None = typer.Option(None, help="Destination (default: the user cache dir)."),
 ) -> None:
-    """Download locomo10.json, the gold errata or the judge probe sets into the user cache,
-    each checked against its pinned sha256.
+    """Download a released data file (LoCoMo's locomo10.json, its gold errata and judge probe
+    sets, or another benchmark's release) into the user cache, checked against its pinned
+    sha256.
 
     Writes into the user cache folder (or --dest): locomo10.json, locomo-audit-errors.json
-    (errata), or judge-probes/specific-but-wrong.json and vague-but-topical.json (probes)."""
+    (errata), judge-probes/specific-but-wrong.json and vague-but-topical.json (probes), or the
+    benchmark's file or folder."""
     item = _FETCHABLE.get(what)
     if item is None:
         files = ", ".join(name for name, _ in _BENCHMARK_FILES)

@@ -58,22 +58,25 @@ from locoscore.cli._options import (
     PredictionsArg,
     ReplaceOpt,
     SeedOpt,
+    ShardOpt,
     StrictOpt,
 )
 from locoscore.data.errata import errata_for
 from locoscore.data.load import load_predictions
 from locoscore.data.sample import QuestionSample, SampleSpec, judged_sample, sample_spec
+from locoscore.data.shard import Shard
 from locoscore.errors import InputError
 from locoscore.judge.api import judge_pass, judge_sample
 from locoscore.judge.cache import user_cache_path
 from locoscore.judge.folder import DEFAULT_MAX_UNSCORED, unscored_problem
 from locoscore.judge.settings import JudgeSettings
+from locoscore.judge.shard import benchmark_shard_sample, records_shard_sample, run_shard_sample
 from locoscore.llm.endpoint import through_sentence
 from locoscore.llm.progress import progress_for
 from locoscore.report.spend import concurrency_phrase, judge_calls_line
 from locoscore.results.identity import InputIdentity, claim_folder
 from locoscore.results.layout import JUDGMENTS, REPORT_FILES, RUN_JSON, SCORES, SUMMARY
-from locoscore.run.document import read_run_answer, read_run_sample
+from locoscore.run.document import read_run_answer, read_run_sample, read_run_shard
 from locoscore.run.store import forget_run
 
 
@@ -123,6 +126,7 @@ def judge(
         "benchmarks with per-type rules (longmemeval). Repeatable.",
     ),
     replace: ReplaceOpt = False,
+    shard: ShardOpt = None,
 ) -> None:
     """Judge every prediction N times; rerunning resumes from DIR/judge_cache.sqlite.
 
@@ -158,7 +162,13 @@ def judge(
         raise InputError(f"{max_unscored:g}: expected a share 0..1", field="--max-unscored")
     # a run's own predictions made with --limit: exactly the run's sample, as it drew it
     ran = read_run_sample(predictions, bench.run_fingerprint)
-    request = judged_sample(sample_spec(limit, limit_per, seed), ran)
+    spec = sample_spec(limit, limit_per, seed)
+    request = judged_sample(spec, ran)
+    wanted = Shard.parse(shard)
+    if (ran_shard := read_run_shard(predictions, bench.run_fingerprint)) is not None:
+        request = run_shard_sample(ran_shard, wanted, ran, spec)
+    elif wanted is not None and bench.own_judge:
+        request = benchmark_shard_sample(bench, bench.load(dataset), request, wanted)
     if bench.own_judge:
         _judge_with_benchmark_rules(
             bench, predictions, dataset, settings, out, type_template, dry_run, batch, user_cache,
@@ -173,6 +183,10 @@ def judge(
         if request is None
         else judge_sample(loaded.records, request, include_adversarial, bench)
     )
+    if wanted is not None and ran_shard is None:  # after the sample: its shard I
+        sample = records_shard_sample(
+            bench, loaded.dataset, loaded.records, include_adversarial, sample, wanted
+        )
     if sample is not None:
         console.print(
             f"smoke test: judging {sample.describe()} ({sample.signature}); J is a subset",

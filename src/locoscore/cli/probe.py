@@ -12,8 +12,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from locoscore._io import write_json_atomic
-from locoscore.benchmarks import get_benchmark
+from locoscore.benchmarks import BENCHMARKS, get_benchmark
 from locoscore.cli._app import EXIT_FAILED, app, console, handle_errors
+from locoscore.cli._options import benchmark_choices
 from locoscore.errors import InputError
 from locoscore.systems.base import MemorySystem
 from locoscore.systems.context import SystemContext
@@ -33,6 +34,10 @@ _STATUS = {
     "failed": "[red]FAILED[/]",
     "skipped": "[dim]skipped[/]",
 }
+
+
+# The benchmarks whose runs make probe checks beyond the quick ones (help lists them).
+_WITH_CHECKS = [b for b in BENCHMARKS.values() if b.probe_checks]
 
 
 def _system_spec(
@@ -137,8 +142,9 @@ def probe(
         str,
         typer.Option(
             "--benchmark",
-            help="With --quick: also the checks a run on this benchmark makes (longmemeval: "
-            "reset, attribution).",
+            help="With --quick: also the checks a run on this benchmark makes ("
+            + "; ".join(f"{b.name}: {', '.join(b.probe_checks)}" for b in _WITH_CHECKS)
+            + f"). The benchmark: {benchmark_choices()}.",
         ),
     ] = "locomo",
 ) -> None:

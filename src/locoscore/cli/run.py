@@ -1,4 +1,4 @@
-"""`locoscore run`: take a memory system through LoCoMo and score what it answers."""
+"""`locoscore run`: take a memory system through a benchmark and score what it answers."""
 
 from __future__ import annotations
 
@@ -26,8 +26,11 @@ from locoscore.cli._options import (
     LimitPerOpt,
     ReplaceOpt,
     SeedOpt,
+    ShardOpt,
 )
 from locoscore.data.sample import sample_spec
+from locoscore.data.shard import Shard
+from locoscore.errors import InputError
 from locoscore.llm.cost import PriceTable
 from locoscore.llm.endpoint import through_sentence
 from locoscore.llm.progress import progress_for
@@ -45,7 +48,28 @@ def _conversation_list(value: str | None) -> list[str] | None:
     return [c.strip() for c in value.split(",") if c.strip()] or None
 
 
-@app.command("run")
+def _run_help(summary: str) -> str:
+    """The command's help: what every run writes, then each benchmark's own files (from the
+    registry, so a benchmark never reads a promise of files it does not write)."""
+    from locoscore.benchmarks import BENCHMARKS, Benchmark
+
+    own = "; ".join(f"{b.name}: {', '.join(b.run_files)}" for b in BENCHMARKS.values())
+    generic = ", ".join(Benchmark.run_files)
+    return (
+        f"{summary}\n\nWrites into DIR: predictions.jsonl, run.json, run_state.sqlite, "
+        f"system_state/ (the system's own files), and the benchmark's scores ({own}; your own "
+        f"benchmark: {generic}). A dry run writes only what ingestion itself "
+        "stores (system_state/)."
+    )
+
+
+@app.command(
+    "run",
+    help=_run_help(
+        "Ingest each conversation into the system, ask every question, answer with a fixed "
+        "prompt, and score the answers. Rerunning the same command resumes."
+    ),
+)
 @handle_errors
 def run(
     system: str = typer.Option(
@@ -119,13 +143,18 @@ def run(
     seed: SeedOpt = None,
     benchmark: BenchmarkOpt = "locomo",
     replace: ReplaceOpt = False,
+    shard: ShardOpt = None,
+    executor: str = typer.Option(
+        "local", "--executor", help="local | ray: run --shards N shards as Ray tasks, then merge."
+    ),
+    shards: int | None = typer.Option(
+        None, "--shards", help="With --executor ray: how many shards (DIR/shards/shard-I)."
+    ),
+    ray_address: str | None = typer.Option(
+        None, "--ray-address", help="An existing Ray cluster (default: a local Ray)."
+    ),
 ) -> None:
-    """Ingest each conversation into the system, ask every question, answer with a fixed
-    prompt, and score the answers. Rerunning the same command resumes.
-
-    Writes into DIR: predictions.jsonl, run.json, run_state.sqlite, system_state/ (the
-    system's own files), scores.jsonl, summary.json, report.md, report.html, scores.csv. A
-    dry run writes only what ingestion itself stores (system_state/)."""
+    """Ingest, ask, answer and score (the help text is `_run_help`, built from the registry)."""
     # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
     from locoscore.report.build import build_reports
     from locoscore.report.terminal import lexical_signatures, lexical_table, print_signatures
@@ -159,7 +188,15 @@ def run(
         sample=sample_spec(limit, limit_per, seed),
         benchmark=benchmark,
         replace=replace,
+        shard=Shard.parse(shard),
     )
+    if executor not in ("local", "ray"):
+        raise InputError(f"{executor}: expected local or ray", field="--executor")
+    if executor == "ray" or shards is not None:
+        if executor != "ray":
+            raise InputError("needs --executor ray (or use --shard I/N)", field="--shards")
+        _run_on_ray(settings, shards, ray_address)
+        return
     resolved = resolve_run(settings)
     print_signatures(console, [resolved.signature])
     if resolved.sample is not None:
@@ -250,6 +287,42 @@ def failure_advice(by_kind: Counter[str], resolved: ResolvedRun) -> str:
     )
     others = sum(by_kind.values()) - overflows
     return advice if not others else f"{advice}; {rerun} for the other {others}"
+
+
+def _run_on_ray(settings: RunSettings, shards: int | None, address: str | None) -> None:
+    from locoscore.run.ray_executor import run_on_ray
+
+    if shards is None:
+        raise InputError("--executor ray needs --shards N", field="--shards")
+
+    def done(outcome: dict[str, Any], finished: int, total: int) -> None:
+        failed = f", {outcome['failed']} failed" if outcome["failed"] else ""
+        console.print(
+            f"shard {outcome['index']}/{total} done ({finished} of {total}): "
+            f"{outcome['questions']:,} questions{failed}",
+            highlight=False,
+        )
+
+    summary, outcomes = run_on_ray(settings, shards, address, on_done=done)
+    if "lexical" in summary:  # the lexical benchmarks' reports, as after any run
+        from locoscore.report.build import build_reports
+
+        build_reports(settings.out)
+    run = summary.get("run") or {}
+    console.print(escape(str(run.get("signature"))), highlight=False, soft_wrap=True)
+    written = ", ".join(summary.get("_written", ()))
+    console.print(
+        f"merged {shards} shard(s) into {escape(str(settings.out))}/{written}", highlight=False
+    )
+    failed = sum(o["failed"] for o in outcomes)
+    if failed:
+        err_console.print(
+            f"[red]error:[/] {failed} question(s) failed (recorded with their error); rerun "
+            "the same command to retry only those",
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(EXIT_FAILED)
 
 
 def _print_estimate(estimate: dict[str, Any]) -> None:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from locoscore.data.sample import QuestionSample
 
-from locoscore.results.layout import RUN_JSON
+from locoscore.results.layout import PREDICTIONS, RUN_JSON
 
 
 def read_run(folder: Path) -> dict[str, Any] | None:
@@ -41,7 +41,6 @@ def read_run_sample(
     from locoscore._io import read_jsonl
     from locoscore.data.sample import QuestionSample
     from locoscore.errors import InputError
-    from locoscore.run.folder import PREDICTIONS
 
     if predictions.is_dir():  # a results folder: its run's predictions
         predictions = predictions / PREDICTIONS
@@ -63,3 +62,39 @@ def read_run_sample(
     except ValueError as exc:
         where = str(predictions.parent / RUN_JSON)
         raise InputError(str(exc), file=where, field="sample") from None
+
+
+def read_run_shard(
+    predictions: Path, fingerprint: Callable[[list[dict[str, Any]]], str]
+) -> tuple[Any, list[str], int] | None:
+    """The shard a run asked (`run --shard I/N`), when `predictions` is that shard's own
+    file (or folder): (the `data.shard.Shard`, its question ids, the questions across
+    every shard). `judge` then judges exactly its questions, as that shard."""
+    from locoscore._io import read_jsonl
+    from locoscore.data.shard import Shard
+    from locoscore.errors import InputError
+    from locoscore.run.folder import PREDICTIONS
+
+    if predictions.is_dir():
+        predictions = predictions / PREDICTIONS
+    if not predictions.is_file():
+        return None
+    run = read_run(predictions.parent)
+    shard = None if run is None else run.get("shard")
+    written = None if run is None else run.get("predictions")
+    if not isinstance(shard, dict) or not isinstance(written, dict):
+        return None
+    try:
+        rows = read_jsonl(predictions)
+    except (OSError, ValueError):
+        return None
+    if fingerprint(rows) != written.get("fingerprint"):
+        return None
+    try:
+        parsed = Shard(int(shard["index"]), int(shard["count"]))
+        total = int(shard["population"])
+    except (KeyError, TypeError, ValueError):
+        raise InputError(
+            "unreadable shard record", file=str(predictions.parent / RUN_JSON), field="shard"
+        ) from None
+    return parsed, [str(r.get("question_id")) for r in rows], total

@@ -138,6 +138,12 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
         questions = sample.keep(questions, lambda q: q.question_id)
         asked = {q.conversation_id for q in questions}
         conversations = [c for c in conversations if c.conversation_id in asked]
+    population = len(questions)
+    if settings.shard is not None:
+        # after the sample: N shards of a sample are that sample, split by whole conversations
+        mine = settings.shard.keep([(c.conversation_id, c.turn_count) for c in conversations])
+        conversations = [c for c in conversations if c.conversation_id in mine]
+        questions = [q for q in questions if q.conversation_id in mine]
     prompt = (
         load_answer_prompt(settings.answer_prompt)
         if settings.answer_prompt
@@ -159,6 +165,7 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
     resolved = ResolvedRun(
         settings, dataset, conversations, questions, system, answer, errata, sample
     )
+    resolved.shard_population = population
     resolved.drop = check_run_folder(
         settings.out,
         resolved.signature,

@@ -12,6 +12,7 @@ from locoscore.benchmarks import Benchmark, get_benchmark
 from locoscore.data.conversation import Conversation, Question
 from locoscore.data.errata import Errata
 from locoscore.data.sample import QuestionSample, SampleSpec, with_sample
+from locoscore.data.shard import Shard, with_shard
 from locoscore.llm.endpoint import Served
 from locoscore.run.answerer import AnswerSettings, AnswerStep
 from locoscore.systems.base import MemorySystem
@@ -38,6 +39,7 @@ class RunSettings:
     benchmark: str = "locomo"
     sample: SampleSpec | None = None  # --limit: a smoke test on a stratified sample
     replace: bool = False  # --replace: drop a folder's other run or other predictions
+    shard: Shard | None = None  # --shard I/N: this shard's conversations only
 
 
 @dataclass
@@ -51,6 +53,8 @@ class ResolvedRun:
     errata: Errata | None = None  # the verified-gold view of the run's reports
     sample: QuestionSample | None = None  # the questions asked are this sample
     drop: Literal["all", "results"] | None = None  # what --replace drops before the run
+    # --shard: the questions of the whole run (every shard's), as `run.json` records them
+    shard_population: int = 0
 
     @property
     def benchmark(self) -> Benchmark:
@@ -82,11 +86,14 @@ class ResolvedRun:
         answer = (
             "answer:system" if self.system.answers_itself else self.answer.signature_with(served)
         )
-        return with_sample(
-            f"run:{s.system}|opts:{opts}|{budget}|{answer}"
-            f"|tok:{TOKENIZER_NAME}|{self.benchmark.signature_part(self.dataset)}"
-            f"{adv}|version:{__version__}",
-            self.sample,
+        return with_shard(
+            with_sample(
+                f"run:{s.system}|opts:{opts}|{budget}|{answer}"
+                f"|tok:{TOKENIZER_NAME}|{self.benchmark.signature_part(self.dataset)}"
+                f"{adv}|version:{__version__}",
+                self.sample,
+            ),
+            s.shard,
         )
 
     def describe(self, served: Served | None = None) -> dict[str, Any]:
@@ -103,11 +110,18 @@ class ResolvedRun:
             "context_budget": None if self.system.ignores_budget else s.context_budget,
             "answer": self.answer.to_json(served),
             "tokenizer": TOKENIZER_NAME,
-            "benchmark": self.benchmark.name,
+            **self.benchmark.summary_fields(),  # a third-party one: the spec that loads it
             "dataset": self.benchmark.describe_data(self.dataset),
             "conversations": [c.conversation_id for c in self.conversations],
             "questions": len(self.questions),
             "include_adversarial": s.include_adversarial,
             "sample": None if self.sample is None else self.sample.to_json(),
+            **({} if s.shard is None else {"shard": self._shard_json()}),
             "locoscore_version": __version__,
         }
+
+    def _shard_json(self) -> dict[str, Any]:
+        assert self.settings.shard is not None
+        return self.settings.shard.to_json(
+            len(self.conversations), len(self.questions), self.shard_population
+        )

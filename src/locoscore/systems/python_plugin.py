@@ -30,22 +30,20 @@ probe checks the system honours it.
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import math
-import os
-import sys
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from locoscore.data.conversation import Conversation, Query, SessionInput
 from locoscore.errors import InputError, SystemCallError
 from locoscore.llm.call_errors import one_line_error
+from locoscore.python_spec import import_spec, parse_spec
 from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult, Usage
 from locoscore.systems.context import SystemContext
 
-PYTHON_PREFIX = "python:"
 REQUIRED_METHODS = ("reset", "add", "search")
+_EXAMPLE = "python:module:Class (e.g. python:my_memory:MyMemory)"
 _USAGE_KEYS = frozenset({"input_tokens", "output_tokens", "embedding_tokens", "cost_usd", "calls"})
 _ITEM_KEYS = frozenset({"text", "score", "date_iso", "created_at", "date_raw", "dia_ids"})
 
@@ -55,38 +53,13 @@ class _BadShape(Exception):
 
 
 def parse_target(name: str) -> tuple[str, str]:
-    module_name, sep, class_name = name.removeprefix(PYTHON_PREFIX).rpartition(":")
-    if not sep or not module_name or not class_name.isidentifier():
-        raise InputError(
-            f"--system {name}: expected python:module:Class (e.g. python:my_memory:MyMemory)"
-        )
-    return module_name, class_name
+    return parse_spec(name, "--system", _EXAMPLE)
 
 
 def import_user_class(name: str) -> type:
     """The class named by `python:module:Class`, with the current directory importable."""
     module_name, class_name = parse_target(name)
-    cwd = os.getcwd()
-    if cwd not in sys.path:
-        sys.path.insert(0, cwd)
-    importlib.invalidate_caches()  # a module written since the last import is found
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name == module_name or module_name.startswith(f"{exc.name}."):
-            raise InputError(
-                f"--system {name}: no module {module_name!r} in this environment or in {cwd}"
-            ) from None
-        raise InputError(
-            f"--system {name}: importing {module_name!r} failed: {one_line_error(exc)}"
-        ) from None
-    except Exception as exc:
-        raise InputError(
-            f"--system {name}: importing {module_name!r} failed: {one_line_error(exc)}"
-        ) from None
-    cls = getattr(module, class_name, None)
-    if cls is None:
-        raise InputError(f"--system {name}: module {module_name!r} has no {class_name!r}")
+    cls = import_spec(name, "--system", _EXAMPLE)
     if not isinstance(cls, type):
         raise InputError(f"--system {name}: {module_name}.{class_name} is not a class")
     return cls

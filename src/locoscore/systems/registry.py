@@ -12,9 +12,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from locoscore.errors import InputError
+from locoscore.python_spec import PYTHON_PREFIX
 from locoscore.systems.base import MemorySystem
 from locoscore.systems.context import SystemContext
-from locoscore.systems.python_plugin import PYTHON_PREFIX, python_system_class
+from locoscore.systems.python_plugin import python_system_class
 
 # name -> "module:Class" under locoscore.systems
 BUILTIN_SYSTEMS: dict[str, str] = {

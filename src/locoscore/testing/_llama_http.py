@@ -4,19 +4,24 @@
 from __future__ import annotations
 
 import json
+import re
 import select
 import socket
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from locoscore._http_server import TrackingHandler, TrackingHTTPServer
-from locoscore.testing.llama_server import tokenize
 
-if TYPE_CHECKING:
-    from locoscore.testing.llama_server import LlamaServer
+TOKEN_PATTERN = re.compile(r"\w+|[^\w\s]")
+
+
+def tokenize(text: str) -> list[str]:
+    """The stand-in's tokens: words and punctuation marks."""
+    return TOKEN_PATTERN.findall(text)
 
 
 class LlamaHTTPServer(TrackingHTTPServer):
-    def __init__(self, address: tuple[str, int], owner: LlamaServer) -> None:
+    # `owner` is the LlamaServer that starts it, typed loosely so this module imports nothing back
+    def __init__(self, address: tuple[str, int], owner: Any) -> None:
         self.owner = owner
         super().__init__(address, _Handler)
 

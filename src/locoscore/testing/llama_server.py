@@ -48,15 +48,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self
+from typing import Any, Self
 
 from locoscore._http_server import ServedInBackground
-
-if TYPE_CHECKING:
-    from locoscore.testing._llama_http import LlamaHTTPServer
+from locoscore.testing._llama_http import TOKEN_PATTERN, LlamaHTTPServer, tokenize
 
 TEMPLATE_TOKENS = 8  # the chat template's tokens around one user message
-_TOKEN = re.compile(r"\w+|[^\w\s]")
 _REPLY_KEYS = re.compile(r"Reply with JSON: \{(.*)\}\s*$", re.MULTILINE)
 _KEY = re.compile(r'"(\w+)"\s*:')
 RAMBLE = (
@@ -65,10 +62,6 @@ RAMBLE = (
     "for a while as small models tend to do before they reach the point, repeating "
     "itself and adding remarks that change nothing in the end."
 )
-
-
-def tokenize(text: str) -> list[str]:
-    return _TOKEN.findall(text)
 
 
 def _default_answer(prompt: str) -> str:
@@ -137,7 +130,6 @@ class LlamaServer:
         self._running: ServedInBackground | None = None
 
     def start(self) -> Self:
-        from locoscore.testing._llama_http import LlamaHTTPServer
 
         self._server = LlamaHTTPServer(("127.0.0.1", 0), self)
         self._running = ServedInBackground(self._server, "llama-stand-in")
@@ -298,7 +290,7 @@ class LlamaServer:
         limit = body.get("max_tokens") or c.n_ctx
         limit = min(int(limit), c.n_ctx - n_prompt)
         finish = "stop"
-        words = list(re.finditer(_TOKEN, text))
+        words = list(re.finditer(TOKEN_PATTERN, text))
         if len(words) > limit:
             text, finish = text[: words[limit].start()].rstrip(), "length"
         choice = {"message": {"role": "assistant", "content": text}, "finish_reason": finish}

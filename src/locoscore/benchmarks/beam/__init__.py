@@ -20,7 +20,7 @@ from locoscore.benchmarks.beam.fetch import FETCH_NAMES, default_destination, fe
 from locoscore.benchmarks.board_row import BoardRow
 from locoscore.data.conversation import Conversation, Question
 from locoscore.errors import DatasetError
-from locoscore.results.layout import AUDIT_FILES
+from locoscore.results.layout import AUDIT_FILES, SUMMARY
 
 ABILITY_NAMES = {
     "abstention": "abstention",
@@ -70,6 +70,8 @@ def opaque_question_id(question_id: str) -> str:
 class Beam(Benchmark):
     types = tuple(QuestionType(i, key, ABILITY_NAMES[key]) for key, i in ABILITY_IDS.items())
     commands = frozenset({"run", "dataset", "judge", "report", "compare", "audit"})
+    judge_protocols = ("beam", "beam-official")  # `folder.PROTOCOLS` (rubric means beam)
+    run_files = (SUMMARY,)  # outputs.write_outputs
     sample_stratum = "ability"  # a sample signs `strat-ability`, by the ten abilities
 
     def fetch(self, name: str, url: str | None, dest: Path | None) -> Path:

@@ -23,7 +23,7 @@ from locoscore.benchmarks.longmemeval.data import (
     load_longmemeval,
 )
 from locoscore.data.conversation import Conversation, Question
-from locoscore.results.layout import AUDIT_JSON, AUDIT_MD, JUDGMENTS, SUMMARY
+from locoscore.results.layout import AUDIT_JSON, AUDIT_MD, HYPOTHESES, JUDGMENTS, SUMMARY
 
 TYPE_IDS = {key: i for i, key in enumerate(QUESTION_TYPES, 1)}
 
@@ -58,6 +58,8 @@ class LongMemEval(Benchmark):
     own_audit = True
     own_judge = True
     own_report = True
+    judge_protocols = ("binary",)
+    run_files = (HYPOTHESES, SUMMARY)  # outputs.write_outputs
     fetch_names = FETCH_NAMES
     probe_checks = ("reset", "attribution")
 

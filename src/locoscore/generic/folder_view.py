@@ -1,0 +1,237 @@
+"""A results folder of a benchmark scored by the generic machinery, as the commands show it:
+its report (report.md and a self-contained report.html from the same blocks), its board row,
+and the paired comparison of two folders. Everything is read from summary.json and
+scores.jsonl, as `generic.scoring` and `generic.judging` wrote them.
+
+The headline is J when the folder is judged, else the declared metric; both are means over
+every question the folder holds, shown 0-100 with a bootstrap 95 % interval.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from locoscore._io import read_jsonl, write_json_atomic, write_text_atomic
+from locoscore.errors import InputError
+from locoscore.results.layout import (
+    COMPARE_HTML,
+    COMPARE_JSON,
+    COMPARE_MD,
+    REPORT_HTML,
+    REPORT_MD,
+    SCORES,
+    SUMMARY,
+)
+
+
+def read_summary(directory: Path) -> dict[str, Any]:
+    path = directory / SUMMARY
+    try:
+        loaded = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError("missing: run `locoscore run` or `judge` first", file=str(path)) from None
+    except (OSError, ValueError) as exc:
+        raise InputError(f"not valid JSON ({exc})", file=str(path)) from None
+    if not isinstance(loaded, dict):
+        raise InputError("expected a JSON object", file=str(path))
+    return loaded
+
+
+def headline(summary: dict[str, Any]) -> tuple[str, str, dict[str, Any]] | None:
+    """(column in scores.jsonl, label, its summary block): J when judged, else the metric."""
+    judge, metric = summary.get("judge"), summary.get("metric")
+    if isinstance(judge, dict) and isinstance(judge.get("overall"), dict):
+        return "j", f"J ({judge.get('protocol')})", judge
+    if isinstance(metric, dict) and isinstance(metric.get("overall"), dict):
+        return "metric", str(metric.get("label") or metric.get("name")), metric
+    return None
+
+
+def _shown(block: dict[str, Any] | None) -> str:
+    if not block or block.get("mean") is None:
+        return "–"
+    low, high = block["ci95"]
+    return f"{block['mean']:.1f} [{low:.1f}, {high:.1f}]"
+
+
+def _title(summary: dict[str, Any], description: str) -> str:
+    run = summary.get("run") or {}
+    system = (run.get("system") or {}).get("name") if isinstance(run, dict) else None
+    model = ((run.get("answer") or {}).get("model")) if isinstance(run, dict) else None
+    who = " + ".join(str(x) for x in (system, model) if x) or "answers"
+    return f"{who} on {description}"
+
+
+def write_report(directory: Path, description: str) -> list[Path]:
+    from locoscore.report.document import Banner, Block, Heading, Notes, Paragraph, Table
+    from locoscore.report.html import render_html
+    from locoscore.report.markdown import render_markdown
+
+    summary = read_summary(directory)
+    title = _title(summary, description)
+    blocks: list[Block] = [Heading(title, 1)]
+    judge, metric = summary.get("judge") or {}, summary.get("metric") or {}
+    if judge.get("sample"):
+        blocks.append(Banner(f"Subset ({judge['sample']['signature']}): not the full benchmark."))
+    for verb, part in (("answered", (summary.get("run") or {}).get("answer")), ("judged", judge)):
+        served = (part or {}).get("served") or {}
+        if served.get("fake"):
+            blocks.append(
+                Banner(f"{verb.capitalize()} by locoscore's fake provider, not a real model.")
+            )
+    answers = summary.get("answers") or {}
+    parts = []
+    if metric:
+        parts.append(f"{metric['label']}: {_shown(metric['overall'])}")
+    if judge:
+        parts.append(
+            f"J: {_shown(judge['overall'])} over {judge['judged']} of "
+            f"{judge['questions']} questions"
+        )
+    if answers:
+        parts.append(f"{answers['answered']} of {answers['questions']} questions answered")
+    blocks.append(Paragraph("; ".join(parts) or "Nothing scored yet."))
+    names = list((metric or judge).get("by_type") or {})
+    headers = ["type", "n"] + ([metric["label"]] if metric else []) + (["J"] if judge else [])
+    rows = [
+        [name, str((metric or judge)["by_type"][name]["count"])]
+        + ([_shown(metric["by_type"].get(name))] if metric else [])
+        + ([_shown(judge["by_type"].get(name))] if judge else [])
+        for name in names
+    ]
+    blocks += [
+        Heading("By question type"),
+        Table(headers, rows, numeric=(False, *[True] * (len(headers) - 1))),
+    ]
+    signatures = [
+        s for s in ((summary.get("run") or {}).get("signature"), judge.get("signature")) if s
+    ]
+    data = judge.get("dataset") or (summary.get("run") or {}).get("dataset") or {}
+    notes = [f"signature: {s}" for s in signatures]
+    if data:
+        notes.append(
+            f"data: {data.get('path')} (sha256 {data.get('sha256')}, {data.get('version')})"
+        )
+    blocks += [Heading("Provenance"), Notes(notes)]
+    written = []
+    for name, text in (
+        (REPORT_MD, render_markdown(blocks)),
+        (REPORT_HTML, render_html(blocks, title)),
+    ):
+        write_text_atomic(directory / name, text)
+        written.append(directory / name)
+    return written
+
+
+def board_row(directory: Path) -> Any:
+    """The folder as a board row: the headline (J, else the metric) overall and per type."""
+    from locoscore.benchmarks.board_row import BoardMetric, BoardRow, cell
+
+    summary = read_summary(directory)
+    path = directory / SCORES
+    rows = read_jsonl(path) if path.is_file() else []
+    ids = tuple(str(r["question_id"]) for r in rows)
+    answers = summary.get("answers") or {}
+    failed = answers.get("failed")
+    chosen = headline(summary)
+    judge = summary.get("judge") or {}
+    if chosen is None:
+        return BoardRow((), ids, sum(bool(r.get("answered", True)) for r in rows), failed, {}, None)
+    column, label, block = chosen
+
+    def cell_of(b: dict[str, Any], name: str) -> Any:
+        return cell(b.get("mean"), b.get("ci95"), b.get("count"), directory, name, scale=1.0)
+
+    metric = BoardMetric(
+        column,
+        label,
+        cell_of(block["overall"], f"{column}.overall"),
+        {t: cell_of(b, f"{column}.by_type.{t}") for t, b in (block.get("by_type") or {}).items()},
+    )
+    scores = {
+        str(r["question_id"]): 100 * float(r[column]) for r in rows if r.get(column) is not None
+    }
+    answered = int(answers.get("answered", len(scores)))
+    return BoardRow((metric,), ids, answered, failed, scores, judge.get("signature"))
+
+
+def compare_folders(dir_a: Path, dir_b: Path, out: Path) -> dict[str, Any]:
+    """B - A on the headline both folders share (J when both are judged the same way, else
+    the metric), per type and overall, on the questions both hold: paired bootstrap 95 % CI
+    of the difference and McNemar's exact test on score >= 0.5."""
+    from locoscore.stats import bootstrap_mean_ci, mcnemar_exact
+
+    sa, sb = read_summary(dir_a), read_summary(dir_b)
+    ca, cb = headline(sa), headline(sb)
+    if ca is None or cb is None or ca[0] != cb[0]:
+        raise InputError("the folders share no scored headline (J or the metric)", file=str(dir_b))
+    column, label, _ = ca
+    if column == "j" and sa["judge"].get("signature") != sb["judge"].get("signature"):
+        raise InputError(
+            f"judged differently ({sa['judge'].get('signature')} vs "
+            f"{sb['judge'].get('signature')}): not comparable",
+            file=str(dir_b),
+        )
+    qa = {r["question_id"]: r for r in read_jsonl(dir_a / SCORES)}
+    qb = {r["question_id"]: r for r in read_jsonl(dir_b / SCORES)}
+    shared = [
+        q for q in qa if q in qb and qa[q].get(column) is not None and qb[q].get(column) is not None
+    ]
+    if not shared:
+        raise InputError("no question scored in both folders", file=str(dir_b))
+    groups: dict[str, list[str]] = {"overall": shared}
+    for q in shared:
+        groups.setdefault(str(qa[q].get("type")), []).append(q)
+    rows: dict[str, dict[str, Any]] = {}
+    for name, ids in groups.items():
+        a = [float(qa[q][column]) for q in ids]
+        b = [float(qb[q][column]) for q in ids]
+        ci = bootstrap_mean_ci([y - x for x, y in zip(a, b, strict=True)])
+        rows[name] = {
+            "count": len(ids),
+            "a": round(100 * sum(a) / len(a), 4),
+            "b": round(100 * sum(b) / len(b), 4),
+            "difference": round(100 * ci.estimate, 4),
+            "ci95": [round(100 * ci.low, 4), round(100 * ci.high, 4)],
+            "mcnemar_p": mcnemar_exact([x >= 0.5 for x in a], [y >= 0.5 for y in b]).p_value,
+        }
+    result = {
+        "benchmark": sa.get("benchmark"),
+        "folders": {"A": str(dir_a), "B": str(dir_b)},
+        "headline": label,
+        "only_in_a": len(set(qa) - set(qb)),
+        "only_in_b": len(set(qb) - set(qa)),
+        "groups": rows,
+    }
+    from locoscore.report.document import Block, Heading, Notes, Paragraph, Table
+    from locoscore.report.html import render_html
+    from locoscore.report.markdown import render_markdown
+
+    table = Table(
+        ["", "n", "A", "B", "B - A (95 % CI)", "McNemar p"],
+        [
+            [k, str(v["count"]), f"{v['a']:.1f}", f"{v['b']:.1f}",
+             f"{v['difference']:+.1f} [{v['ci95'][0]:+.1f}, {v['ci95'][1]:+.1f}]",
+             f"{v['mcnemar_p']:.3g}"]
+            for k, v in rows.items()
+        ],
+        numeric=(False, True, True, True, True, True),
+    )  # fmt: skip
+    title = f"B - A on {sa.get('benchmark')}: {label}"
+    document: list[Block] = [
+        Heading(title, 1),
+        # which folder is which: a comparison that does not name them cannot be read
+        Notes([f"A = {dir_a}", f"B = {dir_b}"]),
+        Paragraph(
+            f"{label} x100 on the {len(shared)} questions both folders scored; B - A with its "
+            "95 % paired bootstrap interval; McNemar's exact test on score >= 0.5."
+        ),
+        table,
+    ]
+    out.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(out / COMPARE_JSON, result)
+    write_text_atomic(out / COMPARE_MD, render_markdown(document))
+    write_text_atomic(out / COMPARE_HTML, render_html(document, title))
+    return result

@@ -1,0 +1,67 @@
+"""`run --executor ray --shards N`: without Ray, one line saying how to install it; with
+Ray (the `ray` extra), three shards as tasks on a local Ray merge to the unsharded run."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from shard_helpers import assert_same_results, cli, jsonl
+
+LOCOMO = Path("/work/shared/data/locomo10.json")
+CONVERSATIONS = "conv-26,conv-30,conv-41"
+
+
+def _args(out: Path, *extra: str) -> list[str]:
+    return [
+        "run", "--system", "bm25", "--answer-provider", "extractive", "--dataset", str(LOCOMO),
+        "--conversations", CONVERSATIONS, "--out", str(out), "--no-progress", "--skip-probe",
+        *extra,
+    ]  # fmt: skip
+
+
+def test_without_ray_the_executor_says_how_to_install_it(tmp_path: Path) -> None:
+    # `ray` made unimportable in a fresh process, whether or not it is installed here
+    code = (
+        "import sys; sys.modules['ray'] = None; sys.argv = ['locoscore', *sys.argv[1:]]; "
+        "from locoscore.cli import main; main()"
+    )
+    out = tmp_path / "r"
+    args = _args(out, "--executor", "ray", "--shards", "3")
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    lines = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+    assert len(lines) == 1 and "pip install 'locoscore[ray]'" in lines[0], lines
+    assert not out.exists()
+
+
+def test_shards_need_the_ray_executor(tmp_path: Path) -> None:
+    result = cli(*_args(tmp_path / "r", "--shards", "3"))
+    assert result.exit_code == 2 and "--executor ray" in result.output
+
+
+def test_three_ray_tasks_merge_to_the_unsharded_run(tmp_path: Path) -> None:
+    ray = pytest.importorskip("ray")
+    whole, out = tmp_path / "whole", tmp_path / "ray"
+    assert cli(*_args(whole)).exit_code == 0
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        result = cli(*_args(out, "--executor", "ray", "--shards", "3"))
+        assert result.exit_code == 0, result.output
+        assert_same_results(whole, out, ("predictions.jsonl", "scores.jsonl"))
+        shards = sorted(p.name for p in (out / "shards").iterdir())
+        assert shards == ["shard-0", "shard-1", "shard-2"]
+        run = json.loads((out / "run.json").read_text())
+        assert run["signature"] == json.loads((whole / "run.json").read_text())["signature"]
+        # a rerun resumes every shard (nothing to redo) and merges again to the same folder
+        before = jsonl(out / "predictions.jsonl")
+        again = cli(*_args(out, "--executor", "ray", "--shards", "3"))
+        assert again.exit_code == 0, again.output
+        assert jsonl(out / "predictions.jsonl") == before
+    finally:
+        ray.shutdown()
