@@ -33,7 +33,8 @@ def _run(
     locomo_path: Path, out: Path, provider: str, conversation: str, *extra: str
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(the answer requests the fake got, the run's prediction lines)."""
-    with FakeProvider(FakeConfig(answer=digest_answer)) as fake:
+    # a little latency: questions sent together overlap, as with a real provider
+    with FakeProvider(FakeConfig(answer=digest_answer, latency_s=0.05)) as fake:
         url = fake.url if provider == "anthropic" else fake.openai_url
         model = "claude-sonnet-4-5" if provider == "anthropic" else "gpt-4o-mini"
         result = run_cli(

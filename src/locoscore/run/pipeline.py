@@ -201,6 +201,8 @@ class _Harness:
         self.dry_search_errors: list[str] = []
         answers = not (run.answer.is_extractive or run.system.answers_itself)
         self.fit = ContextFit.for_step(run.answer) if answers else None
+        # a conversation's first question alone, then the rest (they read its cached prefix)
+        self.first_alone = answers and self.answerer.caches_prompts
         contradiction = run.answer.window_contradiction() if answers else None
         if contradiction is not None:
             self.warn(contradiction)
@@ -280,7 +282,7 @@ class _Harness:
             ids = [q.question_id for q in pending]
             if (line := self.fit.describe(ids, conversation.conversation_id)) is not None:
                 self.warn(line)
-        if self.fit is not None and self.answerer.caches_prompts and len(pending) > 1:
+        if self.first_alone and len(pending) > 1:
             # The first question writes the conversation's cached prefix; the rest, sent once
             # its reply has come, read it instead of each writing it again.
             first, *rest = pending
