@@ -10,7 +10,8 @@ table's (claude-sonnet-4-5: $3 in, $3.75 cache write, $0.30 cache read, $15 out 
 gpt-4o-mini: $0.15 in, $0.075 cached, $0.60 out). The fake counts four characters a token.
 
 OpenAI caches without being asked, so its --no-prompt-cache run still reads the cache: the
-difference there is only the schedule (the first question alone, then the rest).
+difference there is only the schedule (the first question alone, then the rest), and with
+the fake's 50 ms a call the questions sent at once before any reply miss it.
 
     python bench/prompt_cache.py                  # conv-26
     python bench/prompt_cache.py --conversations all
@@ -44,7 +45,8 @@ def _answer(prompt: str) -> str:
 def one_run(
     provider: str, dataset: Path, out: Path, conversations: str, cache: bool
 ) -> dict[str, Any]:
-    with FakeProvider(FakeConfig(answer=_answer, log_requests=False)) as fake:
+    # 50 ms a call: questions sent together overlap, as with a real provider
+    with FakeProvider(FakeConfig(answer=_answer, log_requests=False, latency_s=0.05)) as fake:
         url = fake.url if provider == "anthropic" else fake.openai_url
         args = [
             "run", "--system", "full-context", "--out", str(out), "--dataset", str(dataset),
