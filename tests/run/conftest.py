@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 import pytest
+from run_helpers import echo_first_memory
 
 from locoscore.testing.fake_provider import FakeConfig, FakeProvider
 
 OPENAI_KEY = "sk-test-run-0123456789abcdef"
-
-
-def echo_first_memory(prompt: str) -> str:
-    """The fake answerer: the words of the first retrieved memory (deterministic per prompt)."""
-    match = re.search(r"^\[1\] \(session of [^)]*\) (.*)$", prompt, re.MULTILINE)
-    return match.group(1) if match else "Not mentioned in the conversation"
 
 
 @pytest.fixture(autouse=True)

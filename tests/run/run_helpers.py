@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,12 @@ from typer.testing import CliRunner
 from locoscore.cli import app
 
 TIMING_FIELDS = ("search_latency_s", "answer_latency_s", "total_latency_s")
+
+
+def echo_first_memory(prompt: str) -> str:
+    """The fake answerer: the words of the first retrieved memory (deterministic per prompt)."""
+    match = re.search(r"^\[1\] \(session of [^)]*\) (.*)$", prompt, re.MULTILINE)
+    return match.group(1) if match else "Not mentioned in the conversation"
 
 
 def run_cli(*args: str) -> Any:

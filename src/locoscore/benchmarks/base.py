@@ -28,9 +28,9 @@ from locoscore.results.layout import PREDICTIONS, RUN_JSON, SCORES, SUMMARY
 
 if TYPE_CHECKING:
     from locoscore.benchmarks.answer_prompt import AnswerPrompt
-    from locoscore.benchmarks.board_row import BoardRow
     from locoscore.data.sample import QuestionSample, SampleSpec
     from locoscore.generic.parts import JudgeRules, Metric
+    from locoscore.results.board_row import BoardRow
 
 
 @dataclass(frozen=True)
@@ -77,6 +77,8 @@ class Benchmark(ABC):
     judge_rules: JudgeRules | None = None
     # The judge protocols `judge --protocol` takes for it (help text lists them all).
     judge_protocols: tuple[str, ...] = ("rubric", "binary")
+    # Its judge takes the user's template for one question type (`judge --type-template`).
+    takes_type_templates = False
     # What `run` writes beside predictions.jsonl and run.json (its score_run's files).
     run_files: tuple[str, ...] = (SCORES, SUMMARY)
     # Where a third-party benchmark came from (`python:module:NAME`), set when it is loaded:

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from locoscore.benchmarks import get_benchmark, recorded_benchmark
-from locoscore.benchmarks.board_row import BoardCell, BoardRow, read_summary
 from locoscore.board.identity import (
     ALL_QUESTIONS,
     SHA_SHOWN,
@@ -30,6 +29,7 @@ from locoscore.report.build import statistics_section
 from locoscore.report.load import Results, load_results
 from locoscore.report.metrics import METRICS, Metric
 from locoscore.report.recorded_judge import recorded_judge
+from locoscore.results.board_row import BoardCell, BoardRow, read_summary
 from locoscore.results.layout import SUMMARY
 
 

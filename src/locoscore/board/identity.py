@@ -14,8 +14,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from locoscore.benchmarks.board_row import BoardRow
 from locoscore.report.load import Results
+from locoscore.results.board_row import BoardRow
 from locoscore.results.folder import row_key
 
 DEFAULT_BENCHMARK = "locomo"

@@ -32,6 +32,17 @@ def protocol_choices() -> str:
     return f"{listed}. Each benchmark takes its own ({takes})"
 
 
+def type_template_help() -> str:
+    """`--type-template`: the benchmarks whose judge takes per-type templates (registry)."""
+    from locoscore.benchmarks import BENCHMARKS
+
+    takes = ", ".join(b.name for b in BENCHMARKS.values() if b.takes_type_templates)
+    return (
+        "TYPE=FILE: your template for one question type (or 'abstention'), for "
+        f"benchmarks with per-type rules ({takes or 'none built in'}). Repeatable."
+    )
+
+
 ProtocolOpt = Annotated[
     str,
     typer.Option("--protocol", help=f"The judge protocol: {protocol_choices()}."),

@@ -46,6 +46,7 @@ from locoscore.cli._judge_options import (
     judge_settings,
     print_benchmark_outcome,
     print_estimate,
+    type_template_help,
 )
 from locoscore.cli._options import (
     BenchmarkOpt,
@@ -78,6 +79,8 @@ from locoscore.results.identity import InputIdentity, claim_folder
 from locoscore.results.layout import JUDGMENTS, REPORT_FILES, RUN_JSON, SCORES, SUMMARY
 from locoscore.run.document import read_run_answer, read_run_sample, read_run_shard
 from locoscore.run.store import forget_run
+
+TYPE_TEMPLATE_HELP = type_template_help()
 
 
 @app.command("judge")
@@ -122,8 +125,7 @@ def judge(
     type_template: list[str] = typer.Option(
         [],
         "--type-template",
-        help="TYPE=FILE: your template for one question type (or 'abstention'), for "
-        "benchmarks with per-type rules (longmemeval). Repeatable.",
+        help=TYPE_TEMPLATE_HELP,
     ),
     replace: ReplaceOpt = False,
     shard: ShardOpt = None,

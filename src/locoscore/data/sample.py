@@ -26,7 +26,7 @@ import hashlib
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from locoscore.errors import InputError
 
@@ -186,6 +186,15 @@ class QuestionSample:
             "by_stratum": self.strata,
             "question_ids": sorted(self.ids, key=_id_order),
         }
+
+
+class SampleDraw(Protocol):
+    """What a command below the benchmarks needs of one to draw its sample
+    (`Benchmark.draw_sample`): named here so that the judge never imports the benchmarks."""
+
+    def draw_sample(
+        self, request: SampleSpec | QuestionSample | None, questions: Iterable[tuple[str, int]]
+    ) -> QuestionSample | None: ...
 
 
 def _id_order(item_id: str) -> tuple[str, int, str]:

@@ -117,8 +117,11 @@ def _parse(
                     and all(isinstance(t, str) for t in turn)
                 )
                 if not ok:
-                    raise InputError(
-                        "expected [speaker, text]", file=read.file, record=f"{at}.turns[{j}]"
+                    raise InputError(  # the turn named as a field, as every bad value is
+                        f"expected [speaker, text], got {turn!r}",
+                        file=read.file,
+                        record=at,
+                        field=f"turns[{j}]",
                     )
                 turns.append(TurnInput(turn[0], f"S{i}:{j}", turn[1]))
             speakers = tuple(dict.fromkeys(t.speaker for t in turns))

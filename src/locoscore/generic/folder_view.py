@@ -9,12 +9,12 @@ every question the folder holds, shown 0-100 with a bootstrap 95 % interval.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from locoscore._io import read_jsonl, write_json_atomic, write_text_atomic
 from locoscore.errors import InputError
+from locoscore.results.board_row import BoardMetric, BoardRow, cell, read_summary
 from locoscore.results.layout import (
     COMPARE_HTML,
     COMPARE_JSON,
@@ -22,31 +22,32 @@ from locoscore.results.layout import (
     REPORT_HTML,
     REPORT_MD,
     SCORES,
-    SUMMARY,
 )
-
-
-def read_summary(directory: Path) -> dict[str, Any]:
-    path = directory / SUMMARY
-    try:
-        loaded = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError("missing: run `locoscore run` or `judge` first", file=str(path)) from None
-    except (OSError, ValueError) as exc:
-        raise InputError(f"not valid JSON ({exc})", file=str(path)) from None
-    if not isinstance(loaded, dict):
-        raise InputError("expected a JSON object", file=str(path))
-    return loaded
 
 
 def headline(summary: dict[str, Any]) -> tuple[str, str, dict[str, Any]] | None:
     """(column in scores.jsonl, label, its summary block): J when judged, else the metric."""
-    judge, metric = summary.get("judge"), summary.get("metric")
+    judge = summary.get("judge")
     if isinstance(judge, dict) and isinstance(judge.get("overall"), dict):
         return "j", f"J ({judge.get('protocol')})", judge
+    return _metric(summary)
+
+
+def _metric(summary: dict[str, Any]) -> tuple[str, str, dict[str, Any]] | None:
+    metric = summary.get("metric")
     if isinstance(metric, dict) and isinstance(metric.get("overall"), dict):
         return "metric", str(metric.get("label") or metric.get("name")), metric
     return None
+
+
+def shared_headline(a: dict[str, Any], b: dict[str, Any]) -> tuple[str, str] | None:
+    """(column, label) two folders are compared on: J when both are judged, else the metric
+    when both runs scored it (a judged run beside one not judged yet), else None."""
+    ha, hb = headline(a), headline(b)
+    if ha is not None and hb is not None and ha[0] == hb[0]:
+        return ha[0], ha[1]
+    ma, mb = _metric(a), _metric(b)
+    return None if ma is None or mb is None else (ma[0], ma[1])
 
 
 def _shown(block: dict[str, Any] | None) -> str:
@@ -127,8 +128,6 @@ def write_report(directory: Path, description: str) -> list[Path]:
 
 def board_row(directory: Path) -> Any:
     """The folder as a board row: the headline (J, else the metric) overall and per type."""
-    from locoscore.benchmarks.board_row import BoardMetric, BoardRow, cell
-
     summary = read_summary(directory)
     path = directory / SCORES
     rows = read_jsonl(path) if path.is_file() else []
@@ -164,10 +163,10 @@ def compare_folders(dir_a: Path, dir_b: Path, out: Path) -> dict[str, Any]:
     from locoscore.stats import bootstrap_mean_ci, mcnemar_exact
 
     sa, sb = read_summary(dir_a), read_summary(dir_b)
-    ca, cb = headline(sa), headline(sb)
-    if ca is None or cb is None or ca[0] != cb[0]:
+    shared_on = shared_headline(sa, sb)
+    if shared_on is None:
         raise InputError("the folders share no scored headline (J or the metric)", file=str(dir_b))
-    column, label, _ = ca
+    column, label = shared_on
     if column == "j" and sa["judge"].get("signature") != sb["judge"].get("signature"):
         raise InputError(
             f"judged differently ({sa['judge'].get('signature')} vs "

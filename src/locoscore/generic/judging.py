@@ -21,22 +21,24 @@ from typing import Any
 
 from locoscore._io import read_jsonl, sha256_file, write_json_atomic, write_jsonl_atomic
 from locoscore.data.conversation import Question
-from locoscore.data.sample import QuestionSample, SampleSpec, with_sample
+from locoscore.data.sample import QuestionSample, SampleSpec
 from locoscore.errors import InputError
 from locoscore.generic.parts import JudgeRules
 from locoscore.generic.scoring import aggregate
-from locoscore.judge.api import PassResult
+from locoscore.judge.engine import PassResult
 from locoscore.judge.folder import (
     DEFAULT_MAX_UNSCORED,
     JudgeJob,
-    denominator,
-    fold_problem,
+    gate,
     judge_jobs,
-    provenance,
-    spend,
+    open_folder,
+    over_phrase,
+    section_fold,
+    section_head,
 )
 from locoscore.judge.items import JudgeItem
 from locoscore.judge.settings import JudgeSettings
+from locoscore.results.answers_file import answer_lines
 from locoscore.results.folder import load_summary
 from locoscore.results.identity import InputIdentity, answers_identity, submitted_pairs
 from locoscore.results.layout import JUDGE_CACHE, JUDGMENTS, SCORES, SUMMARY
@@ -76,8 +78,6 @@ def _items(questions: Sequence[Question], answers: Mapping[str, dict[str, Any]])
 def _read_answers(
     path: Path, questions: Sequence[Question], data_name: str
 ) -> dict[str, dict[str, Any]]:
-    from locoscore.benchmarks.answer_lines import answer_lines
-
     known = {q.question_id for q in questions}
     answers = {}
     for where, qid, record in answer_lines(path, known, data_name):
@@ -129,15 +129,9 @@ async def judge_answers(
     # every type is judged by its own rule: the engine's LoCoMo-only skip of category 5
     # must not apply (and a benchmark that excludes no type signs no `adv:` part)
     settings = dataclasses.replace(settings, template=template, include_adversarial=True)
-    if out.exists() and not out.is_dir():
-        raise InputError("not a folder", file=str(out), field="--out")
-    if claim is not None:
-        claim(ours)  # one input's results per folder
-    items = _items(judged, answers)
-    if not dry_run:
-        out.mkdir(parents=True, exist_ok=True)
+    open_folder(out, ours, claim, dry_run=dry_run)  # the folder guard, before any call
     fold = await judge_jobs(
-        [JudgeJob("answers", items, settings)],
+        [JudgeJob("answers", _items(judged, answers), settings)],
         out / JUDGE_CACHE,
         batch=batch,
         dry_run=dry_run,
@@ -147,31 +141,22 @@ async def judge_answers(
     result = fold.results[0]
     if dry_run or not fold.complete:
         return result, None
-    # a question's J: the mean of its runs with a verdict (None: every run failed)
-    j: dict[str, float | None] = dict.fromkeys(failed, 0.0)
-    for key, runs in fold.runs("answers").items():
-        used = [v / 100.0 for v in runs if v is not None]
-        j[key] = sum(used) / len(used) if used else None
+    # a question's J: the mean of its runs with a verdict (None: every run failed); a
+    # failed answer was graded 0 with no call
+    j: dict[str, float | None] = {**dict.fromkeys(failed, 0.0), **fold.question_means("answers")}
     scored = {q: v for q, v in j.items() if v is not None}
     types = {q.question_id: task.type_names[q.category] for q in population}
-    described = result.judge.describe(fold.served())
     section: dict[str, Any] = {
-        **described,
-        "signature": with_sample(described["signature"], drawn),
-        "sample": None if drawn is None else drawn.to_json(),
+        **section_head(fold, drawn),
         "input": {"path": str(answers_path), "sha256": ours.file_sha256, **ours.to_json()},
         "dataset": task.data,
-        **denominator(len(population), len(scored)),
         "judged": len(scored),
         "failed_answers": len(failed),
         **aggregate(scored, types, list(task.type_names.values())),
-        **provenance(fold, model=result.judge.model, endpoint=result.judge.endpoint),
-        **spend(fold.results),
         "response_format": None if result.run is None else result.run.response_format,
+        **section_fold(fold, questions=len(population), scored=len(scored)),
     }
-    limit = DEFAULT_MAX_UNSCORED if max_unscored is None else max_unscored
-    if (problem := fold_problem(fold, limit)) is not None:
-        section["error"] = problem
+    gate(section, fold, DEFAULT_MAX_UNSCORED if max_unscored is None else max_unscored)
     write_jsonl_atomic(out / JUDGMENTS, [r.as_json() for r in fold.rows()])
     write_jsonl_atomic(out / SCORES, _score_rows(out, population, types, j))
     summary = load_summary(out)
@@ -211,7 +196,6 @@ def judge_lines(section: dict[str, Any], out: Path) -> list[str]:
         low, high = block["ci95"]
         return f"{block['mean']:.1f} [{low:.1f}, {high:.1f}] (n={block['count']})"
 
-    from locoscore.judge.folder import over_phrase
     from locoscore.report.spend import judge_section_lines
 
     lines = [*judge_section_lines(section), f"J overall {shown(section['overall'])}"]

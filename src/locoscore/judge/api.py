@@ -12,11 +12,11 @@ import asyncio
 import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from locoscore.categories import parse_category
 from locoscore.data.models import PredictionRecord
-from locoscore.data.sample import QuestionSample, SampleSpec
+from locoscore.data.sample import QuestionSample, SampleDraw, SampleSpec
 from locoscore.judge.aggregate import JudgeAggregation, aggregate_runs
 from locoscore.judge.cache import JudgeStore
 from locoscore.judge.engine import PassResult, run_pass
@@ -38,8 +38,6 @@ __all__ = [
     "judge_sample",
     "run_pass",
 ]
-if TYPE_CHECKING:
-    from locoscore.benchmarks import Benchmark
 
 
 @dataclass(frozen=True)
@@ -54,7 +52,7 @@ def judge_sample(
     records: list[PredictionRecord],
     request: SampleSpec | QuestionSample,
     include_adversarial: bool,
-    benchmark: Benchmark,
+    benchmark: SampleDraw,
 ) -> QuestionSample:
     """`--limit`: a sample of the questions the judge would judge (category 5 only with
     `include_adversarial`), drawn as `run` draws it; or a run's own sample, kept."""

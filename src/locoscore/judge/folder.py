@@ -19,10 +19,13 @@ guarantees:
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from locoscore.data.sample import QuestionSample, with_sample
+from locoscore.errors import InputError
 from locoscore.judge.engine import PassResult, run_pass
 from locoscore.judge.items import JudgeItem
 from locoscore.judge.plan import JudgmentRow
@@ -79,10 +82,34 @@ class FoldResult:
                 table[row.key][row.run] = row.score
         return table
 
+    def question_means(self, name: str) -> dict[str, float | None]:
+        """Job `name`'s question id -> its J, the mean of its runs with a verdict on 0-1
+        (None: every run failed, so the question has no J and leaves the denominator)."""
+        job = self.jobs[[j.name for j in self.jobs].index(name)]
+        table = self.runs(name)
+        means: dict[str, float | None] = {}
+        for item in job.items:
+            used = [v / 100.0 for v in table[item.key] if v is not None]
+            means[item.question_id or item.key] = sum(used) / len(used) if used else None
+        return means
+
     def served(self) -> Served:
         """Who made the verdicts of every pass, live or cached."""
         runs = [r.run.served for r in self.results if r.run is not None]
         return Served(tuple(sorted({m for s in runs for m in s.models})), any(s.fake for s in runs))
+
+
+def open_folder(
+    out: Path, ours: Any, claim: Callable[[Any], None] | None, *, dry_run: bool
+) -> None:
+    """Before any call: `--out` must be a folder, the folder guard (`claim`) must take this
+    input (`ours`, the answers' identity), then the folder is made (not on a dry run)."""
+    if out.exists() and not out.is_dir():
+        raise InputError("exists and is not a folder", file=str(out), field="--out")
+    if claim is not None:
+        claim(ours)  # one input's results per folder
+    if not dry_run:
+        out.mkdir(parents=True, exist_ok=True)
 
 
 async def judge_jobs(jobs: list[JudgeJob], cache_path: Path, **pass_options: Any) -> FoldResult:
@@ -173,6 +200,34 @@ def provenance(fold: FoldResult, *, model: str, endpoint: Any) -> dict[str, Any]
     served = fold.served()
     mismatch = served_note(model, served, endpoint, "judge")
     return {"served": served.to_json(), "warnings": [mismatch] if mismatch else []}
+
+
+def section_head(fold: FoldResult, sample: QuestionSample | None) -> dict[str, Any]:
+    """A judge section's opening: the (first) pass's judge described with who served it,
+    its signature with the sample's part, and the sample (None: every question)."""
+    described = fold.results[0].judge.describe(fold.served())
+    return {
+        **described,
+        "signature": with_sample(described["signature"], sample),
+        "sample": None if sample is None else sample.to_json(),
+    }
+
+
+def section_fold(fold: FoldResult, *, questions: int, scored: int) -> dict[str, Any]:
+    """What the fold says in every benchmark's section: the denominator (`scored` of
+    `questions`), who judged (served models, `fake`), calls, tokens and cost of every attempt."""
+    judge = fold.results[0].judge
+    return {
+        **denominator(questions, scored),
+        **provenance(fold, model=judge.model, endpoint=judge.endpoint),
+        **spend(fold.results),
+    }
+
+
+def gate(section: dict[str, Any], fold: FoldResult, max_unscored: float) -> None:
+    """The failure gate into the section: its `error` makes the command exit 1."""
+    if (problem := fold_problem(fold, max_unscored)) is not None:
+        section["error"] = problem
 
 
 def denominator(questions: int, scored: int) -> dict[str, int]:

@@ -10,14 +10,25 @@ judge's `sample` is the set of questions it judges; its signature gains `shard:I
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Protocol
 
-from locoscore.benchmarks.base import Benchmark
+from locoscore.data.conversation import Conversation, Question
 from locoscore.data.models import PredictionRecord
-from locoscore.data.sample import QuestionSample, SampleSpec
+from locoscore.data.sample import QuestionSample, SampleDraw, SampleSpec
 from locoscore.data.shard import Shard, ShardSample, shard_question_ids
 from locoscore.errors import InputError
 from locoscore.judge.from_records import judged_records
+
+
+class ShardedBenchmark(SampleDraw, Protocol):
+    """What a shard's judge needs of a benchmark (`Benchmark`'s own methods), named here so
+    that the judge, below the benchmarks, never imports them."""
+
+    def conversations(self, data: Any) -> list[Conversation]: ...
+
+    def questions(
+        self, data: Any, conversations: Sequence[Conversation], *, include_excluded: bool = True
+    ) -> list[Question]: ...
 
 
 def run_shard_sample(
@@ -42,7 +53,7 @@ def run_shard_sample(
 
 
 def benchmark_shard_sample(
-    bench: Benchmark,
+    bench: ShardedBenchmark,
     data: Any,
     request: SampleSpec | QuestionSample | None,
     shard: Shard,
@@ -58,7 +69,7 @@ def benchmark_shard_sample(
 
 
 def records_shard_sample(
-    bench: Benchmark,
+    bench: ShardedBenchmark,
     data: Any,
     records: Sequence[PredictionRecord],
     include_adversarial: bool,

@@ -244,7 +244,10 @@ def claim_folder(
 ) -> list[str]:
     """Check that `directory` holds nothing of other predictions; with `replace`, drop what
     it holds (not in a dry run, which writes nothing; `forget_run` forgets a run's state).
-    The names of the dropped files."""
+    The names of the dropped files. An --out that is a file is refused here, for every
+    benchmark, before any call (a run's or judge's files could never be written into it)."""
+    if directory.exists() and not directory.is_dir():
+        raise InputError("exists and is not a folder", file=str(directory), field="--out")
     theirs = conflicting_part(directory, ours, only=only)
     if theirs is None:
         return []

@@ -73,7 +73,6 @@ def read_run_shard(
     from locoscore._io import read_jsonl
     from locoscore.data.shard import Shard
     from locoscore.errors import InputError
-    from locoscore.run.folder import PREDICTIONS
 
     if predictions.is_dir():
         predictions = predictions / PREDICTIONS

@@ -17,9 +17,9 @@ from typing import Any
 from locoscore.benchmarks.base import Benchmark, QuestionType
 from locoscore.benchmarks.beam.data import ABILITIES, BeamDataset, load_beam
 from locoscore.benchmarks.beam.fetch import FETCH_NAMES, default_destination, fetch_beam
-from locoscore.benchmarks.board_row import BoardRow
 from locoscore.data.conversation import Conversation, Question
 from locoscore.errors import DatasetError
+from locoscore.results.board_row import BoardRow
 from locoscore.results.layout import AUDIT_FILES, SUMMARY
 
 ABILITY_NAMES = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from locoscore.benchmarks.board_row import (
+from locoscore.results.board_row import (
     BoardMetric,
     BoardRow,
     cell,

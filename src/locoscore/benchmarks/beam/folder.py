@@ -31,6 +31,7 @@ from locoscore.judge.engine import PassResult
 from locoscore.judge.folder import (
     DEFAULT_MAX_UNSCORED,
     fold_problem,
+    open_folder,
     over_phrase,
     provenance,
     spend,
@@ -118,8 +119,7 @@ async def judge_folder(
     official = protocol == "beam-official"
     loaded = read_predictions(predictions, data)  # bad input fails before any call
     ours = predictions_identity(predictions, loaded)
-    if claim is not None:
-        claim(ours)  # the folder guard: one input's results per folder
+    open_folder(out, ours, claim, dry_run=dry_run)  # the folder guard, before any call
     result = await beam_judge_pass(
         loaded,
         data,

@@ -17,16 +17,16 @@ from pathlib import Path
 from typing import Any
 
 from locoscore._io import sha256_file
-from locoscore.benchmarks.answer_lines import answer_lines
 from locoscore.benchmarks.beam import judge as beam_judge
 from locoscore.benchmarks.beam.data import ABILITIES, BeamDataset, BeamQuestion
 from locoscore.benchmarks.beam.scoring import aggregate_abilities
 from locoscore.data.sample import QuestionSample, SampleSpec
 from locoscore.errors import InputError
 from locoscore.judge.engine import PassResult
-from locoscore.judge.folder import FoldResult, JudgeJob, judge_jobs
+from locoscore.judge.folder import FoldResult, JudgeJob, denominator, judge_jobs
 from locoscore.judge.items import JudgeItem
 from locoscore.judge.settings import JudgeSettings
+from locoscore.results.answers_file import answer_lines
 from locoscore.results.identity import InputIdentity, answers_identity
 from locoscore.results.layout import JUDGE_CACHE
 from locoscore.stats import normal_mean_ci, sample_std
@@ -263,9 +263,7 @@ def summarise(rows: list[dict[str, Any]], runs: int) -> dict[str, Any]:
         "mean_of_abilities": agg.mean_of_abilities,
         "question_weighted": agg.question_weighted,
         "question_weighted_ci95": [overall.low, overall.high] if overall else None,
-        "questions": len(rows),
-        "scored": len(scored),
-        "unscored": len(rows) - len(scored),
+        **denominator(len(rows), len(scored)),  # the fold's count: scored of questions
         "missing": sum(1 for r in rows if r["beam_missing"]),
         "run_means": run_means,
         "run_std": sample_std(run_means),

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 from locoscore.benchmarks.base import Benchmark, QuestionType
-from locoscore.benchmarks.board_row import BoardRow
 from locoscore.benchmarks.longmemeval import conversations as convs
 from locoscore.benchmarks.longmemeval.data import (
     FETCH_NAMES,
@@ -23,6 +22,7 @@ from locoscore.benchmarks.longmemeval.data import (
     load_longmemeval,
 )
 from locoscore.data.conversation import Conversation, Question
+from locoscore.results.board_row import BoardRow
 from locoscore.results.layout import AUDIT_JSON, AUDIT_MD, HYPOTHESES, JUDGMENTS, SUMMARY
 
 TYPE_IDS = {key: i for i, key in enumerate(QUESTION_TYPES, 1)}
@@ -59,6 +59,7 @@ class LongMemEval(Benchmark):
     own_judge = True
     own_report = True
     judge_protocols = ("binary",)
+    takes_type_templates = True  # judging.with_user_templates
     run_files = (HYPOTHESES, SUMMARY)  # outputs.write_outputs
     fetch_names = FETCH_NAMES
     probe_checks = ("reset", "attribution")

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from locoscore._io import sha256_file
-from locoscore.benchmarks.answer_lines import answer_lines
 from locoscore.benchmarks.longmemeval.data import LongMemEvalData
 from locoscore.errors import InputError
+from locoscore.results.answers_file import answer_lines
 from locoscore.results.identity import InputIdentity, answers_identity
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from locoscore.benchmarks.board_row import (
+from locoscore.results.board_row import (
     BoardCell,
     BoardMetric,
     BoardRow,

@@ -17,17 +17,17 @@ from locoscore.benchmarks.longmemeval import judging
 from locoscore.benchmarks.longmemeval.accuracy import accuracy
 from locoscore.benchmarks.longmemeval.answers import Answers, identity, read_answers
 from locoscore.benchmarks.longmemeval.data import LongMemEvalData, QuestionMeta
-from locoscore.data.sample import QuestionSample, SampleSpec, with_sample
+from locoscore.data.sample import QuestionSample, SampleSpec
 from locoscore.errors import InputError
 from locoscore.judge.engine import PassResult
 from locoscore.judge.folder import (
     DEFAULT_MAX_UNSCORED,
     JudgeJob,
-    denominator,
-    fold_problem,
+    gate,
     judge_jobs,
-    provenance,
-    spend,
+    open_folder,
+    section_fold,
+    section_head,
 )
 from locoscore.judge.runner import ProgressSink
 from locoscore.judge.settings import JudgeSettings
@@ -96,15 +96,10 @@ async def judge_longmemeval(
     drawn = draw_sample(data, sample)
     metas = data.questions if drawn is None else drawn.keep(data.questions, _question_id)
     settings = lme_settings(settings, type_templates or {})
-    if out.exists() and not out.is_dir():
-        raise InputError("not a folder", file=str(out), field="--out")
-    if claim is not None:
-        claim(ours)  # the folder guard: one input's results per folder
+    open_folder(out, ours, claim, dry_run=dry_run)  # the folder guard, before any call
     wanted = {m.question_id for m in metas}
     predictions = {q: p for q, p in answers.predictions.items() if q in wanted}
     items = judging.judge_items(data, predictions)
-    if not dry_run:
-        out.mkdir(parents=True, exist_ok=True)
     fold = await judge_jobs(
         [JudgeJob("answers", items, settings)],
         out / JUDGE_CACHE,
@@ -117,16 +112,10 @@ async def judge_longmemeval(
     if dry_run or not fold.complete:
         return result, None
     # a question's J: the mean of its runs with a verdict (None: every run failed)
-    scores: dict[str, float | None] = {}
-    for item in items:
-        used = [v / 100.0 for v in fold.runs("answers")[item.key] if v is not None]
-        scores[item.question_id or item.source] = sum(used) / len(used) if used else None
+    scores = fold.question_means("answers")
     figures = accuracy(metas, scores)
-    described = result.judge.describe(fold.served())
     section: dict[str, Any] = {
-        **described,
-        "signature": with_sample(described["signature"], drawn),
-        "sample": None if drawn is None else drawn.to_json(),
+        **section_head(fold, drawn),
         "benchmark": "longmemeval",
         "rules": "abstention by the _abs id, then the question type",
         "input": {
@@ -144,12 +133,11 @@ async def judge_longmemeval(
         "failed_answers": len(answers.failed),
         **figures,
         # the headline is over the questions with a verdict; the count says so
-        **denominator(figures["questions"], figures["questions"] - figures["unjudged"]),
-        **provenance(fold, model=result.judge.model, endpoint=result.judge.endpoint),
-        **spend(fold.results),
+        **section_fold(
+            fold, questions=figures["questions"], scored=figures["questions"] - figures["unjudged"]
+        ),
     }
-    if (problem := fold_problem(fold, max_unscored)) is not None:
-        section["error"] = problem
+    gate(section, fold, max_unscored)
     runs = result.judge.settings.runs
     if runs > 1:
         section["runs_per_question"] = runs

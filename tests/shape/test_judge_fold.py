@@ -1,4 +1,5 @@
-"""The guarantees of the one judge fold (`judge.folder`), for every benchmark's `judge`, end
+"""The guarantees of the one judge fold (`judge.folder`), for every benchmark's `judge` and the
+example plugin's (the generic judge), end
 to end through the CLI against the real fake provider (faults scripted in it):
 
 - failed judge calls past `--max-unscored` fail the command (exit 1, one clear line), the
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from shapes import TINY, shape_id, tiny_module, write_tiny_data
 from typer.testing import CliRunner
 
 from locoscore.cli import app
@@ -88,6 +90,16 @@ def _beam(tmp: Path) -> list[str]:
             "--dataset", str(BEAM_100K)]  # fmt: skip
 
 
+def _tiny(tmp: Path) -> list[str]:
+    """The example's six questions, each answered with its gold (J 100 where judged)."""
+    dataset = write_tiny_data(tmp / "tiny.json")
+    rows = [
+        {"question_id": q["id"], "prediction": q["answer"]} for q in tiny_module().DATA["questions"]
+    ]
+    return [str(_jsonl(tmp / "predictions.jsonl", rows)), "--benchmark", TINY,
+            "--dataset", str(dataset)]  # fmt: skip
+
+
 beam_data = pytest.mark.skipif(not BEAM_100K.exists(), reason="BEAM 100K not at ../shared")
 
 
@@ -101,6 +113,9 @@ LME_CASE = Case("longmemeval", _longmemeval, 2, reference_recall_score)
 LOCOMO = pytest.param(LOCOMO_CASE, id="locomo")
 LONGMEMEVAL = pytest.param(LME_CASE, id="longmemeval")
 BEAM = pytest.param(Case("beam", _beam, 12, _full_marks), id="beam", marks=beam_data)
+# one refused run of 6 (17 %) is past --max-unscored 10 %
+TINY_ONE = Case(TINY, _tiny, 1, reference_recall_score)
+TINY_CASE = pytest.param(TINY_ONE, id=shape_id(TINY))
 
 
 @pytest.fixture(autouse=True)
@@ -142,7 +157,7 @@ def _usage(section: dict[str, Any]) -> tuple[int, int, float | None]:
     return usage["input_tokens"], usage["output_tokens"], usage["estimated_cost_usd"]
 
 
-@pytest.mark.parametrize("case", [LOCOMO, LONGMEMEVAL, BEAM])
+@pytest.mark.parametrize("case", [LOCOMO, LONGMEMEVAL, BEAM, TINY_CASE])
 def test_failed_calls_past_max_unscored_fail_the_command(
     case: Case, fake: FakeProvider, tmp_path: Path
 ) -> None:
@@ -163,17 +178,24 @@ def test_failed_calls_past_max_unscored_fail_the_command(
     assert again.exit_code == (1 if case.name == "beam" else 0), again.output
 
 
-def test_longmemeval_against_a_dead_port_exits_1_with_one_clear_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("case", "calls"), [(LME_CASE, 7), (TINY_ONE, 6)], ids=["longmemeval", shape_id(TINY)]
+)
+def test_a_judge_against_a_dead_port_exits_1_with_one_clear_line(
+    case: Case, calls: int, tmp_path: Path
+) -> None:
     with socket.socket() as sock:  # bound then closed: connection refused, no network used
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    result = _judge(LME_CASE, tmp_path, f"http://127.0.0.1:{port}", tmp_path / "out")
+    result = _judge(case, tmp_path, f"http://127.0.0.1:{port}", tmp_path / "out")
     assert result.exit_code == 1, result.output
-    assert "error: every judge call failed (7 of 7: connection 7)" in result.output
+    assert f"error: every judge call failed ({calls} of {calls}: connection {calls})" in (
+        " ".join(result.output.split())
+    )
     assert "Traceback" not in result.output
 
 
-@pytest.mark.parametrize("case", [LONGMEMEVAL, BEAM])
+@pytest.mark.parametrize("case", [LONGMEMEVAL, BEAM, TINY_CASE])
 def test_a_headline_over_the_scored_questions_says_so(
     case: Case, fake: FakeProvider, tmp_path: Path
 ) -> None:
@@ -205,7 +227,7 @@ def test_longmemeval_headline_is_over_the_judged_questions_hand_computed(
     assert section["missing_counts_as_wrong"]["overall"]["count"] == 8
 
 
-@pytest.mark.parametrize("case", [LOCOMO, LONGMEMEVAL, BEAM])
+@pytest.mark.parametrize("case", [LOCOMO, LONGMEMEVAL, BEAM, TINY_CASE])
 def test_served_model_and_fake_are_recorded_and_shown_cached_reruns_too(
     case: Case, fake: FakeProvider, tmp_path: Path
 ) -> None:
@@ -224,7 +246,7 @@ def test_served_model_and_fake_are_recorded_and_shown_cached_reruns_too(
     assert fake.requests > 0 and section["calls"]["cached"] > 0
 
 
-@pytest.mark.parametrize("case", [LOCOMO, LONGMEMEVAL, BEAM])
+@pytest.mark.parametrize("case", [LOCOMO, LONGMEMEVAL, BEAM, TINY_CASE])
 def test_cost_and_tokens_count_every_attempt(
     case: Case, fake: FakeProvider, tmp_path: Path
 ) -> None:

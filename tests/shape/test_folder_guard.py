@@ -1,14 +1,13 @@
-"""One folder guard for every benchmark: a run folder judged with its own predictions
-composes; other answers are refused (exit 2, one line naming both inputs, every file's bytes
-unchanged); `--replace` empties the other input's files, and a run then refuses the folder
-of those other answers. Each benchmark: a small file, `run` with bm25 and extractive answers
-(no model), `judge` against the fake provider."""
+"""One folder guard for every benchmark and the example plugin: a run folder judged with its
+own predictions composes; other answers are refused (exit 2, one line naming both inputs,
+every file's bytes unchanged); `--replace` empties the other input's files, and a run then
+refuses the folder of those other answers. Each benchmark: a small file, `run` with bm25 and
+extractive answers (no model), `judge` against the fake provider."""
 
 from __future__ import annotations
 
 import json
 import shutil
-import sys
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -16,6 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from audit_helpers import write_dataset  # the LoCoMo file
+from beam_helpers import rule as beam_rule  # BEAM's judge stand-in
+from shapes import SHAPES, TINY, shape_id, write_tiny_data
 from typer.testing import CliRunner
 
 from locoscore._io import read_jsonl, sha256_file
@@ -27,12 +29,6 @@ from locoscore.testing.longmemeval_fixture import write_fixture
 
 TESTS = Path(__file__).resolve().parents[1]
 BEAM_100K = TESTS.parent / "../shared/data/beam/100K"
-sys.path.insert(0, str(TESTS / "judge"))  # the LoCoMo file and BEAM's judge stand-in
-sys.path.insert(0, str(TESTS / "benchmarks"))
-from audit_helpers import write_dataset  # noqa: E402
-from beam_helpers import rule as beam_rule  # noqa: E402
-
-BENCHMARKS = ("locomo", "longmemeval", "beam")
 
 
 @dataclass(frozen=True)
@@ -47,6 +43,8 @@ def _dataset(name: str, root: Path) -> Bench:
         return Bench(name, write_dataset(root / "locomo.json", samples=2, questions=4), ())
     if name == "longmemeval":
         return Bench(name, write_fixture(root / "longmemeval_s.json"), ("--protocol", "binary"))
+    if name == TINY:  # the example's data as a file: one way in for every benchmark
+        return Bench(name, write_tiny_data(root / "tiny.json"), ())
     if not BEAM_100K.exists():
         pytest.skip("BEAM 100K not at ../shared")
     folder = root / "100K"
@@ -92,12 +90,12 @@ def judge(bench: Bench, fake: FakeProvider, answers: Path, out: Path, *extra: st
                   "--no-progress", *bench.judge_options, *extra)  # fmt: skip
 
 
-@pytest.fixture(scope="module", params=BENCHMARKS)
+@pytest.fixture(scope="module", params=SHAPES, ids=shape_id)
 def ran(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, fake: FakeProvider
 ) -> tuple[Bench, Path]:
     """A run folder judged with its own predictions (one per benchmark; tests copy it)."""
-    root = tmp_path_factory.mktemp(request.param)
+    root = tmp_path_factory.mktemp(shape_id(request.param))
     bench = _dataset(request.param, root)
     out = root / "run"
     done = run(bench, out)
@@ -154,6 +152,8 @@ def test_a_folder_written_before_answer_fingerprints_still_takes_its_own_answers
     bench, out, other = folder
     if bench.name == "locomo":
         pytest.skip("LoCoMo's fingerprints are unchanged (older folders: test_folder_input)")
+    if bench.name == TINY:
+        pytest.skip("the generic path wrote answer fingerprints from its first folder")
     # as an older locoscore wrote them: run.json fingerprinted LoCoMo-shaped rows, the judge
     # section named its input by path (and, for LongMemEval, the file's hash) alone
     run_json = json.loads((out / RUN_JSON).read_text())
@@ -204,3 +204,17 @@ def test_replace_empties_the_other_inputs_files_and_a_run_then_refuses(
     assert rerun.exit_code == 2, rerun.output
     assert len(_error_lines(rerun)) == 1 and str(other) in rerun.stderr
     assert _bytes(out) == before
+
+
+def test_an_out_that_is_a_file_is_refused_before_any_call(
+    folder: tuple[Bench, Path, Path], fake: FakeProvider, tmp_path: Path
+) -> None:
+    bench, out, _ = folder
+    target = tmp_path / "notes.txt"
+    target.write_text("mine", encoding="utf-8")
+    asked = fake.requests
+    result = judge(bench, fake, out / PREDICTIONS, target)
+    assert result.exit_code == 2, result.output
+    (line,) = _error_lines(result)
+    assert str(target) in line and "not a folder" in line and "--out" in line
+    assert target.read_text(encoding="utf-8") == "mine" and fake.requests == asked

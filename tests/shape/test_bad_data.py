@@ -1,5 +1,6 @@
-"""A broken data file of any benchmark is bad input: `dataset info` exits 2 with one line
-naming the file (or folder) and the field at fault, and no traceback.
+"""A broken data file of any benchmark (and of the example plugin) is bad input: `dataset
+info` exits 2 with one line naming the file (or folder) and the field at fault, and no
+traceback.
 
 Each case starts from a valid file (LoCoMo's invented mini dataset, the LongMemEval fixture, a
 one-conversation BEAM folder built here), breaks one thing, and runs the real command line.
@@ -15,10 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from shapes import EXAMPLES, TINY, params, write_tiny_data
 
 from locoscore.testing.longmemeval_fixture import make_records
 
-FIXTURES = Path(__file__).resolve().parents[1] / "data" / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "data" / "fixtures"  # tests/data/fixtures
 
 
 # -- LoCoMo: a list of samples ----------------------------------------------------------
@@ -153,6 +155,35 @@ def _beam_rubric_missing(files: dict[str, Any]) -> None:
     del files["probing"]["information_extraction"][0]["rubric"]
 
 
+# -- the example plugin: the generic data file (`generic.data`) ---------------------------
+def _tiny(tmp_path: Path, change: Callable[[Any], None]) -> tuple[Path, Path]:
+    raw = json.loads(write_tiny_data(tmp_path / "tiny.json").read_text())
+    change(raw)
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps(raw))
+    return path, path
+
+
+def _tiny_no_answer(raw: Any) -> None:
+    del raw["questions"][2]["answer"]
+
+
+def _tiny_unknown_conversation(raw: Any) -> None:
+    raw["questions"][0]["conversation"] = "zed"
+
+
+def _tiny_unknown_type(raw: Any) -> None:
+    raw["questions"][1]["type"] = "why"
+
+
+def _tiny_date_not_iso(raw: Any) -> None:
+    raw["conversations"][0]["sessions"][0]["date"] = "March 2nd"
+
+
+def _tiny_turn_not_a_pair(raw: Any) -> None:
+    raw["conversations"][1]["sessions"][0]["turns"][0] = "Ben: my sister moved"
+
+
 Build = Callable[[Path, Callable[[Any], None]], tuple[Path, Path]]
 CASES: dict[str, tuple[str, Build, Callable[[Any], None], str]] = {
     # name: (benchmark, builder, change, what the line must say of the field)
@@ -183,6 +214,16 @@ CASES: dict[str, tuple[str, Build, Callable[[Any], None], str]] = {
     "beam-gold-number": ("beam", _beam, _beam_gold_number, "field 'answer'"),
     "beam-evidence-text": ("beam", _beam, _beam_evidence_text, "field 'source_chat_ids'"),
     "beam-rubric-missing": ("beam", _beam, _beam_rubric_missing, "field 'rubric'"),
+    "tiny-missing-answer": (TINY, _tiny, _tiny_no_answer, "field 'answer'"),
+    "tiny-unknown-conversation": (
+        TINY,
+        _tiny,
+        _tiny_unknown_conversation,
+        "field 'conversation': no conversation 'zed'",
+    ),
+    "tiny-unknown-type": (TINY, _tiny, _tiny_unknown_type, "field 'type': unknown type 'why'"),
+    "tiny-date-not-iso": (TINY, _tiny, _tiny_date_not_iso, "field 'date'"),
+    "tiny-turn-not-a-pair": (TINY, _tiny, _tiny_turn_not_a_pair, "field 'turns[1]'"),
 }
 
 
@@ -190,6 +231,7 @@ def _info(benchmark: str, dataset: Path) -> subprocess.CompletedProcess[str]:
     command = ["dataset", "info", "--benchmark", benchmark, "--dataset", str(dataset)]
     return subprocess.run(
         [sys.executable, "-m", "locoscore", *command],
+        cwd=EXAMPLES,  # where a user of the example runs it (`python:tiny_benchmark:…`)
         capture_output=True,
         text=True,
         timeout=120,
@@ -209,10 +251,10 @@ def test_a_broken_file_is_one_line_naming_file_and_field(tmp_path: Path, name: s
     assert proc.stdout == ""  # nothing printed as if the file were fine
 
 
-@pytest.mark.parametrize("benchmark", ["locomo", "longmemeval", "beam"])
+@pytest.mark.parametrize("benchmark", params())
 def test_the_unbroken_files_load(tmp_path: Path, benchmark: str) -> None:
     """The cases above fail because of their one change, not because the base is bad."""
-    build = {"locomo": _locomo, "longmemeval": _lme, "beam": _beam}[benchmark]
+    build = {"locomo": _locomo, "longmemeval": _lme, "beam": _beam, TINY: _tiny}[benchmark]
     dataset, _ = build(tmp_path, lambda raw: None)
     proc = _info(benchmark, dataset)
     assert proc.returncode == 0, proc.stderr
