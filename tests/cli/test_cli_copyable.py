@@ -80,6 +80,7 @@ WRITES = {
     "audit": ["audit.json", "audit.md", "audit.html", "judge_cache.sqlite", "report.md",
               "report.html", "scores.csv", "summary.json"],
     "report": ["report.md", "report.html", "scores.csv", "summary.json", ".svg"],
+    "reprice": ["run.json", "summary.json", "report.md", "report.html", "scores.csv"],
     "compare": ["compare.md", "compare.html", "differences.csv"],
     "merge": ["predictions.jsonl", "run.json", "run_state.sqlite", "judge_cache.sqlite",
               "scores.jsonl", "summary.json", "report.md", "report.html", "scores.csv"],

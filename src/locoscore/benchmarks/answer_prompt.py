@@ -58,6 +58,14 @@ class AnswerPrompt:
             },
         )
 
+    def shared_prefix(self, question: str, context: str, question_date: str | None = None) -> str:
+        """The rendered prompt before the question: what the questions of a conversation
+        share when they share the context (the provider caches it). The template is not
+        changed for it: the prefix is whatever the template puts ahead of {question}."""
+        marker = "\x02question\x03"
+        marked = self.render(marker, context, question_date)
+        return marked[: marked.index(marker)] if marker in marked else ""
+
 
 def default_answer_prompt() -> AnswerPrompt:
     return AnswerPrompt(DEFAULT_ANSWER_PROMPT)

@@ -128,6 +128,11 @@ def run(
     prices: Path | None = typer.Option(
         None, "--prices", help='JSON price table {"model": {"input": USD/Mtok, "output": ...}}.'
     ),
+    prompt_cache: bool = typer.Option(
+        True,
+        "--prompt-cache/--no-prompt-cache",
+        help="Mark the prompt's shared prefix for the provider's cache (Anthropic); on by default.",
+    ),
     skip_probe: bool = typer.Option(
         False, "--skip-probe", help="Start even if the quick integration probe fails."
     ),
@@ -177,6 +182,7 @@ def run(
             max_cost_usd=max_cost,
             prices=PriceTable.load(prices),
             context_window=answer_context_window,
+            prompt_cache=prompt_cache,
             timeout_s=timeout,
         ),
         answer_prompt=answer_prompt,
@@ -217,7 +223,8 @@ def run(
         cost = calls["cost_usd"]
         console.print(
             f"answer {answer_calls_phrase(calls)}; cost "
-            + ("n/a" if cost is None else f"${cost:.4f}"),
+            + ("n/a" if cost is None else f"${cost:.4f}")
+            + (f"; input tokens{split}" if (split := _cache_split(calls)) else ""),
             highlight=False,
         )
         if calls.get("concurrency") and calls["made"]:
@@ -244,6 +251,17 @@ def run(
             soft_wrap=True,
         )
         raise typer.Exit(EXIT_FAILED)
+
+
+def _cache_split(tokens: dict[str, Any]) -> str:
+    """ " (of which N uncached, N read from the prompt cache, N written to it)", or ""."""
+    read, written = tokens.get("cache_read_tokens") or 0, tokens.get("cache_write_tokens") or 0
+    if not (read or written):
+        return ""
+    return (
+        f" (uncached {tokens.get('uncached_input_tokens', 0):,}, cache read {read:,}, "
+        f"cache write {written:,})"
+    )
 
 
 def failure_advice(by_kind: Counter[str], resolved: ResolvedRun) -> str:
@@ -328,7 +346,7 @@ def _print_estimate(estimate: dict[str, Any]) -> None:
     shown = NO_PRICE if cost is None else f"${cost:.2f}"
     console.print(
         f"{cached}\n"
-        f"estimated tokens: {estimate.get('input_tokens', 0):,} in, "
+        f"estimated tokens: {estimate.get('input_tokens', 0):,} in{_cache_split(estimate)}, "
         f"{estimate.get('output_tokens', 0):,} out\n"
         f"estimated cost: {shown}",
         highlight=False,

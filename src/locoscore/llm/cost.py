@@ -10,7 +10,8 @@ from locoscore.errors import InputError
 from locoscore.llm.endpoint import Served, model_matches
 
 # USD per million tokens (input, output), list prices at the time of writing. Override with
-# --prices FILE ({"model": {"input": 3.0, "output": 15.0}}) when they change.
+# --prices FILE ({"model": {"input": 3.0, "output": 15.0, "cache_write": 3.75,
+# "cache_read": 0.3}}) when they change.
 DEFAULT_PRICES: dict[str, tuple[float, float]] = {
     "claude-sonnet-4-6": (3.0, 15.0),
     "claude-sonnet-4-5": (3.0, 15.0),
@@ -26,6 +27,23 @@ DEFAULT_PRICES: dict[str, tuple[float, float]] = {
     "text-embedding-3-large": (0.13, 0.0),
     "text-embedding-ada-002": (0.10, 0.0),
 }
+# USD per million prompt tokens written to / read from the provider's prompt cache (write,
+# read), as published: Anthropic bills a 5-minute cache write at 1.25x and a read at 0.1x
+# the input price; OpenAI writes at the input price and reads at 0.5x (gpt-4o family) or
+# 0.25x (gpt-4.1 family). A model without an entry here is priced by those ratios.
+DEFAULT_CACHE_PRICES: dict[str, tuple[float, float]] = {
+    "claude-sonnet-4-6": (3.75, 0.30),
+    "claude-sonnet-4-5": (3.75, 0.30),
+    "claude-haiku-4-5": (1.25, 0.10),
+    "claude-opus-4-7": (6.25, 0.50),
+    "claude-opus-4-8": (6.25, 0.50),
+    "gpt-4o-mini": (0.15, 0.075),
+    "gpt-4o": (2.50, 1.25),
+    "gpt-4.1-mini": (0.40, 0.10),
+    "gpt-4.1": (2.0, 0.50),
+}
+ANTHROPIC_CACHE_RATIOS = (1.25, 0.1)
+OPENAI_CACHE_RATIOS = (1.0, 0.5)
 BATCH_DISCOUNT = 0.5
 # Expected reply length: a score plus one or two sentences, or a label plus one sentence.
 EXPECTED_OUTPUT_TOKENS = {"rubric": 60, "binary": 30}
@@ -38,15 +56,33 @@ def estimate_prompt_tokens(prompt: str) -> int:
     return len(prompt) // 4 + REQUEST_OVERHEAD_TOKENS
 
 
+def cache_ratios(model: str) -> tuple[float, float]:
+    """(write, read) as multiples of the input price, by the model's provider."""
+    return ANTHROPIC_CACHE_RATIOS if model.startswith("claude") else OPENAI_CACHE_RATIOS
+
+
 @dataclass
 class PriceTable:
     prices: dict[str, tuple[float, float]] = field(default_factory=lambda: dict(DEFAULT_PRICES))
+    # (cache write, cache read) USD per Mtok; a priced model without an entry: cache_ratios.
+    cache_prices: dict[str, tuple[float, float]] = field(
+        default_factory=lambda: dict(DEFAULT_CACHE_PRICES)
+    )
+    source: str = "built-in"  # which table: "built-in", or the --prices file and its hash
 
     @classmethod
     def load(cls, path: Path | None) -> PriceTable:
         table = cls()
         if path is None:
             return table
+        import hashlib
+
+        try:
+            table.source = (
+                f"{path.name} sha256:{hashlib.sha256(path.read_bytes()).hexdigest()[:16]}"
+            )
+        except OSError as exc:
+            raise InputError(f"cannot read price table: {exc}", file=str(path)) from None
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
@@ -55,24 +91,54 @@ class PriceTable:
             raise InputError("expected an object of models", file=str(path))
         for model, entry in data.items():
             try:
-                table.prices[model] = (float(entry["input"]), float(entry["output"]))
-            except (TypeError, KeyError, ValueError):
+                price_in = float(entry["input"])
+                table.prices[model] = (price_in, float(entry["output"]))
+                write, read = (r * price_in for r in cache_ratios(model))
+                table.cache_prices[model] = (
+                    float(entry.get("cache_write", write)),
+                    float(entry.get("cache_read", read)),
+                )
+            except (TypeError, KeyError, ValueError, AttributeError):
                 raise InputError(
-                    'expected {"input": USD per Mtok, "output": USD per Mtok}',
+                    'expected {"input": USD per Mtok, "output": USD per Mtok} (optional '
+                    '"cache_write", "cache_read")',
                     file=str(path),
                     record=model,
                 ) from None
         return table
 
-    def cost(
-        self, model: str, input_tokens: int, output_tokens: int, *, batch: bool = False
-    ) -> float | None:
-        """USD, or None for a model without a price."""
+    def cache_price(self, model: str) -> tuple[float, float] | None:
+        """(cache write, cache read) USD per Mtok, or None for a model without a price."""
+        if model in self.cache_prices:
+            return self.cache_prices[model]
         price = self.prices.get(model)
         if price is None:
             return None
-        usd = (input_tokens * price[0] + output_tokens * price[1]) / 1_000_000
-        return usd * (BATCH_DISCOUNT if batch else 1.0)
+        write, read = cache_ratios(model)
+        return price[0] * write, price[0] * read
+
+    def cost(
+        self,
+        model: str,
+        input_tokens: int,
+        output_tokens: int,
+        *,
+        batch: bool = False,
+        cache_read: int = 0,
+        cache_write: int = 0,
+    ) -> float | None:
+        """USD, or None for a model without a price. `input_tokens` counts every prompt
+        token; `cache_read` and `cache_write` are the parts of it read from or written to
+        the provider's prompt cache, billed at their own prices."""
+        price = self.prices.get(model)
+        if price is None:
+            return None
+        uncached = max(0, input_tokens - cache_read - cache_write)
+        usd = uncached * price[0] + output_tokens * price[1]
+        if cache_read or cache_write:
+            write, read = self.cache_price(model) or (price[0], price[0])
+            usd += cache_write * write + cache_read * read
+        return usd / 1_000_000 * (BATCH_DISCOUNT if batch else 1.0)
 
     def served_cost(
         self,
@@ -82,12 +148,21 @@ class PriceTable:
         output_tokens: int,
         *,
         batch: bool = False,
+        cache_read: int = 0,
+        cache_write: int = 0,
     ) -> float | None:
         """As `cost`, and None when the server said it served another model than asked:
         a price applies only to the model that was really served."""
         if served and not model_matches(asked, served):
             return None
-        return self.cost(asked, input_tokens, output_tokens, batch=batch)
+        return self.cost(
+            asked,
+            input_tokens,
+            output_tokens,
+            batch=batch,
+            cache_read=cache_read,
+            cache_write=cache_write,
+        )
 
     def unknown_reason(self, asked: str, served: Served) -> str | None:
         """Why a pass's cost is n/a (reported beside the null), or None when it is known."""

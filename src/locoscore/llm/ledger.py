@@ -28,6 +28,8 @@ CREATE TABLE IF NOT EXISTS attempts (
     PRIMARY KEY (job, attempt)
 );
 """
+# Added later: a state file from before gains them on open (0: nothing was cached then).
+_CACHE_COLUMNS = ("cache_read_tokens", "cache_write_tokens")
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,9 @@ class Spend:
     output_tokens: int = 0
     cost_usd: float | None = 0.0
     attempts: int = 0  # the attempts summed (0 for one attempt's own figures)
+    # Of input_tokens, those read from / written to the provider's prompt cache.
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
 
     def __add__(self, other: Spend) -> Spend:
         cost = None
@@ -54,6 +59,8 @@ class Spend:
             self.output_tokens + other.output_tokens,
             cost,
             self.attempts + other.attempts,
+            self.cache_read_tokens + other.cache_read_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
         )
 
     def to_json(self, results_name: str = "results") -> dict[str, Any]:
@@ -63,7 +70,22 @@ class Spend:
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
             "cost_usd": None if self.cost_usd is None else round(self.cost_usd, 6),
+            # input_tokens split (uncached, read from and written to the prompt cache) where
+            # a cache took part: sections of calls no cache serves keep their shape
+            **(
+                tokens_apart(self.input_tokens, self.cache_read_tokens, self.cache_write_tokens)
+                if self.cache_read_tokens or self.cache_write_tokens
+                else {}
+            ),
         }
+
+
+def tokens_apart(input_tokens: int, cache_read: int, cache_write: int) -> dict[str, int]:
+    return {
+        "uncached_input_tokens": input_tokens - cache_read - cache_write,
+        "cache_read_tokens": cache_read,
+        "cache_write_tokens": cache_write,
+    }
 
 
 class Ledger:
@@ -74,14 +96,31 @@ class Ledger:
         self.conn = conn
         self.job = job
         conn.executescript(SCHEMA)
+        have = {row[1] for row in conn.execute("PRAGMA table_info(attempts)")}
+        for name in _CACHE_COLUMNS:
+            if name not in have:
+                conn.execute(f"ALTER TABLE attempts ADD COLUMN {name} INTEGER NOT NULL DEFAULT 0")
         rows = conn.execute(
-            "SELECT attempt, requests, results, input_tokens, output_tokens, cost_usd "
-            "FROM attempts WHERE job = ?",
+            "SELECT attempt, requests, results, input_tokens, output_tokens, cost_usd, "
+            "cache_read_tokens, cache_write_tokens FROM attempts WHERE job = ?",
             (job,),
         ).fetchall()
         self.attempt = 1 + max((row[0] for row in rows), default=0)
         self.earlier = sum(
-            (Spend(row[1], row[2], row[3], row[4], row[5], attempts=1) for row in rows), Spend()
+            (
+                Spend(
+                    row[1],
+                    row[2],
+                    row[3],
+                    row[4],
+                    row[5],
+                    attempts=1,
+                    cache_read_tokens=row[6],
+                    cache_write_tokens=row[7],
+                )
+                for row in rows
+            ),
+            Spend(),
         )
         self.started_at = time.time()
 
@@ -90,7 +129,9 @@ class Ledger:
         if spend.requests == 0:
             return
         self.conn.execute(
-            "INSERT OR REPLACE INTO attempts VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO attempts (job, attempt, started_at, requests, results, "
+            "input_tokens, output_tokens, cost_usd, cache_read_tokens, cache_write_tokens) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 self.job,
                 self.attempt,
@@ -100,6 +141,8 @@ class Ledger:
                 spend.input_tokens,
                 spend.output_tokens,
                 spend.cost_usd,
+                spend.cache_read_tokens,
+                spend.cache_write_tokens,
             ),
         )
 

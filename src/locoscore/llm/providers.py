@@ -133,6 +133,9 @@ class Reply:
     usage_reported: bool = True  # False: the server sent no usage (tokens to count locally)
     model: str | None = None  # what the server said it served (the reply's `model`)
     fake: bool = False  # the server marked itself as locoscore's fake provider
+    # Of input_tokens (every prompt token), those read from / written to the prompt cache.
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
 
 
 def http_client(sdk: Any, config: ProviderConfig, wire: WireLog) -> Any:
@@ -204,12 +207,22 @@ class AnthropicClient:
             http_client=http_client(anthropic, config, self.wire),
         )
 
-    def request_params(self, prompt: str) -> dict[str, Any]:
-        """The Messages request body (also one Message Batches entry)."""
+    def request_params(self, prompt: str, cache_prefix: str | None = None) -> dict[str, Any]:
+        """The Messages request body (also one Message Batches entry). With `cache_prefix`
+        (a leading part of `prompt`), that part goes in its own block marked for caching."""
+        from locoscore.llm.prompt_cache import split_at_prefix
+
+        content: Any = prompt
+        blocks = split_at_prefix(prompt, cache_prefix) if cache_prefix else None
+        if blocks is not None:
+            content = [
+                {"type": "text", "text": blocks[0], "cache_control": {"type": "ephemeral"}},
+                {"type": "text", "text": blocks[1]},
+            ]
         params: dict[str, Any] = {
             "model": self.config.model,
             "max_tokens": self.config.max_tokens,
-            "messages": [{"role": "user", "content": prompt}],
+            "messages": [{"role": "user", "content": content}],
         }
         if self.config.output_schema is not None:
             params["output_config"] = {
@@ -219,8 +232,10 @@ class AnthropicClient:
             params["temperature"] = self.config.sampling.temperature
         return params
 
-    async def complete(self, prompt: str, n: int = 1) -> list[Reply]:
-        params = self.request_params(prompt)
+    async def complete(
+        self, prompt: str, n: int = 1, cache_prefix: str | None = None
+    ) -> list[Reply]:
+        params = self.request_params(prompt, cache_prefix)
         extra = {}
         if "temperature" in params:
             # SDK 2.x has no temperature argument; older API versions accept it in the body.
@@ -246,17 +261,22 @@ def reply_from_anthropic(body: dict[str, Any], *, fake: bool = False) -> Reply:
     if structured is None and not truncated:
         structured = _json_object(text.strip())
     usage = body.get("usage") or {}
+    # Anthropic's input_tokens leaves out the cached parts: every prompt token is the sum.
+    written = int(usage.get("cache_creation_input_tokens") or 0)
+    read = int(usage.get("cache_read_input_tokens") or 0)
     return Reply(
         text=text,
         structured=structured,
         stop_reason=stop,
         raw=json.dumps(body, ensure_ascii=False),
-        input_tokens=int(usage.get("input_tokens") or 0),
+        input_tokens=int(usage.get("input_tokens") or 0) + written + read,
         output_tokens=int(usage.get("output_tokens") or 0),
         refusal=stop == "refusal",
         truncated=truncated,
         model=_served_model(body),
         fake=fake,
+        cache_read_tokens=read,
+        cache_write_tokens=written,
     )
 
 
@@ -331,7 +351,11 @@ class OpenAIClient:
                 self.response_format = RESPONSE_FORMATS[RESPONSE_FORMATS.index(rejected) + 1]
             return self.response_format != rejected
 
-    async def complete(self, prompt: str, n: int = 1) -> list[Reply]:
+    async def complete(
+        self, prompt: str, n: int = 1, cache_prefix: str | None = None
+    ) -> list[Reply]:
+        """`cache_prefix` is unused: OpenAI and compatible servers cache a stable prefix
+        without being asked."""
         import openai
 
         mode = self.response_format  # what this request sends, whatever others do meanwhile
@@ -361,6 +385,8 @@ def replies_from_openai(body: dict[str, Any], *, fake: bool = False) -> list[Rep
     usage = body.get("usage") or {}
     prompt_tokens = int(usage.get("prompt_tokens") or 0)
     completion_tokens = int(usage.get("completion_tokens") or 0)
+    details = usage.get("prompt_tokens_details")
+    cached = int((details.get("cached_tokens") or 0) if isinstance(details, dict) else 0)
     raw = json.dumps(body, ensure_ascii=False)
     served = _served_s(body.get("timings"))
     replies = []
@@ -386,6 +412,7 @@ def replies_from_openai(body: dict[str, Any], *, fake: bool = False) -> list[Rep
                 usage_reported=bool(body.get("usage")),
                 model=_served_model(body),
                 fake=fake,
+                cache_read_tokens=cached if i == 0 else 0,
             )
         )
     return replies

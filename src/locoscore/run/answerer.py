@@ -25,6 +25,7 @@ from locoscore.llm.ledger import Ledger, Spend
 from locoscore.llm.limiter import AdaptiveLimiter
 from locoscore.llm.local_server import ServerFacts, concurrency_plan, count_usage_locally, discover
 from locoscore.llm.pool import CallPool, Outcome, RetryPolicy
+from locoscore.llm.prompt_cache import PrefixPolicy
 from locoscore.llm.providers import (
     PROVIDERS,
     LLMClient,
@@ -61,6 +62,9 @@ class AnswerSettings:
     max_cost_usd: float | None = None
     prices: PriceTable = field(default_factory=PriceTable)
     context_window: int | None = None  # --answer-context-window: wins over the server's
+    # Mark the prompt's shared prefix for the provider's cache (--no-prompt-cache: off).
+    # Not in the signature: a cached prefix is the same prompt, billed less.
+    prompt_cache: bool = True
 
 
 @dataclass(frozen=True)
@@ -158,6 +162,7 @@ class AnswerStep:
             "context_window": self.context_window,
             "context_window_source": self.window_source,
             "server": None if self.server is None else self.server.to_json(),
+            "prompt_cache": self.settings.prompt_cache and not self.is_extractive,
         }
 
 
@@ -206,6 +211,9 @@ class Answer:
     fake: bool = False
     served_s: float | None = None  # of latency_s, served (the rest queued at the server)
     usage_counted_locally: bool = False  # the server reported no usage: tiktoken counts
+    # of input_tokens, those read from / written to the provider's prompt cache
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
 
 
 _WHITESPACE = re.compile(r"\s+")
@@ -225,6 +233,7 @@ class Answerer:
         *,
         on_status: Callable[[str], None] | None = None,
         ledger: Ledger | None = None,
+        shared_context: bool = False,
     ) -> None:
         self.step = step
         self.store = store
@@ -256,11 +265,34 @@ class Answerer:
         self.answers = 0  # replies with an answer, this attempt
         self.input_tokens = 0
         self.output_tokens = 0
+        self.cache_read_tokens = 0
+        self.cache_write_tokens = 0
+        # `shared_context`: every question of a conversation gets the same context
+        # (full-context), so its prefix is marked from the first question on.
+        self.prefix_policy = PrefixPolicy(
+            settings.prompt_cache and not step.is_extractive,
+            settings.provider,
+            step.model or "",
+            shared_context,
+        )
+
+    @property
+    def caches_prompts(self) -> bool:
+        """Prompt caching is on: a conversation's first question goes first, alone."""
+        return self.prefix_policy.enabled
 
     def spent(self) -> Spend:
         """This attempt's answer calls (cost None when no price applies)."""
         cost = None if self.cost_unknown_reason() else self.pool.spent_usd
-        return Spend(self.pool.made, self.answers, self.input_tokens, self.output_tokens, cost)
+        return Spend(
+            self.pool.made,
+            self.answers,
+            self.input_tokens,
+            self.output_tokens,
+            cost,
+            cache_read_tokens=self.cache_read_tokens,
+            cache_write_tokens=self.cache_write_tokens,
+        )
 
     def key(self, prompt: str) -> str:
         return answer_key(self.step.cache_params(), prompt)
@@ -292,7 +324,15 @@ class Answerer:
     def _cost(self, replies: list[Reply]) -> float | None:
         prices, model = self.step.settings.prices, self.step.model or ""
         costs = [
-            prices.served_cost(model, r.model, r.input_tokens, r.output_tokens) for r in replies
+            prices.served_cost(
+                model,
+                r.model,
+                r.input_tokens,
+                r.output_tokens,
+                cache_read=r.cache_read_tokens,
+                cache_write=r.cache_write_tokens,
+            )
+            for r in replies
         ]
         return sum(c for c in costs if c is not None)
 
@@ -318,7 +358,11 @@ class Answerer:
             return None
         return prices.unknown_reason(self.step.model, self.served)
 
-    async def answer(self, prompt: str, context: PlacedContext) -> Answer:
+    async def answer(
+        self, prompt: str, context: PlacedContext, shared_prefix: str | None = None
+    ) -> Answer:
+        """`shared_prefix`: the leading part of `prompt` a conversation's questions share
+        (marked for the provider's cache when the policy says so)."""
         if self.step.is_extractive:
             top = context.items[0].text if context.items else ""
             return Answer(top, 0.0)
@@ -337,8 +381,9 @@ class Answerer:
                 fake=cached.fake,
             )
         client = self._client()
+        mark = shared_prefix if self.prefix_policy.mark(shared_prefix) else None
         outcome = await self.pool.call(
-            lambda: client.complete(prompt),
+            lambda: client.complete(prompt, cache_prefix=mark),
             self.estimate_usd(prompt),
             self._cost,
             lambda replies: replies[0].served_s if replies else None,
@@ -351,6 +396,8 @@ class Answerer:
             for reply in outcome.value or []:
                 self.input_tokens += reply.input_tokens
                 self.output_tokens += reply.output_tokens
+                self.cache_read_tokens += reply.cache_read_tokens
+                self.cache_write_tokens += reply.cache_write_tokens
             if self.ledger is not None:
                 self.ledger.record(self.spent())
 
@@ -386,6 +433,8 @@ class Answerer:
             fake=reply.fake,
             served_s=None if outcome.served_s is None else round(outcome.served_s, 4),
             usage_counted_locally=not reply.usage_reported,  # `count_usage_locally`
+            cache_read_tokens=reply.cache_read_tokens,
+            cache_write_tokens=reply.cache_write_tokens,
         )
 
     def concurrency(self) -> dict[str, Any]:

@@ -6,22 +6,53 @@ from __future__ import annotations
 from typing import Any
 
 from locoscore.llm.cost import REQUEST_OVERHEAD_TOKENS
+from locoscore.llm.ledger import tokens_apart
+from locoscore.llm.prompt_cache import OPENAI_MIN_TOKENS, OPENAI_STEP_TOKENS, PrefixPolicy
 from locoscore.results.layout import RUN_STATE
 from locoscore.run.answerer import EXPECTED_ANSWER_TOKENS
 from locoscore.run.settings import ResolvedRun
 from locoscore.run.store import RunStore
 
 
+def cache_estimate(run: ResolvedRun, prompts: list[tuple[int, str, int]]) -> tuple[int, int]:
+    """(tokens read, tokens written) the provider's prompt cache would take, the prompts
+    sent in the order given (a conversation's first question ahead of the rest)."""
+    step = run.answer
+    if not step.settings.prompt_cache or step.model is None:
+        return 0, 0
+    read = written = 0
+    if step.provider == "anthropic":
+        policy = PrefixPolicy(True, "anthropic", step.model, run.system.ignores_budget)
+        stored: set[str] = set()
+        for _, prefix, tokens in prompts:
+            if policy.mark(prefix):
+                if prefix in stored:
+                    read += tokens
+                else:
+                    written += tokens
+                    stored.add(prefix)
+    elif step.provider == "openai":  # automatic, from 1,024 tokens on, in 128-token steps
+        seen: set[str] = set()
+        for _, prefix, tokens in prompts:
+            if prefix in seen and tokens >= OPENAI_MIN_TOKENS:
+                read += tokens - (tokens - OPENAI_MIN_TOKENS) % OPENAI_STEP_TOKENS
+            seen.add(prefix)
+    return read, written
+
+
 def dry_run_estimate(
-    run: ResolvedRun, prompt_tokens: list[int], search_errors: list[str]
+    run: ResolvedRun, prompts: list[tuple[int, str, int]], search_errors: list[str]
 ) -> dict[str, Any]:
-    """`prompt_tokens`: one entry per prompt not in the answer cache."""
-    calls = len(prompt_tokens)
-    input_tokens = sum(prompt_tokens) + REQUEST_OVERHEAD_TOKENS * calls
+    """`prompts`: (tokens, shared prefix, its tokens) per prompt not in the answer cache."""
+    calls = len(prompts)
+    input_tokens = sum(p[0] for p in prompts) + REQUEST_OVERHEAD_TOKENS * calls
     output_tokens = EXPECTED_ANSWER_TOKENS * calls
+    read, written = cache_estimate(run, prompts)
     cost: float | None = 0.0  # no answer model: nothing to pay
     if run.answer.model is not None:
-        cost = run.answer.settings.prices.cost(run.answer.model, input_tokens, output_tokens)
+        cost = run.answer.settings.prices.cost(
+            run.answer.model, input_tokens, output_tokens, cache_read=read, cache_write=written
+        )
     calls_model = not (run.answer.is_extractive or run.system.answers_itself)
     return {
         # None: no answer model; "unknown": prompts cannot be checked against the window
@@ -31,6 +62,7 @@ def dry_run_estimate(
         "input_tokens": input_tokens,
         "output_tokens": output_tokens,
         "cost_usd": cost,
+        **tokens_apart(input_tokens, read, written),
         "search_errors": search_errors,
     }
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from locoscore._io import sha256_file, write_json_atomic, write_jsonl_atomic
-from locoscore.llm.ledger import Spend, attempts_json
+from locoscore.llm.ledger import Spend, attempts_json, tokens_apart
 from locoscore.results.layout import PREDICTIONS, RUN_JSON
 from locoscore.run.folder import claim_for_predictions
 from locoscore.run.measures import ingestion_totals, run_measures
@@ -38,6 +38,11 @@ def run_document(result: RunResult) -> dict[str, Any]:
             "made": total.requests,
             "cached": result.calls_cached,
             "cost_usd": None if total.cost_usd is None else round(total.cost_usd, 6),
+            "input_tokens": total.input_tokens,
+            "output_tokens": total.output_tokens,
+            **tokens_apart(total.input_tokens, total.cache_read_tokens, total.cache_write_tokens),
+            # which price table priced the calls (`locoscore reprice` may change it)
+            "price_table": run.answer.settings.prices.source,
             # n/a with its reason, never $0
             **({"cost_unknown_reason": why} if (why := result.answer_cost_unknown) else {}),
             **attempts_json(result.answer_spend, result.answer_spend_earlier, "answers"),

@@ -187,15 +187,20 @@ class _Harness:
             store,
             on_status=progress.status if progress is not None else None,
             ledger=self.answer_ledger,
+            shared_context=run.system.ignores_budget,
         )
         self.question_slots = asyncio.Semaphore(run.settings.concurrency)
         self.ingest_slots = asyncio.Semaphore(run.settings.ingest_concurrency)
         self.ingestion: dict[str, dict[str, Any]] = store.ingestion()
         self.warnings: list[str] = []
-        self.prompt_tokens: list[int] = []  # dry run: prompts that would be sent
+        # dry run: prompts that would be sent, as (tokens, shared prefix, its tokens)
+        self.prompt_tokens: list[tuple[int, str, int]] = []
+        self._prefix_tokens: dict[str, int] = {}
         self.dry_search_errors: list[str] = []
         answers = not (run.answer.is_extractive or run.system.answers_itself)
         self.fit = ContextFit.for_step(run.answer) if answers else None
+        # a conversation's first question alone, then the rest (they read its cached prefix)
+        self.first_alone = answers and self.answerer.caches_prompts
         contradiction = run.answer.window_contradiction() if answers else None
         if contradiction is not None:
             self.warn(contradiction)
@@ -275,6 +280,13 @@ class _Harness:
             ids = [q.question_id for q in pending]
             if (line := self.fit.describe(ids, conversation.conversation_id)) is not None:
                 self.warn(line)
+        if self.first_alone and len(pending) > 1:
+            # The first question writes the conversation's cached prefix; the rest, sent once
+            # its reply has come, read it instead of each writing it again.
+            first, *rest = pending
+            await self.question(first, found.get(first.question_id))
+            await all_or_none(self.question(q, found.get(q.question_id)) for q in rest)
+            return
         await all_or_none(self.question(q, found.get(q.question_id)) for q in pending)
 
     async def _count_prompt(self, question: Question, found: dict[str, Any]) -> None:
@@ -345,7 +357,12 @@ class _Harness:
         if self.fit is not None and await self.fit.overflow(question.question_id, prompt):
             return  # the real run records it as context_overflow without a call
         if self.store.get_answer(self.answerer.key(prompt)) is None:
-            self.prompt_tokens.append(count_tokens(prompt))
+            shared = self.run.answer.prompt.shared_prefix(
+                question.text, retrieved.context.text, question.reader_date
+            )
+            if shared not in self._prefix_tokens:
+                self._prefix_tokens[shared] = count_tokens(shared)
+            self.prompt_tokens.append((count_tokens(prompt), shared, self._prefix_tokens[shared]))
 
     def _finish(self, record: dict[str, Any], served: tuple[str, bool] = ("", False)) -> None:
         self.store.put_record(record["question_id"], record, served)

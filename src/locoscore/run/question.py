@@ -110,7 +110,8 @@ async def answer_question(
         if too_long is not None:
             answer = Answer("", None, error=too_long)
         else:
-            answer = await answerer.answer(rendered, context)
+            shared = prompt.shared_prefix(question.text, context.text, question.reader_date)
+            answer = await answerer.answer(rendered, context, shared)
     answer_s = answer.latency_s
     total = search_s + (answer_s or 0.0)
     record = {
@@ -135,4 +136,7 @@ async def answer_question(
         record["answer_queued_s"] = round(max(0.0, answer_s - answer.served_s), 6)
     if answer.usage_counted_locally:
         record["answer_tokens"]["counted_locally"] = True
+    if answer.cache_read_tokens or answer.cache_write_tokens:  # parts of "input"
+        record["answer_tokens"]["cache_read"] = answer.cache_read_tokens
+        record["answer_tokens"]["cache_write"] = answer.cache_write_tokens
     return record, answer

@@ -123,6 +123,20 @@ def check_params(body: Any, version: str | None, config: FakeConfig) -> str | No
                 f"output_config.format.schema: For '{kind}' type, property '{keyword}' "
                 "is not supported"
             )
+    marks = [
+        block.get("cache_control")
+        for blocks in [
+            body.get("system"),
+            *(m.get("content") for m in messages if isinstance(m, Mapping)),
+        ]
+        if isinstance(blocks, list)
+        for block in blocks
+        if isinstance(block, Mapping) and "cache_control" in block
+    ]
+    if len(marks) > 4:
+        return "A maximum of 4 blocks with cache_control may be provided"
+    if any(not isinstance(m, Mapping) or m.get("type") != "ephemeral" for m in marks):
+        return "cache_control.type: Input should be 'ephemeral'"
     choice = body.get("tool_choice")
     if isinstance(choice, Mapping) and choice.get("type") == "tool":
         names = [t.get("name") for t in body.get("tools") or [] if isinstance(t, Mapping)]
@@ -273,6 +287,7 @@ def handle_message(core: Core, body: Any, headers: Mapping[str, str]) -> Reply:
     if wait is not None:
         message = "Request rate limit exceeded; wait for the window to move."
         return error_reply(429, "rate_limit_error", message, retry_after_headers(wait))
+    read, write, digest = core.prompt_cache.anthropic_lookup(body)
     core.sleep(config.latency_s)
     verdicts, fault = core.decide(user_text(body["messages"]), LIVE_FAULTS)
     if fault == "drop":
@@ -284,6 +299,12 @@ def handle_message(core: Core, body: Any, headers: Mapping[str, str]) -> Reply:
     content_fault = fault if fault in CONTENT_FAULTS else None
     payload = message_payload(body, verdicts[0], content_fault, "standard", config.answer)
     payload["model"] = config.served(body["model"])
+    usage = payload["usage"]
+    usage["input_tokens"] = max(0, usage["input_tokens"] - read - write)
+    usage["cache_creation_input_tokens"] = write
+    usage["cache_read_input_tokens"] = read
+    # the reply is starting: from now on the written prefix can be read
+    core.prompt_cache.anthropic_store(digest)
     reply = json_reply(payload, headers=_rate_headers(core), generations=1)
     if fault == "timeout":
         reply.hang_s = config.timeout_s

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from locoscore.testing._prompt_cache import FakePromptCache
 from locoscore.testing._verdicts import (
     FAULT_TYPES,
     Verdict,
@@ -142,6 +143,8 @@ class Core:
         self.anthropic_batches: dict[str, dict[str, Any]] = {}
         self.openai_batches: dict[str, dict[str, Any]] = {}
         self.files: dict[str, dict[str, Any]] = {}
+        # Both providers' prompt caches, with their rules (see _prompt_cache).
+        self.prompt_cache = FakePromptCache()
 
     # -- counters -------------------------------------------------------------------------
 

@@ -210,6 +210,9 @@ def handle_chat_completion(core: Core, body: Any) -> Reply:
         return error_reply(
             429, message, "requests", "rate_limit_exceeded", headers=retry_after_headers(wait)
         )
+    cached, digests = core.prompt_cache.openai_lookup(
+        str(body["model"]), _prompt_text(body["messages"])
+    )
     core.sleep(config.latency_s)
     n = int(body.get("n", 1))
     verdicts, fault = core.decide(user_text(body["messages"]), LIVE_FAULTS, n)
@@ -222,6 +225,8 @@ def handle_chat_completion(core: Core, body: Any) -> Reply:
     content_fault = fault if fault in CONTENT_FAULTS else None
     payload = completion_payload(body, verdicts, content_fault, config.answer)
     payload["model"] = config.served(body["model"])
+    payload["usage"]["prompt_tokens_details"] = {"cached_tokens": cached}
+    core.prompt_cache.openai_store(digests)
     reply = json_reply(payload, headers=_rate_headers(core), generations=n)
     if fault == "timeout":
         reply.hang_s = config.timeout_s

@@ -127,6 +127,15 @@ def _concurrency_text(concurrency: Any) -> str:
     )
 
 
+def _cache_tokens(calls: dict[str, Any]) -> str:
+    """The input tokens the provider's prompt cache served or stored (priced apart)."""
+    read, written = calls.get("cache_read_tokens") or 0, calls.get("cache_write_tokens") or 0
+    if not (read or written):
+        return ""
+    uncached = calls.get("uncached_input_tokens", 0)
+    return f" (in: {uncached:,} uncached, {read:,} cache read, {written:,} cache write)"
+
+
 def _cost_blocks(run: dict[str, Any]) -> list[Block]:
     totals = (run.get("ingestion") or {}).get("totals") or {}
     per_conv = totals.get("wall_s_per_conversation") or {}
@@ -146,7 +155,8 @@ def _cost_blocks(run: dict[str, Any]) -> list[Block]:
             "answering (locoscore's answer step)",
             answer_calls_phrase(calls) + _concurrency_text(calls.get("concurrency")),
             f"{tokens.get('input', 0):,} / {tokens.get('output', 0):,}"
-            + (" (usage: counted locally)" if calls.get("usage") == "counted locally" else ""),
+            + (" (usage: counted locally)" if calls.get("usage") == "counted locally" else "")
+            + _cache_tokens(calls),
             str(calls.get("made", 0)),
             _cost(calls.get("cost_usd")),
         ],
