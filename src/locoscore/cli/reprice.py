@@ -31,8 +31,8 @@ def reprice(
     Writes into DIR: the cost fields of run.json and summary.json, then report.md,
     report.html and scores.csv as `locoscore report` does."""
     from locoscore.benchmarks import benchmark_of
+    from locoscore.benchmarks.locomo.report.build import build_reports
     from locoscore.llm.cost import PriceTable
-    from locoscore.report.build import build_reports
     from locoscore.results.reprice import reprice_folder
 
     table = PriceTable.load(prices)
