@@ -31,7 +31,6 @@ def reprice(
     Writes into DIR: the cost fields of run.json and summary.json, then report.md,
     report.html and scores.csv as `locoscore report` does."""
     from locoscore.benchmarks import benchmark_of
-    from locoscore.benchmarks.locomo.report.build import build_reports
     from locoscore.llm.cost import PriceTable
     from locoscore.results.reprice import reprice_folder
 
@@ -43,6 +42,5 @@ def reprice(
     for line in reprice_folder(directory, table):
         console.print(f"repriced with the {table.source} table: {line}", highlight=False)
     bench = benchmark_of([directory], None)
-    paths = bench.report(directory) if bench.own_report else build_reports(directory).paths
-    for path in paths:
+    for path in bench.report(directory):
         console.print(f"wrote {path}", highlight=False)

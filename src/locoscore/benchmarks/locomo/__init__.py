@@ -121,6 +121,12 @@ class LoCoMo(Benchmark):
 
         return audit_command(self, call, terminal)
 
+    def report(self, directory: Path) -> list[Path]:
+        """The folder's reports rebuilt as they stand (no errata given: the recorded list)."""
+        from locoscore.benchmarks.locomo.report.build import build_reports
+
+        return build_reports(directory).paths
+
     def report_command(self, call: ReportCall, terminal: Terminal) -> bool:
         from locoscore.benchmarks.locomo.folder_commands import report_command
 
