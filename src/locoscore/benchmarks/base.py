@@ -62,6 +62,17 @@ class KnownFile:
     url: str | None = None  # pinned download, when `dataset fetch` offers it
 
 
+@dataclass(frozen=True)
+class BlindBaseline:
+    """A floor the benchmark computes without any model (multiple choice: always the longest
+    option, always the first): `scores` maps every question id of the set to its score
+    (0..1), so a result is compared with it question by question."""
+
+    name: str  # "always-longest"
+    description: str  # how it is computed, in one line (shown on the card and the report)
+    scores: Mapping[str, float]
+
+
 class BenchmarkData(Protocol):
     """A loaded data file: where it came from and what it is."""
 
@@ -210,6 +221,13 @@ class Benchmark(ABC):
         reports their verified-gold view; None for a benchmark without one. A bad list is
         refused here, before any work."""
         return None
+
+    def blind_baselines(
+        self, data: Any, questions: Sequence[Question]
+    ) -> tuple[BlindBaseline, ...]:
+        """Floors of the benchmark's own, computed without a model over `questions` (a
+        multiple-choice benchmark's always-longest option); none by default."""
+        return ()
 
     def published(self) -> tuple[Any, ...]:
         """Published numbers, each with its protocol and source (listed, never ranked
