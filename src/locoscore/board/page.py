@@ -11,6 +11,7 @@ from locoscore.benchmarks.locomo.compare.report import format_p
 from locoscore.benchmarks.locomo.report.metrics import METRICS, Metric
 from locoscore.benchmarks.locomo.report.tables import DASH, fmt
 from locoscore.board.entries import Entry, row_facts
+from locoscore.board.gates import gate_names
 from locoscore.board.groups import Group, Row, differing_aspects
 from locoscore.board.identity import FULL_SET
 from locoscore.categories import CATEGORY_NAMES
@@ -30,7 +31,9 @@ METHOD = (
     f"from the leader at {ALPHA:.0%} shares rank 1 with it (shown as =1), and equal headline "
     "means share a rank. F1 and BLEU-1 x100, J 0-100. A benchmark that reads its own folders "
     "gives its own headline (named in the group's title), its intervals as its summary.json "
-    "records them, and per-question scores for the same paired test; shown 0-100."
+    "records them, and per-question scores for the same paired test; shown 0-100. 'Gates' "
+    "are `locoscore verify`'s gates at their defaults: a row failing one is marked ✗, not "
+    "ranked, and never the leader."
 )
 
 
@@ -53,12 +56,16 @@ def counted(n: int, noun: str) -> str:
 
 
 def _rank(row: Row, group: Group | None = None) -> str:
+    if row.failed_gates:
+        return "✗"  # fails a claim gate: not ranked
     if group is not None and group.headline is None:
         return DASH  # no metric to rank by
     return f"={row.rank}" if row.tied else str(row.rank)
 
 
 def _versus_text(group: Group, row: Row) -> str:
+    if row.failed_gates:
+        return "not ranked: fails a claim gate"
     if row.versus is None:
         return "leader" if row is group.rows[0] else "no shared questions"
     v, d = row.versus, group.headline.decimals if group.headline else 1
@@ -107,10 +114,12 @@ def _unjudged_table(group: Group, facts: list[dict[str, Any]]) -> Table:
     headers = ["Rank", "System", "Folder", "Answer model", "top-k", "Budget", "J", "Answered"]
     rows = [
         [_rank(row, group), f["system"], row.entry.folder, *_signature_text(f["signature"]),
-         NOT_JUDGED, f"{DASH if f['answered'] is None else f['answered']} of {f['questions']}"]
+         NOT_JUDGED, f"{DASH if f['answered'] is None else f['answered']} of {f['questions']}",
+         gate_names(row.failed_gates)]
         for row, f in zip(group.rows, facts, strict=True)
     ]  # fmt: skip
-    numeric = (True, False, False, False, True, False, False, True)
+    headers.append("Gates")
+    numeric = (True, False, False, False, True, False, False, True, False)
     return Table(headers, rows, numeric=numeric, subset=_subset(group))
 
 
@@ -133,9 +142,11 @@ def _scores_table(group: Group, facts: list[dict[str, Any]]) -> Table:
             _cell_text(m, row.entry.metrics.get(m.column, {}).get("overall")) for m in metrics[1:]
         ]
         cells += [fmt(f["judge_run_std"], 2), fmt(f["recorded_j"], 2)]
+        cells.append(gate_names(row.failed_gates))
         rows.append(cells)
+    headers.append("Gates")
     numeric: tuple[bool, ...] = (True, False, False, False, True, False, True, False)
-    numeric += (*(True for _ in metrics[1:]), True, True)
+    numeric += (*(True for _ in metrics[1:]), True, True, False)
     highlight = frozenset(i for i, r in enumerate(group.rows) if r.rank == 1)
     return Table(headers, rows, highlight, numeric, subset=_subset(group))
 
@@ -311,6 +322,7 @@ def _row_json(group: Group, row: Row) -> dict[str, Any]:
     return {
         "rank": row.rank,
         "tied": row.tied,
+        "gates": {"pass": not row.failed_gates, "failed": list(row.failed_gates)},
         "folder": entry.folder,
         **row_facts(entry),
         "metrics": entry.metrics,

@@ -66,13 +66,14 @@ def _title(summary: dict[str, Any], description: str) -> str:
 
 
 def write_report(directory: Path, description: str) -> list[Path]:
+    from locoscore.claim.render import card_blocks
     from locoscore.report.document import Banner, Block, Heading, Notes, Paragraph, Table
     from locoscore.report.html import render_html
     from locoscore.report.markdown import render_markdown
 
     summary = read_summary(directory)
     title = _title(summary, description)
-    blocks: list[Block] = [Heading(title, 1)]
+    blocks: list[Block] = [Heading(title, 1), *card_blocks(summary.get("claim"))]
     judge, metric = summary.get("judge") or {}, summary.get("metric") or {}
     if judge.get("sample"):
         blocks.append(Banner(f"Subset ({judge['sample']['signature']}): not the full benchmark."))

@@ -48,6 +48,16 @@ class LoCoMo(Benchmark):
     def board_row(self, directory: Path) -> None:
         return None
 
+    def headline_scores(self, directory: Path) -> tuple[str, dict[str, float]] | None:
+        from locoscore.benchmarks.locomo.claim import headline_scores
+
+        return headline_scores(directory)
+
+    def errata_ceiling(self, directory: Path) -> dict[str, Any] | None:
+        from locoscore.benchmarks.locomo.claim import errata_ceiling
+
+        return errata_ceiling(directory)
+
     # samples keep the strata (and their order) they had: the category ids, `strat-cat`
     sample_stratum = "category"
 

@@ -1,0 +1,28 @@
+"""Each board row's claim gates (`claim.gates`, at `verify`'s default thresholds, no floor):
+a row that fails one is marked and never shown as the leader of its group."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from locoscore.board.entries import Entry
+
+
+@lru_cache(maxsize=256)
+def _failed(folder: Path) -> tuple[str, ...]:
+    from locoscore.benchmarks import get_benchmark, recorded_benchmark
+    from locoscore.claim.verify import verify
+
+    verdict = verify(folder, get_benchmark(recorded_benchmark(folder)))
+    return tuple(f"{g.name}: {g.line}" for g in verdict.failed)
+
+
+def failed_gates(entry: Entry) -> tuple[str, ...]:
+    """The gates the entry's folder fails, one line each with its figure (empty: passes)."""
+    return _failed(entry.results.path.resolve())
+
+
+def gate_names(lines: tuple[str, ...]) -> str:
+    """What the board's Gates column says: pass, or FAIL and the gates' names."""
+    return "pass" if not lines else "FAIL " + ", ".join(line.split(":", 1)[0] for line in lines)
