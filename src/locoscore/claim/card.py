@@ -88,13 +88,26 @@ def _questions(
         path = str(data.get("path") or data.get("file"))
         total = _question_total(bench, path, str(data["sha256"]), include)
     subset = None if total is None else len(ids) < total
+    # how the folder says which part of the benchmark it holds: the sample it was drawn as
+    # (`--limit`), else the conversations a run was given (run.json lists them); a file of
+    # answers scored or judged as it is says nothing of the rest
+    chosen = section(folder.run, "conversations")
+    selected_by = (
+        "sample"
+        if sample is not None
+        else "conversations"
+        if isinstance(chosen, list) and chosen
+        else None
+    )
     return {
         "in_folder": len(ids),
         "answered": answered,
         "in_benchmark": total,
         "subset": subset,
         "sample": None if sample is None else sample.get("signature"),
-        "size_stated": sample is not None or subset is False,
+        "selected_by": selected_by,
+        "conversations": len(chosen) if isinstance(chosen, list) else None,
+        "size_stated": selected_by is not None or subset is False,
         "denominator": None if headline is None else len(headline[1]),
     }
 

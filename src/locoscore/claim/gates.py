@@ -7,8 +7,9 @@ Gates (thresholds are `verify` options):
   >= `empty_share` of the questions searched;
 - failures: failed questions (answer errors, context overflows, questions the judge left
   without a verdict) above `failed_share`;
-- subset: a folder holding fewer questions than its benchmark without recording the sample
-  it was drawn as (a subset presented without its size);
+- subset: a folder holding fewer questions than its benchmark that records neither the sample
+  it was drawn as nor the conversations its run was given (a subset presented without its
+  size: e.g. a file of answers to part of the benchmark, scored as it is);
 - floor: with a floor, the result not significantly above it (paired test, `alpha`);
 - consistent: the folder's parts disagree.
 Warnings: the judge is the answer model (same model or family); the judge's leniency was not
@@ -95,12 +96,13 @@ def _subset(card: dict[str, Any]) -> Gate:
         return Gate("subset", "pass", f"questions: all {q['in_benchmark']:,} of the benchmark")
     of = f"{q['in_folder']:,} of {q['in_benchmark']:,} questions"
     if q["size_stated"]:
-        return Gate("subset", "pass", f"subset stated with its size: {of} ({q['sample']})")
+        how = q["sample"] or f"the run's {q['conversations']} conversation(s)"
+        return Gate("subset", "pass", f"subset stated with its size: {of} ({how})")
     return Gate(
         "subset",
         "fail",
-        f"subset without its size: {of}, and the folder records no sample (threshold: a "
-        "subset states its size)",
+        f"subset without its size: {of}, and the folder records neither a sample nor the "
+        "run's conversations (threshold: a subset states its size)",
     )
 
 

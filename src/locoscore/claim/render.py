@@ -40,7 +40,13 @@ def card_lines(card: dict[str, Any]) -> list[tuple[str, str]]:
     ]
     total = "unknown" if q["in_benchmark"] is None else f"{q['in_benchmark']:,}"
     if q["subset"]:
-        scope = f"subset: {q['sample']}" if q["sample"] else "subset, size not recorded"
+        scope = (
+            f"subset: {q['sample']}"
+            if q["sample"]
+            else f"subset: {q['conversations']} conversation(s) of the run"
+            if q["selected_by"] == "conversations"
+            else "subset, size not recorded"
+        )
     else:
         scope = "the whole benchmark" if q["subset"] is False else "total not established"
     lines.append(
