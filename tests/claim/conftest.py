@@ -114,3 +114,16 @@ def bm25_run(locomo_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Pat
 def empty_run(plugins: Path, locomo_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("empty") / "run"
     return run_system(locomo_path, out, "python:claim_plugins:Empty")
+
+
+@pytest.fixture(scope="session")
+def flaky_run(plugins: Path, locomo_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two of the sample's questions fail in search (the run says so: exit 1)."""
+    out = tmp_path_factory.mktemp("flaky") / "run"
+    code, output = invoke(
+        "run", "--system", "python:claim_plugins:Flaky", "--answer-provider", "extractive",
+        "--dataset", str(locomo_path), "--limit", LIMIT, "--out", str(out), "--no-progress",
+        "--skip-probe",
+    )  # fmt: skip
+    assert code == 1, output
+    return out

@@ -111,21 +111,15 @@ def test_a_floor_of_other_questions_or_data_is_bad_input(bm25_run, tmp_path):
     assert "Traceback" not in output
 
 
-def test_failed_questions_flip_the_failure_gate_at_its_threshold(locomo_path, tmp_path, plugins):
-    # two of the sample's 60 questions fail in search: 3.3 %, above 2 %, below 5 %
-    code, output = invoke(
-        "run", "--system", "python:claim_plugins:Flaky", "--answer-provider", "extractive",
-        "--dataset", str(locomo_path), "--limit", "60", "--out", str(tmp_path / "flaky"),
-        "--no-progress", "--skip-probe",
-    )  # fmt: skip
-    assert code == 1, output  # the run says questions failed
-    code, output = invoke("verify", str(tmp_path / "flaky"))
+def test_failed_questions_flip_the_failure_gate_at_its_threshold(flaky_run):
+    # two of the sample's 60 questions failed in search: 3.3 %, above 2 %, below 5 %
+    code, output = invoke("verify", str(flaky_run))
     assert code == 1, output
     assert _lines(output, "FAIL") == [
         "FAIL failures: failed questions above threshold: 2 of 60 questions failed (3.3 %: "
         "2 errors), threshold 2.0 %"
     ]
-    code, output = invoke("verify", str(tmp_path / "flaky"), "--max-failed", "0.05")
+    code, output = invoke("verify", str(flaky_run), "--max-failed", "0.05")
     assert code == 0, output
     assert _lines(output, "pass failures:") == [
         "pass failures: failed questions: 2 of 60 questions failed (3.3 %: 2 errors), "

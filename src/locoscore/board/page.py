@@ -31,9 +31,9 @@ METHOD = (
     f"from the leader at {ALPHA:.0%} shares rank 1 with it (shown as =1), and equal headline "
     "means share a rank. F1 and BLEU-1 x100, J 0-100. A benchmark that reads its own folders "
     "gives its own headline (named in the group's title), its intervals as its summary.json "
-    "records them, and per-question scores for the same paired test; shown 0-100. 'Gates' "
-    "are `locoscore verify`'s gates at their defaults: a row failing one is marked ✗, not "
-    "ranked, and never the leader."
+    "records them, and per-question scores for the same paired test; shown 0-100. Every row "
+    "passes `locoscore verify`'s gates at their defaults, or is marked ✗ with the gates it "
+    "fails (FAIL ...), not ranked and never the leader."
 )
 
 
@@ -65,7 +65,7 @@ def _rank(row: Row, group: Group | None = None) -> str:
 
 def _versus_text(group: Group, row: Row) -> str:
     if row.failed_gates:
-        return "not ranked: fails a claim gate"
+        return f"not ranked: {gate_names(row.failed_gates)}"
     if row.versus is None:
         return "leader" if row is group.rows[0] else "no shared questions"
     v, d = row.versus, group.headline.decimals if group.headline else 1
@@ -114,12 +114,10 @@ def _unjudged_table(group: Group, facts: list[dict[str, Any]]) -> Table:
     headers = ["Rank", "System", "Folder", "Answer model", "top-k", "Budget", "J", "Answered"]
     rows = [
         [_rank(row, group), f["system"], row.entry.folder, *_signature_text(f["signature"]),
-         NOT_JUDGED, f"{DASH if f['answered'] is None else f['answered']} of {f['questions']}",
-         gate_names(row.failed_gates)]
+         NOT_JUDGED, f"{DASH if f['answered'] is None else f['answered']} of {f['questions']}"]
         for row, f in zip(group.rows, facts, strict=True)
     ]  # fmt: skip
-    headers.append("Gates")
-    numeric = (True, False, False, False, True, False, False, True, False)
+    numeric = (True, False, False, False, True, False, False, True)
     return Table(headers, rows, numeric=numeric, subset=_subset(group))
 
 
@@ -142,11 +140,9 @@ def _scores_table(group: Group, facts: list[dict[str, Any]]) -> Table:
             _cell_text(m, row.entry.metrics.get(m.column, {}).get("overall")) for m in metrics[1:]
         ]
         cells += [fmt(f["judge_run_std"], 2), fmt(f["recorded_j"], 2)]
-        cells.append(gate_names(row.failed_gates))
         rows.append(cells)
-    headers.append("Gates")
     numeric: tuple[bool, ...] = (True, False, False, False, True, False, True, False)
-    numeric += (*(True for _ in metrics[1:]), True, True, False)
+    numeric += (*(True for _ in metrics[1:]), True, True)
     highlight = frozenset(i for i, r in enumerate(group.rows) if r.rank == 1)
     return Table(headers, rows, highlight, numeric, subset=_subset(group))
 

@@ -60,8 +60,11 @@ def card_lines(card: dict[str, Any]) -> list[tuple[str, str]]:
     lines.append(
         ("score", "not scored yet" if s is None else f"{s['label']} {_num(s['mean'])} (0-100)")
     )
-    answer = m["answer"] or (
-        "the system itself" if m["answered_by_system"] else f"{m['answer_provider']} (no model)"
+    answer = (
+        m["answer"]
+        or ("the system itself" if m["answered_by_system"] else None)
+        or (f"{m['answer_provider']} (no model)" if m["answer_provider"] else None)
+        or "not recorded (answers imported, not run here)"
     )
     lines.append(("answer model", str(answer)))
     if j is None:
@@ -70,7 +73,9 @@ def card_lines(card: dict[str, Any]) -> list[tuple[str, str]]:
         lines.append(
             (
                 "judge",
-                f"{m['judge']}, {j['protocol']} prompt {j['prompt']} ({j['prompt_hash']}), "
+                f"{m['judge']}, {j['protocol']} prompt "
+                + " ".join(str(x) for x in (j["prompt"], f"({j['prompt_hash']})") if x)
+                + ", "
                 f"{card['runs_per_question']} run(s) per question",
             )
         )
