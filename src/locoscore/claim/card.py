@@ -44,15 +44,17 @@ def _bare(model: str | None) -> str | None:
 
 @lru_cache(maxsize=8)
 def _question_total(bench: Benchmark, path: str, sha256: str, include_excluded: bool) -> int | None:
-    """The questions of the data file the folder names, when it is at hand unchanged."""
-    from locoscore._io import sha256_file
-
-    try:
-        if not Path(path).is_file() or sha256_file(Path(path)) != sha256:
-            return None
-        return bench.question_total(bench.load(path), include_excluded=include_excluded)
-    except Exception:  # a file that no longer loads: the total is unknown, not an error
-        return None
+    """The questions of the data file the folder names, when it is at hand unchanged: the
+    recorded file, else the benchmark's default data (inline data is recorded under its
+    module's path), whichever has the recorded sha256."""
+    for given in (path, None) if Path(path).is_file() else (None,):
+        try:
+            data = bench.load(given)
+        except Exception:  # a file that no longer loads: the total is unknown, not an error
+            continue
+        if getattr(data, "sha256", None) == sha256:
+            return bench.question_total(data, include_excluded=include_excluded)
+    return None
 
 
 def _benchmark(folder: Folder, bench: Benchmark) -> dict[str, Any]:
