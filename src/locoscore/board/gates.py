@@ -14,7 +14,12 @@ def _failed(folder: Path) -> tuple[str, ...]:
     from locoscore.benchmarks import get_benchmark, recorded_benchmark
     from locoscore.claim.verify import verify
 
-    verdict = verify(folder, get_benchmark(recorded_benchmark(folder)))
+    from locoscore.errors import InputError
+
+    try:
+        verdict = verify(folder, get_benchmark(recorded_benchmark(folder)))
+    except InputError as exc:  # a claim that cannot be checked is not one to lead with
+        return (f"consistent: cannot verify the folder: {exc}",)
     return tuple(f"{g.name}: {g.line}" for g in verdict.failed)
 
 

@@ -24,9 +24,16 @@ def claim_section(directory: Path, bench: Benchmark) -> dict[str, Any]:
     return {**card, "gates": [g.to_json() for g in gates], "warnings": warnings_of(card)}
 
 
-def with_claim(directory: Path, bench: Benchmark, summary: dict[str, Any]) -> dict[str, Any]:
-    """`summary` with its `claim` section recomputed (for a writer about to write it)."""
-    return {**summary, "claim": claim_section(directory, bench)}
+def recorded_claim(directory: Path, bench: Benchmark) -> dict[str, Any]:
+    """The section a writing command records: the card, or, when a part of the folder it
+    reads cannot be read, the reason (the command's own outputs do not depend on it;
+    `verify` refuses such a folder as bad input)."""
+    from locoscore.errors import InputError
+
+    try:
+        return claim_section(directory, bench)
+    except InputError as exc:
+        return {"version": 1, "error": str(exc)}
 
 
 def write_claim(directory: Path, bench: Benchmark) -> dict[str, Any] | None:
@@ -38,6 +45,6 @@ def write_claim(directory: Path, bench: Benchmark) -> dict[str, Any] | None:
     if not (directory / SUMMARY).is_file():
         return None
     summary = load_summary(directory)
-    claim = claim_section(directory, bench)
+    claim = recorded_claim(directory, bench)
     write_json_atomic(directory / SUMMARY, {**summary, "claim": claim})
     return claim

@@ -162,6 +162,8 @@ def card_blocks(claim: dict[str, Any] | None) -> list[Block]:
     if not claim:
         return []
     out: list[Block] = [Heading("Claim card")]
+    if claim.get("error"):
+        return [*out, Banner(f"Claim card not computed: {claim['error']}")]
     out += [Banner(line) for line in verdict_lines(claim)]
     rows = [[name, text] for name, text in card_lines(claim)]
     caption = "What this number can be believed for (docs/reference/claim-card.md)."

@@ -25,7 +25,7 @@ from locoscore.benchmarks.locomo.report.audit_view import audit_summary
 from locoscore.benchmarks.locomo.report.headline import report_title
 from locoscore.benchmarks.locomo.report.load import load_results
 from locoscore.benchmarks.locomo.report.sections import full_report_blocks
-from locoscore.claim.refresh import claim_section
+from locoscore.claim.refresh import recorded_claim
 from locoscore.claim.render import card_blocks
 from locoscore.report.csv import scores_csv
 from locoscore.report.document import Figure
@@ -179,7 +179,7 @@ def build_reports(
     write_text_atomic(directory / SUMMARY, dumps_json(summary))
     from locoscore.benchmarks.locomo import LOCOMO
 
-    summary["claim"] = claim_section(directory, LOCOMO)
+    summary["claim"] = recorded_claim(directory, LOCOMO)
     blocks = [*blocks[:1], *card_blocks(summary["claim"]), *blocks[1:]]
     outputs: dict[Path, str] = {
         directory / REPORT_MD: render_markdown(blocks),
