@@ -13,7 +13,6 @@ from locoscore.board.entries import Entry
 def _failed(folder: Path) -> tuple[str, ...]:
     from locoscore.benchmarks import get_benchmark, recorded_benchmark
     from locoscore.claim.verify import verify
-
     from locoscore.errors import InputError
 
     try:
