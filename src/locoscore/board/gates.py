@@ -3,13 +3,11 @@ a row that fails one is marked and never shown as the leader of its group."""
 
 from __future__ import annotations
 
-from functools import lru_cache
 from pathlib import Path
 
 from locoscore.board.entries import Entry
 
 
-@lru_cache(maxsize=256)
 def _failed(folder: Path) -> tuple[str, ...]:
     from locoscore.benchmarks import get_benchmark, recorded_benchmark
     from locoscore.claim.verify import verify
@@ -28,5 +26,5 @@ def failed_gates(entry: Entry) -> tuple[str, ...]:
 
 
 def gate_names(lines: tuple[str, ...]) -> str:
-    """What the board's Gates column says: pass, or FAIL and the gates' names."""
+    """A row's gate status in a word: pass, or FAIL and the names of the gates it fails."""
     return "pass" if not lines else "FAIL " + ", ".join(line.split(":", 1)[0] for line in lines)
