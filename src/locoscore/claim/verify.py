@@ -64,12 +64,15 @@ def verify(
 
 def compare_lines(folders: list[Path], bench: Benchmark) -> list[str]:
     """`compare`'s claim lines: the card lines that differ between the folders, named A, B,
-    ... as compare names them (none when the cards agree)."""
+    ... as compare names them (none when the cards agree; one line saying why when a card
+    cannot be read: the comparison itself stands)."""
     from locoscore.claim.card import build_card
     from locoscore.claim.render import differing_lines
+    from locoscore.errors import InputError
 
-    cards = [(chr(ord("A") + i), build_card(f, bench)) for i, f in enumerate(folders)]
+    try:
+        cards = [(chr(ord("A") + i), build_card(f, bench)) for i, f in enumerate(folders)]
+    except InputError as exc:
+        return [f"claim cards not compared: {exc}"]
     lines = differing_lines(cards)
-    if not lines:
-        return ["claim cards: no line differs"]
-    return ["claim card lines that differ:", *(f"  {line}" for line in lines)]
+    return ["claim card lines that differ:", *(f"  {line}" for line in lines)] if lines else []
