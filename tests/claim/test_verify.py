@@ -158,3 +158,16 @@ def test_bad_input_is_one_line_exit_2(tmp_path):
     assert output.strip() == (
         "error: field '--max-failed': 3.0: expected a share of the questions, 0-1"
     )
+
+
+def test_a_folder_whose_parts_disagree_fails(bm25_run, tmp_path):
+    tampered = _copy(bm25_run, tmp_path / "tampered")
+    run = json.loads((tampered / "run.json").read_text())
+    run["predictions"]["records"] = 61  # run.json says one answer more than the file holds
+    (tampered / "run.json").write_text(json.dumps(run))
+    code, output = invoke("verify", str(tampered))
+    assert code == 1, output
+    assert _lines(output, "FAIL") == [
+        "FAIL consistent: folder parts disagree: run.json records 61 predictions, "
+        "predictions.jsonl holds 60"
+    ]
