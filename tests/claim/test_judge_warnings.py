@@ -34,12 +34,13 @@ def test_judging_its_own_answers_is_a_warning_that_flips_with_the_judge(
 ):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-claim-0123456789")
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
-    with FakeProvider(FakeConfig(timeout_s=5.0)) as fake:
+    with FakeProvider(FakeConfig(latency_s=0.0, timeout_s=5.0)) as fake:
         run = tmp_path / "run"
         code, output = invoke(
             "run", "--system", "bm25", "--dataset", str(locomo_path), "--limit", "20",
             "--out", str(run), "--no-progress", "--answer-provider", "openai-compatible",
             "--answer-model", "gpt-4o-mini", "--answer-base-url", fake.openai_url,
+            "--skip-probe",
         )  # fmt: skip
         assert code == 0, output
         seen = {}
