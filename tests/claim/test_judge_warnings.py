@@ -74,3 +74,28 @@ def test_judging_its_own_answers_is_a_warning_that_flips_with_the_judge(
     assert code == 0, output
     assert "warning:" not in output
     assert "  judge audit: yes: lenient 3 %" in output.splitlines()
+
+
+def test_judge_replies_it_cannot_parse_count_as_unparsable_failures(
+    bm25_run, locomo_path, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-claim-0123456789")
+    folder = tmp_path / "judged"
+    shutil.copytree(bm25_run, folder, ignore=shutil.ignore_patterns("run_state.sqlite"))
+    with FakeProvider(FakeConfig(latency_s=0.0, timeout_s=5.0, faults={"empty": 1.0})) as fake:
+        code, output = invoke(
+            "judge", str(folder / "predictions.jsonl"), "--out", str(folder), "--dataset",
+            str(locomo_path), "--provider", "openai-compatible", "--model", "judge-x",
+            "--base-url", fake.openai_url, "--runs", "1", "--no-progress",
+        )  # fmt: skip
+    assert code == 1, output  # the judge's own gate: too many runs without a verdict
+    verdicts = [json.loads(line) for line in (folder / "judgments.jsonl").read_text().splitlines()]
+    # every call's reply was empty: no verdict in it
+    unparsed = {v["key"] for v in verdicts if v["error"] == "empty reply"}
+    assert len(unparsed) == 47  # the sample's questions the judge scores (adversarial aside)
+    claim = json.loads((folder / "summary.json").read_text())["claim"]
+    assert claim["failures"]["by_kind"]["unparsable"] == len(unparsed)
+    assert claim["failures"]["failed"] == len(unparsed)
+    code, output = invoke("verify", str(folder))
+    assert code == 1, output
+    assert f"{len(unparsed)} unparsable), threshold 2.0 %" in output

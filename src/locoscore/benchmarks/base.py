@@ -239,6 +239,15 @@ class Benchmark(ABC):
             return None
         return row.metrics[0].label, dict(row.scores)
 
+    def unscored_questions(self, directory: Path) -> int | None:
+        """Questions of a judged folder the judge left without a verdict (every run of them
+        failed). Default: the judge section's `unscored` count."""
+        from locoscore.results.folder import load_summary
+
+        judge = load_summary(directory).get("judge")
+        count = judge.get("unscored") if isinstance(judge, dict) else None
+        return count if isinstance(count, int) else None
+
     def question_total(self, data: Any, *, include_excluded: bool = True) -> int:
         """How many questions the data file holds (a folder with fewer is a subset)."""
         conversations = self.conversations(data)

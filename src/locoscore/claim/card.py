@@ -169,20 +169,15 @@ def _judge(folder: Folder) -> dict[str, Any] | None:
     }
 
 
-def _unscored(folder: Folder) -> tuple[int, int]:
+# The errors `judge.parsing.parse_verdict` gives a reply it finds no verdict in.
+_UNPARSED = ("unparseable reply", "empty reply")
+
+
+def _unscored(folder: Folder, bench: Benchmark) -> tuple[int, int]:
     """(questions the judge left without a verdict, of them: unparsable replies)."""
-    judge = folder.judge
-    if judge is None:
+    if folder.judge is None:
         return 0, 0
-    recorded = judge.get("unscored")
-    if isinstance(recorded, int):
-        unscored = recorded
-    else:  # per-question rows of the judge (a j_mean of None after every run failed)
-        unscored = sum(
-            1
-            for r in folder.scores or []
-            if "j_runs" in r and r.get("j_mean") is None and r.get("prediction") is not None
-        )
+    unscored = bench.unscored_questions(folder.path) or 0
     verdicts: dict[str, list[str | None]] = {}
     for row in folder.judgments or []:
         verdicts.setdefault(str(row.get("key")), []).append(row.get("error"))
@@ -192,16 +187,16 @@ def _unscored(folder: Folder) -> tuple[int, int]:
         for errors in verdicts.values()
         if errors
         and all(e is not None for e in errors)
-        and any("unparseable" in str(e) for e in errors)
+        and any(str(e).startswith(_UNPARSED) for e in errors)
     )
     return unscored, min(unparsable, unscored)
 
 
-def _failures(folder: Folder) -> dict[str, Any]:
+def _failures(folder: Folder, bench: Benchmark) -> dict[str, Any]:
     records = folder.predictions or []
     overflow = sum(1 for r in records if str(r.get("error") or "").startswith("context_overflow"))
     errors = sum(1 for r in records if r.get("error") is not None) - overflow
-    unscored, unparsable = _unscored(folder)
+    unscored, unparsable = _unscored(folder, bench)
     failed = errors + overflow + unscored
     questions = len(folder.question_ids())
     return {
@@ -294,7 +289,7 @@ def build_card(
         "models": _models(folder),
         "judge": _judge(folder),
         "runs_per_question": (folder.judge or {}).get("runs"),
-        "failures": _failures(folder),
+        "failures": _failures(folder, bench),
         "retrieval": _retrieval(folder),
         "floor": None,
         "ceiling": None,

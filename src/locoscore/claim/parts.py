@@ -54,7 +54,7 @@ def _lines(path: Path) -> list[dict[str, Any]] | None:
 
 
 def question_id(row: dict[str, Any]) -> str:
-    """A row's question: its `question_id`, else LoCoMo's `sample_id#qa_index` key."""
+    """A row's question: its `question_id`, else its row key (`results.folder.row_key`)."""
     value = row.get("question_id")
     return str(value) if value is not None else row_key(row)
 

@@ -53,6 +53,11 @@ class LoCoMo(Benchmark):
 
         return headline_scores(directory)
 
+    def unscored_questions(self, directory: Path) -> int | None:
+        from locoscore.benchmarks.locomo.claim import unscored_questions
+
+        return unscored_questions(directory)
+
     def errata_ceiling(self, directory: Path) -> dict[str, Any] | None:
         from locoscore.benchmarks.locomo.claim import errata_ceiling
 

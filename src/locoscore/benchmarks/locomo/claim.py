@@ -41,6 +41,16 @@ def headline_scores(directory: Path) -> tuple[str, dict[str, float]] | None:
     return None
 
 
+def unscored_questions(directory: Path) -> int:
+    """Answered questions whose every judge run failed: a row judged (`j_runs`) whose
+    `j_mean` is null."""
+    return sum(
+        1
+        for r in _rows(directory)
+        if "j_runs" in r and r.get("j_mean") is None and r.get("prediction") is not None
+    )
+
+
 def errata_ceiling(directory: Path) -> dict[str, Any]:
     """The ceiling on the folder's questions, from the errata summary.json recorded, else
     from the list at hand (`$LOCOSCORE_ERRATA`, the fetched copy) mapped onto the recorded
