@@ -12,9 +12,10 @@ import pytest
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 PLUS = SHARED / "locomo-plus" / "locomo_plus.json"
 LOCOMO = SHARED / "locomo10.json"
-# items 0-3 are causal, 101-102 state, 201 goal, 301 value; 1 and 101 have one-week
-# gaps, 5 and 104 vague ones ("several months later")
-CUT = (0, 1, 5, 101, 104, 201, 301)
+# Nine items of the real file: causal 0 (two weeks), 1 (one week), 56 (several months);
+# state 101 (two months), 104 (one week); goal 216 (several months), 250 (three months);
+# value 301 (one month), 318 (a couple of months). Five are short-gap: 1, 56, 104, 216, 318.
+NINE = (0, 1, 56, 101, 104, 216, 250, 301, 318)
 
 
 def need_real_data() -> None:
@@ -22,7 +23,7 @@ def need_real_data() -> None:
         pytest.skip("LoCoMo-Plus or locomo10.json not at ../shared/data")
 
 
-def write_cut(folder: Path, indices: tuple[int, ...] = CUT) -> Path:
+def write_cut(folder: Path, indices: tuple[int, ...] = NINE) -> Path:
     """A folder holding locomo_plus.json (the chosen items of the real file, in order) and
     a copy of the real locomo10.json."""
     need_real_data()

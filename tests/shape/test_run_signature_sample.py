@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from beam_helpers import BEAM_100K, rule
+from locomo_plus_helpers import NINE, level_verdict, write_cut
 from run_helpers import answer_requests, echo_first_memory, run_cli
 from shapes import SHAPES, TINY, shape_id, write_tiny_data
 from typer.testing import CliRunner
@@ -89,6 +90,11 @@ def _beam(root: Path) -> Cut:
     return Cut("beam", root / "100K", 20, "ability", rule)
 
 
+def _locomo_plus(root: Path) -> Cut:
+    """Nine items of the real file (three causal, two of each other relation)."""
+    return Cut("locomo-plus", write_cut(root / "plus", NINE), 9, "relation", level_verdict)
+
+
 def _tiny(root: Path) -> Cut:
     """The example plugin's six questions (two types), its data as a file."""
     return Cut(TINY, write_tiny_data(root / "tiny.json"), 6, "type", reference_recall_score)
@@ -96,9 +102,13 @@ def _tiny(root: Path) -> Cut:
 
 @pytest.fixture(params=SHAPES, ids=shape_id)
 def cut(request: pytest.FixtureRequest, tmp_path: Path, fake: FakeProvider) -> Cut:
-    made = {"locomo": _locomo, "longmemeval": _longmemeval, "beam": _beam, TINY: _tiny}[
-        request.param
-    ]
+    made = {
+        "locomo": _locomo,
+        "longmemeval": _longmemeval,
+        "beam": _beam,
+        "locomo-plus": _locomo_plus,
+        TINY: _tiny,
+    }[request.param]
     (tmp_path / "data").mkdir()
     chosen = made(tmp_path / "data")
     fake.config.verdict = chosen.verdict
