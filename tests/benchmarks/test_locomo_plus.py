@@ -6,7 +6,9 @@ fake provider (real local HTTP), failed calls counted apart."""
 from __future__ import annotations
 
 import hashlib
+import http.server
 import json
+import threading
 from collections import Counter
 from collections.abc import Iterator
 from datetime import datetime, timedelta
@@ -223,3 +225,48 @@ def test_the_binary_protocol_is_refused_in_one_line(
     assert result.exit_code == 2 and fake.requests == 0
     assert "three levels" in result.output and "Traceback" not in result.output
     assert not (tmp_path / "out").exists()
+
+
+# -- dataset fetch ------------------------------------------------------------------------
+def _serve(body: bytes) -> tuple[http.server.ThreadingHTTPServer, str]:
+    class Repository(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Repository)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_port}/data/locomo_plus.json"
+
+
+@pytest.mark.parametrize("corrupt", [False, True])
+def test_fetch_saves_the_pinned_file_only_when_its_sha256_matches(
+    tmp_path: Path, corrupt: bool
+) -> None:
+    need_real_data()
+    body = PLUS.read_bytes()
+    server, url = _serve(body[:-1] + b" " if corrupt else body)
+    dest = tmp_path / "cache" / "locomo_plus.json"
+    try:
+        result = CliRunner().invoke(
+            app, ["dataset", "fetch", "locomo-plus", "--url", url, "--dest", str(dest)]
+        )
+    finally:
+        server.shutdown()
+    if corrupt:
+        assert result.exit_code == 2 and "sha256" in result.output and not dest.exists()
+    else:
+        assert result.exit_code == 0, result.output
+        assert dest.read_bytes() == body
+    # the default source is the official repository at the commit the facts were read at
+    known = BENCH.fetch_names["locomo-plus"]
+    assert known.url == (
+        "https://raw.githubusercontent.com/xjtuleeyf/Locomo-Plus/"
+        "059f4e3d38f7f1f96765e8e2cb7de3097551bffb/data/locomo_plus.json"
+    )
+    assert known.sha256 == hashlib.sha256(body).hexdigest()

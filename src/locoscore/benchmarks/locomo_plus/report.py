@@ -29,6 +29,7 @@ def _shown(block: dict[str, Any] | None) -> str:
 
 
 def write_report(directory: Path, description: str) -> list[Path]:
+    from locoscore.judge.folder import over_phrase
     from locoscore.report.document import Banner, Block, Heading, Notes, Paragraph, Table
     from locoscore.report.html import render_html
     from locoscore.report.markdown import render_markdown
@@ -50,12 +51,14 @@ def write_report(directory: Path, description: str) -> list[Path]:
     if judge:
         strict, apart = judge.get("strict") or {}, judge.get("short_gap")
         parts.append(
-            f"J: {_shown(judge['overall'])} over {judge['judged']} of {judge['questions']} "
-            f"replies; strict J (without the {strict.get('left_out', 0)} short-gap items): "
+            f"J: {_shown(judge['overall'])} {over_phrase(judge)}; strict J (without the "
+            f"{strict.get('left_out', 0)} short-gap items): "
             f"{_shown(strict.get('overall'))}; short-gap items alone: {_shown(apart)}"
         )
     if answers:
         parts.append(f"{answers['answered']} of {answers['questions']} triggers answered")
+    if judge.get("failed_answers"):  # never sent to the judge; they count 0 and are named
+        parts.append(f"{judge['failed_answers']} failed answers count 0 in J")
     blocks.append(Paragraph("; ".join(parts) or "Not judged yet."))
     if judge:
         strict_types = (judge.get("strict") or {}).get("by_type") or {}
