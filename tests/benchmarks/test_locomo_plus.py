@@ -209,7 +209,7 @@ def test_failed_judge_calls_are_no_verdict_never_a_wrong_answer(
     the three long-gap items left (1.5/3); past --max-unscored 10 % the command fails."""
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-plus-0123456789")
     fake.config.scores = ["refusal"]
-    result, section = _judge(tmp_path, fake, "--runs", "2")
+    result, section = _judge(tmp_path, fake, "--runs", "1")
     assert result.exit_code == 1 and "above --max-unscored 10%" in result.output
     assert (section["questions"], section["scored"], section["unscored"]) == (9, 8, 1)
     assert section["overall"]["mean"] == pytest.approx(100 * 4.5 / 8)
