@@ -8,6 +8,9 @@ from __future__ import annotations
 import hashlib
 import http.server
 import json
+import os
+import subprocess
+import sys
 import threading
 from collections import Counter
 from collections.abc import Iterator
@@ -270,3 +273,46 @@ def test_fetch_saves_the_pinned_file_only_when_its_sha256_matches(
         "059f4e3d38f7f1f96765e8e2cb7de3097551bffb/data/locomo_plus.json"
     )
     assert known.sha256 == hashlib.sha256(body).hexdigest()
+
+
+# -- bad input: one line, exit 2 ------------------------------------------------------------
+def _cli_line(args: list[str], cache: Path) -> str:
+    env = {k: v for k, v in os.environ.items() if k != "LOCOSCORE_DATASET"}
+    env["XDG_CACHE_HOME"] = str(cache)  # an empty user cache: nothing fetched
+    env["ANTHROPIC_API_KEY"] = "sk-ant-test-plus-0123456789"
+    proc = subprocess.run(
+        [sys.executable, "-m", "locoscore", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr and proc.stdout == ""
+    [line] = proc.stderr.strip().splitlines()
+    return line
+
+
+def test_without_locomo10_the_one_line_says_where_it_is_looked_for(tmp_path: Path) -> None:
+    need_real_data()
+    (tmp_path / "plus").mkdir()
+    (tmp_path / "plus" / "locomo_plus.json").write_bytes(PLUS.read_bytes())
+    info = ["dataset", "info", "--benchmark", "locomo-plus"]
+    line = _cli_line([*info, "--dataset", str(tmp_path / "plus")], tmp_path / "cache")
+    assert "locomo10.json" in line and "$LOCOSCORE_DATASET" in line
+    line = _cli_line(info, tmp_path / "cache")  # nothing given, nothing fetched
+    assert "`locoscore dataset fetch locomo-plus`" in line
+
+
+def test_an_answer_to_no_item_is_refused_naming_the_record(tmp_path: Path) -> None:
+    data = write_cut(tmp_path / "data", (0, 101))
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text('{"question_id": "lp-000", "prediction": "x"}\n'
+                       '{"question_id": "lp-007", "prediction": "y"}\n')  # fmt: skip
+    line = _cli_line(
+        ["judge", str(answers), "--benchmark", "locomo-plus", "--dataset", str(data),
+         "--out", str(tmp_path / "out"), "--base-url", "http://127.0.0.1:9"],
+        tmp_path / "cache",
+    )  # fmt: skip
+    assert str(answers) in line and "lp-007" in line
+    assert not (tmp_path / "out").exists()

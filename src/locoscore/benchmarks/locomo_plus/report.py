@@ -41,8 +41,9 @@ def write_report(directory: Path, description: str) -> list[Path]:
     title = f"{who or 'answers'} on {description}"
     blocks: list[Block] = [Heading(title, 1)]
     judge = summary.get("judge") or {}
-    if judge.get("sample"):
-        blocks.append(Banner(f"Subset ({judge['sample']['signature']}): not the full benchmark."))
+    sample = judge.get("sample") or run.get("sample")  # a judged run's, else the run's
+    if sample:
+        blocks.append(Banner(f"Subset ({sample['signature']}): not the full benchmark."))
     for verb, part in (("answered", run.get("answer")), ("judged", judge)):
         if ((part or {}).get("served") or {}).get("fake"):
             blocks.append(Banner(f"{verb.capitalize()} by locoscore's fake provider, not a model."))
