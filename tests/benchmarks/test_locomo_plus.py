@@ -122,11 +122,20 @@ def test_the_33_short_gap_items_are_found(real: PlusData) -> None:
 def test_stitching_draws_are_the_documented_sha256_draws(real: PlusData) -> None:
     key = b"locomo-plus/stitch-v1/seed=0/item=0/conversation"
     assert draw(0, "conversation") == int.from_bytes(hashlib.sha256(key).digest()[:8], "big")
-    questions = BENCH.questions(real, BENCH.conversations(real))
+    conversations = BENCH.conversations(real)
+    questions = BENCH.questions(real, conversations)
     samples = [s.sample_id for s in real.locomo.samples]
     for i in (0, 1, 200, 400):
         chosen = samples[draw(i, "conversation") % len(samples)]
         assert questions[i].record_ids["locomo_conversation"] == chosen
+        # speaker A is the conversation's first speaker on an even draw, else its second
+        a = conversations[i].speakers[draw(i, "speakers") % 2]
+        assert questions[i].text.startswith(f"{a}: ")
+    firsts = Counter(
+        q.text.startswith(f"{c.speakers[0]}: ")
+        for c, q in zip(conversations, questions, strict=True)
+    )
+    assert firsts[True] > 150 and firsts[False] > 150  # both speakers play A
     # the items spread over all ten conversations
     assert len({q.record_ids["locomo_conversation"] for q in questions}) == 10
 

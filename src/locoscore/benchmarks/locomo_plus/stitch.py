@@ -73,7 +73,12 @@ def stitch(data: PlusData, item: PlusItem) -> tuple[Conversation, Question]:
     ident = item_id(item)
     cue_turns = tuple(TurnInput(speaker[line.role], "", line.text) for line in item.cue)
     cue = SessionInput(
-        ident, 0, locomo_date(cue_at), cue_at.isoformat(timespec="minutes"), cue_turns, names
+        ident,
+        0,
+        locomo_date(cue_at),
+        cue_at.isoformat(timespec="minutes"),
+        cue_turns,
+        base.speakers,
     )
     # after every session dated at or before the cue (undated ones keep their place)
     position = 0
@@ -91,9 +96,9 @@ def stitch(data: PlusData, item: PlusItem) -> tuple[Conversation, Question]:
         if session is cue:
             evidence = [t.dia_id for t in turns]
         sessions.append(
-            SessionInput(ident, number, session.date_raw, session.date_iso, turns, names)
+            SessionInput(ident, number, session.date_raw, session.date_iso, turns, base.speakers)
         )
-    conversation = Conversation(ident, names, tuple(sessions))
+    conversation = Conversation(ident, base.speakers, tuple(sessions))
     question = Question(
         question_id=ident,
         conversation_id=ident,
