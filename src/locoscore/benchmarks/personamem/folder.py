@@ -35,8 +35,9 @@ def score_answers(bench: PersonaMem, call: ScoreCall, t: Terminal) -> bool:
     )
     pairs = [(str(r.get("question_id")), str(r.get(key))) for _, r in records if not r.get("error")]
     ours = answers_identity(str(call.predictions), pairs, file_sha256=sha256_file(call.predictions))
-    kept = _claim(call.out, ours, call.replace)
+    # the folder guard first: another run's folder is refused (or, --replace, emptied)
     t.claim(call.out, ours, replace=call.replace)
+    kept = _claim(call.out, ours, call.replace)
     scored = {"path": str(call.predictions), "sha256": ours.file_sha256, **ours.to_json()}
     summary = bench._write(rows, data, call.out, {**kept, "scored": scored})
     for line in summary_lines(summary):
