@@ -44,7 +44,8 @@ class PersonaMem(Benchmark):
     commands = frozenset({"run", "dataset", "score", "report", "compare"})
     fetch_names = FETCH_NAMES
     answer_prompt_name = "locoscore-personamem-answer-v1"
-    answer_max_tokens = 16  # one option letter; a longer reply is still read (strictly)
+    # answer_max_tokens stays the default 128: the prompt asks for one letter, but a model
+    # that explains itself first is still read (strictly) rather than cut off
     # The option order's seed: part of the signature (`signature_part`) and of run.json's
     # dataset section, so two runs shown in another order never pass for the same run.
     shuffle_seed = 0
