@@ -4,11 +4,16 @@ report, board and compare end to end with the fake provider's answerer."""
 
 from __future__ import annotations
 
+import functools
+import http.server
 import json
 import re
+import shutil
+import threading
 import warnings
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -293,3 +298,36 @@ def test_score_guards_a_run_folder(tmp_path: Path) -> None:
     assert replaced.exit_code == 0, replaced.output
     assert not (out / "run.json").exists() and not (out / "predictions.jsonl").exists()
     assert "run" not in json.loads((out / "summary.json").read_text())
+
+
+@contextmanager
+def serving(root: Path) -> Iterator[str]:
+    """`root` over a local HTTP server, its URL."""
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
+    handler.log_message = lambda *args: None  # type: ignore[attr-defined]
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@real
+def test_fetch_with_a_url_checks_each_file_against_its_pin(tmp_path: Path) -> None:
+    served = tmp_path / "served"
+    shutil.copytree(REAL_32K, served / "good")
+    write_folder(served / "bad")  # the same names, other bytes
+    dest, wrong = tmp_path / "pm" / "32k", tmp_path / "wrong" / "32k"
+    with serving(served) as url:
+        done = cli("dataset", "fetch", "personamem", "--url", url + "good", "--dest", str(dest))
+        refused = cli("dataset", "fetch", "personamem", "--url", url + "bad", "--dest", str(wrong))
+    assert done.exit_code == 0, done.output
+    assert sorted(p.name for p in dest.iterdir()) == ["documents.json.gz", "queries.json.gz"]
+    assert BENCH.data_version(BENCH.load(dest)) == "personamem-32k-derived"
+    assert refused.exit_code == 2, refused.output
+    line = " ".join(refused.stderr.split())  # one error, wrapped at the runner's 80 columns
+    assert line.count("error:") == 1 and "Traceback" not in line
+    assert "expected 26b7eaa63a55" in line  # documents.json.gz: the first checked
+    assert not wrong.exists() and not list(wrong.parent.iterdir())

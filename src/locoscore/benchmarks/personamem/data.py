@@ -31,7 +31,6 @@ PINNED = {
     QUERIES: "a5207c2c29a5b60cf2311c2413b14dcc67e8f889a75f1e3760dc931ee09f866a",
     DOCUMENTS: "26b7eaa63a55c8957f411360b2dcd1e898a9dcdd14885c43bf063a4e431262b5",
 }
-PINNED_SIZES = {QUERIES: 352_804, DOCUMENTS: 1_658_862}
 # In the order of their counts on the 32k split (the peer's names, not the paper's).
 QUESTION_TYPES = (
     "track_full_preference_evolution",
