@@ -202,12 +202,14 @@ class PersonaMem(Benchmark):
             self.shuffle_seed,
             predictions,
         )
-        summary = self._write(rows, data, out, {"run": run_section})
+        summary = self.write_scores(rows, data, out, {"run": run_section})
         return {**summary, "_written": (PREDICTIONS, RUN_JSON, *self.run_files)}
 
-    def _write(
+    def write_scores(
         self, rows: list[dict[str, Any]], data: PersonaMemData, out: Path, extra: dict[str, Any]
     ) -> dict[str, Any]:
+        """scores.jsonl and summary.json of scored rows (a run's, or `score`'s answers),
+        with the floors over the same questions; `extra`: the run or answers section."""
         from locoscore.benchmarks.personamem import scoring
 
         asked = {r["question_id"] for r in rows}

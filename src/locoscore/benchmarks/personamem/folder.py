@@ -39,7 +39,7 @@ def score_answers(bench: PersonaMem, call: ScoreCall, t: Terminal) -> bool:
     t.claim(call.out, ours, replace=call.replace)
     kept = _claim(call.out, ours, call.replace)
     scored = {"path": str(call.predictions), "sha256": ours.file_sha256, **ours.to_json()}
-    summary = bench._write(rows, data, call.out, {**kept, "scored": scored})
+    summary = bench.write_scores(rows, data, call.out, {**kept, "scored": scored})
     for line in summary_lines(summary):
         t.out.print(line, highlight=False, soft_wrap=True)
     t.out.print(f"wrote {call.out}/{SCORES}, {SUMMARY}", highlight=False)
