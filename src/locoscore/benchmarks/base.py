@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     )
     from locoscore.data.sample import QuestionSample, SampleSpec
     from locoscore.generic.parts import JudgeRules, Metric
+    from locoscore.judge.panel.questions import JudgedQuestion
+    from locoscore.judge.prompts import PromptTemplate
     from locoscore.results.board_row import BoardRow
 
 
@@ -370,6 +372,20 @@ class Benchmark(ABC):
             self.draw_sample,
         )
         return await judge_answers(task, answers, settings, out, **options)
+
+    # -- judge panel (`judge --panel`) --------------------------------------------------
+    def judged_questions(self, directory: Path) -> list[JudgedQuestion]:
+        """A judged folder's questions (id, type name, the judge's score 0-100), which a
+        judge panel compares across its judges. Default: scores.jsonl as the generic judge
+        writes it (`question_id`, the type, `j` on 0-1)."""
+        from locoscore.judge.panel.questions import generic_judged_questions
+
+        return generic_judged_questions(directory)
+
+    def official_judge_template(self, protocol: str) -> PromptTemplate | None:
+        """The panel's `official` variant: the benchmark's published grading rules in our
+        own words, for `protocol`. None: no such variant (the default judge follows them)."""
+        return None
 
     # What the default `judge` and `audit` commands print: lines
     # built from the summary section (or audit document) it returned; a dry run's lines
