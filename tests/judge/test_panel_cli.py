@@ -21,6 +21,9 @@ from locoscore.testing.fake_provider import (
 )
 
 runner = CliRunner()
+# the run's evidence recall of question k by k % 4: odd questions (terse: "No idea") lost
+# with nothing retrieved (k % 4 == 1) or with every evidence turn retrieved (k % 4 == 3)
+RECALL = (1.0, 0.0, 0.5, 1.0)
 
 
 @pytest.fixture
@@ -41,9 +44,10 @@ def write_answers(locomo: Path, out: Path) -> tuple[Path, Path]:
 
     def write(path: Path, answer: Any) -> Path:
         lines = [
-            json.dumps({"sample_id": sid, "qa_index": i, "category": q["category"],
-                        "question": q["question"], "answer": q["answer"],
-                        "prediction": answer(k, str(q["answer"]))})
+            json.dumps({"sample_id": sid, "qa_index": i, "question_id": f"{sid}#{i}",
+                        "category": q["category"], "question": q["question"],
+                        "answer": q["answer"], "prediction": answer(k, str(q["answer"])),
+                        "evidence_recall": RECALL[k % 4]})
             for k, (sid, i, q) in enumerate(qs)
         ]  # fmt: skip
         path.write_text("\n".join(lines) + "\n")
@@ -86,6 +90,7 @@ def test_panel_headline_per_judge_spread_and_board_flip(
     assert set(section["spread"]["by_type"].values()) == {100.0}
     assert len(section["split"]) == 40
     assert section["agreement"]["krippendorff_alpha"]["overall"] == -0.975  # by hand above
+    assert section["losses"]["overall"] == {"judges split": 40}
     summary = json.loads((tmp_path / "verbose" / "summary.json").read_text())
     assert summary["panel"]["judges"]["exact"]["signature"].startswith("judge:binary|")
     # each judge its own folder and signature, side by side, never one merged J
@@ -96,9 +101,28 @@ def test_panel_headline_per_judge_spread_and_board_flip(
     assert "spread (largest - smallest J): 100.0 points" in result.output
     # terse: 20 of 40 are the gold itself, so both judges give 50; they never split
     calls = lenient.generation_calls + strict.generation_calls
-    result = judge(terse, tmp_path / "terse", panel, locomo_path)
+    # the gold-evidence run: here the verbose answers under the contains judge, all right
+    gold = tmp_path / "verbose" / "judges" / "contains"
+    result = judge(terse, tmp_path / "terse", panel, locomo_path, "--gold-evidence", str(gold))
     assert result.exit_code == 0, result.output
     section = json.loads((tmp_path / "terse" / "panel.json").read_text())
+    # the 20 odd questions are lost under both judges: 10 with nothing retrieved, 10 with
+    # the evidence retrieved and "No idea" answered
+    losses = section["losses"]
+    assert losses["overall"] == {"not retrieved": 10, "abstained": 10}
+    assert losses["causes"]["conv-26#1"] == "not retrieved"
+    assert losses["causes"]["conv-26#3"] == "abstained"
+    # with the gold evidence all 40 are right: P = 1; all 20 losses are the memory's
+    assert losses["gold_evidence"] == {
+        "questions": 40,
+        "p_correct_given_gold_retrieved": 1.0,
+        "lost": 20,
+        "lost_answered_with_gold": 20,
+        "memory_share_of_losses": 1.0,
+    }
+    assert (
+        "## Why each question was lost (20 of 40)" in (tmp_path / "terse" / "panel.md").read_text()
+    )
     assert [section["judges"][n]["overall"]["mean"] for n in ("contains", "exact")] == [50, 50]
     assert section["spread"]["overall"] == 0.0 and section["split"] == []
     assert lenient.generation_calls + strict.generation_calls == calls + 80

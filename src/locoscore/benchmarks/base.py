@@ -382,6 +382,11 @@ class Benchmark(ABC):
 
         return generic_judged_questions(directory)
 
+    def disputed_questions(self, errata: Any) -> frozenset[str]:
+        """The questions whose gold answer the errata (`errata()`'s list) dispute, as
+        `judged_questions` names them: a loss there may be the benchmark's. None by default."""
+        return frozenset()
+
     def official_judge_template(self, protocol: str) -> PromptTemplate | None:
         """The panel's `official` variant: the benchmark's published grading rules in our
         own words, for `protocol`. None: no such variant (the default judge follows them)."""

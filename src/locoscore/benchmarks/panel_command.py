@@ -72,9 +72,17 @@ def _settings(bench: Benchmark, call: JudgeCall, judge: PanelJudge, base: Path) 
     )
 
 
-def panel_command(bench: Benchmark, call: JudgeCall, panel: Path, t: Terminal) -> bool:
-    """Every judge in turn, then the panel's account; True (exit 1) when a judge failed."""
+def panel_command(
+    bench: Benchmark,
+    call: JudgeCall,
+    panel: Path,
+    t: Terminal,
+    gold_evidence: Path | None = None,
+) -> bool:
+    """Every judge in turn, then the panel's account; True (exit 1) when a judge failed.
+    `gold_evidence`: the judged folder of a gold-evidence run of the same answer model."""
     calls = panel_calls(bench, call, panel)
+    gold_right = None if gold_evidence is None else read_gold_right(bench, gold_evidence)
     estimates: dict[str, Any] = {}
     outcomes = []
     for name, template, own in calls:
@@ -86,7 +94,8 @@ def panel_command(bench: Benchmark, call: JudgeCall, panel: Path, t: Terminal) -
     if call.dry_run:
         _print_dry_run(t, estimates, [name for name, _, _ in calls])
         return False
-    return _write_panel(call.out, outcomes, t)
+    losses = _losses(bench, call, outcomes, gold_right)
+    return _write_panel(call.out, outcomes, t, losses)
 
 
 def _recording(t: Terminal, estimates: dict[str, Any], name: str) -> Any:
@@ -143,13 +152,58 @@ def _outcome(
     return outcome
 
 
-def _write_panel(out: Path, outcomes: list[JudgeOutcome], t: Terminal) -> bool:
+def read_gold_right(bench: Benchmark, folder: Path) -> dict[str, bool]:
+    """question -> right in the gold-evidence run: under every judge of its panel (a panel
+    folder), else under its one judge. Read before any call: a bad folder costs nothing."""
+    import json
+
+    if not folder.is_dir():
+        raise InputError("not a folder", file=str(folder), field="--gold-evidence")
+    if (folder / PANEL_JSON).is_file():
+        try:
+            scores = json.loads((folder / PANEL_JSON).read_text(encoding="utf-8"))["scores"]
+        except (OSError, ValueError, KeyError, TypeError):
+            raise InputError("no per-judge scores", file=str(folder / PANEL_JSON)) from None
+        by_question: dict[str, list[bool]] = {}
+        for per_judge in scores.values():
+            for qid, score in per_judge.items():
+                if isinstance(score, int | float):
+                    by_question.setdefault(qid, []).append(score >= 50)
+        return {q: all(v) for q, v in by_question.items()}
+    return {
+        q.question_id: q.verdict for q in bench.judged_questions(folder) if q.verdict is not None
+    }
+
+
+def _losses(
+    bench: Benchmark, call: JudgeCall, outcomes: list[JudgeOutcome], gold: dict[str, bool] | None
+) -> dict[str, Any] | None:
+    from locoscore.judge.panel.losses import loss_section, read_answer_facts
+
+    ok = [o for o in outcomes if o.ok]
+    if not ok:
+        return None
+    verdicts: dict[str, list[bool | None]] = {}
+    types: dict[str, str] = {}
+    for i, o in enumerate(ok):
+        for q in o.questions:
+            verdicts.setdefault(q.question_id, [None] * len(ok))[i] = q.verdict
+            types.setdefault(q.question_id, q.type)
+    errata = bench.errata(call.errata, bench.load(call.dataset))
+    facts = read_answer_facts(call.predictions)
+    return loss_section(verdicts, types, facts, bench.disputed_questions(errata), gold)
+
+
+def _write_panel(
+    out: Path, outcomes: list[JudgeOutcome], t: Terminal, losses: dict[str, Any] | None
+) -> bool:
     from locoscore._io import write_json_atomic, write_text_atomic
     from locoscore.judge.panel.report import panel_markdown
     from locoscore.judge.panel.summary import question_scores
     from locoscore.results.folder import load_summary
 
     section = panel_section(outcomes)
+    section["losses"] = losses
     write_json_atomic(out / PANEL_JSON, {**section, "scores": question_scores(outcomes)})
     summary = load_summary(out)
     summary["panel"] = section

@@ -120,6 +120,12 @@ def judge(
         "base_url, protocol, template, runs), each into DIR/judges/<name>/, then the panel's "
         "spread and agreement (DIR/panel.json, panel.md).",
     ),
+    gold_evidence: Path | None = typer.Option(
+        None,
+        "--gold-evidence",
+        help="With --panel: the judged folder of a gold-evidence run of the same answer "
+        "model, for P(correct | gold retrieved) and the memory's share of the losses.",
+    ),
 ) -> None:
     """Judge every prediction N times; rerunning resumes from DIR/judge_cache.sqlite.
 
@@ -166,10 +172,12 @@ def judge(
         user_cache, errata, max_unscored, request, replace, wanted,
         {f: read_run_answer(f) for f in dict.fromkeys((predictions.parent, out))},
     )  # fmt: skip
+    if gold_evidence is not None and panel is None:
+        raise InputError("goes with --panel", field="--gold-evidence")
     if panel is not None:
         from locoscore.benchmarks.panel_command import panel_command
 
-        if panel_command(bench, call, panel, terminal()):
+        if panel_command(bench, call, panel, terminal(), gold_evidence):
             raise typer.Exit(EXIT_FAILED)
         return
     if bench.judge_command(call, terminal()):

@@ -55,6 +55,12 @@ class LoCoMo(Benchmark):
 
         return judged_questions(directory)
 
+    def disputed_questions(self, errata: Any) -> frozenset[str]:
+        """The errata that change the gold (a wrong citation alone leaves it standing)."""
+        if errata is None:
+            return frozenset()
+        return frozenset(e.key for e in errata.entries if e.score_changing)
+
     def official_judge_template(self, protocol: str) -> PromptTemplate | None:
         from locoscore.benchmarks.locomo.panel import official_template
 

@@ -77,10 +77,39 @@ def panel_markdown(section: Mapping[str, Any]) -> str:
         out += _table(["question", "type", "text", *shown], rows)
     else:
         out += ["None: every judge gave every question the same verdict.", ""]
+    if section.get("losses"):
+        out += loss_markdown(section["losses"])
     if section["failed"]:
         failed = ", ".join(section["failed"])
         out += [f"**Failed judges** (no figure above rests on them): {failed}", ""]
     return "\n".join(out)
+
+
+def loss_markdown(losses: Mapping[str, Any]) -> list[str]:
+    """Why each question was lost: causes per type, the gold-evidence figures, and the
+    cause of every lost question."""
+    from locoscore.judge.panel.losses import CAUSES
+
+    out = [f"## Why each question was lost ({losses['lost']} of {losses['questions']})", ""]
+    rows = [
+        [t, *(str(counts.get(c, 0)) for c in CAUSES)] for t, counts in losses["by_type"].items()
+    ]
+    rows.append(["overall", *(str(losses["overall"].get(c, 0)) for c in CAUSES)])
+    out += _table(["type", *CAUSES], rows)
+    gold = losses.get("gold_evidence")
+    if gold:
+        p, share = gold["p_correct_given_gold_retrieved"], gold["memory_share_of_losses"]
+        out += [
+            f"With the gold-evidence run ({gold['questions']} questions in common): "
+            f"P(correct | gold retrieved) = {_cell(None if p is None else 100 * p)} %; "
+            f"{gold['lost_answered_with_gold']} of the {gold['lost']} lost questions are "
+            f"answered right with the gold evidence, so the memory system, not the answerer, "
+            f"is responsible for {_cell(None if share is None else 100 * share)} % of the losses.",
+            "",
+        ]
+    if losses["causes"]:
+        out += _table(["question", "loss cause"], [[q, c] for q, c in losses["causes"].items()])
+    return out
 
 
 def _verdict(value: bool | None) -> str:

@@ -208,6 +208,15 @@ def panel_lines(section: Mapping[str, Any], shown: int = 10) -> list[str]:
         lines.append(f"  {q['question_id']} ({q['type']}): {verdicts}")
     if len(split) > shown:
         lines.append(f"  ... {len(split) - shown} more in panel.md")
+    if losses := section.get("losses"):
+        causes = ", ".join(f"{c} {n}" for c, n in losses["overall"].items()) or "none"
+        lines.append(f"lost questions: {losses['lost']} of {losses['questions']} ({causes})")
+        if gold := losses.get("gold_evidence"):
+            p, share = gold["p_correct_given_gold_retrieved"], gold["memory_share_of_losses"]
+            lines.append(
+                f"P(correct | gold retrieved) {_num(None if p is None else 100 * p, ' %')}; "
+                f"memory's share of the losses {_num(None if share is None else 100 * share, ' %')}"
+            )
     if section["failed"]:
         lines.append(
             f"FAILED judges (no figure above rests on them): {', '.join(section['failed'])}"
