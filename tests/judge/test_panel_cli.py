@@ -141,7 +141,14 @@ def test_panel_headline_per_judge_spread_and_board_flip(
     assert stability["flips"] == [
         {"a": verbose_name, "b": terse_name, "above_under": "contains", "below_under": "exact"}
     ]
-    assert "neither is better" in (tmp_path / "b" / "board.md").read_text()
+    # in each judge's group the two rows share rank 1: neither is called better
+    rows = [r for g in json.loads((tmp_path / "b" / "board.json").read_text())["groups"]
+            for r in g["rows"]]  # fmt: skip
+    assert [(r["rank"], r["tied"]) for r in rows] == [(1, True)] * 4
+    assert [r["order_flips"] for r in rows] == [False, True, False, True]
+    page = (tmp_path / "b" / "board.md").read_text()
+    assert "(order flips under another judge: neither is better)" in page
+    assert "(worse)" not in page and "(better)" not in page
 
 
 def test_panel_reports_a_failed_judge_then_resumes_only_its_calls(

@@ -16,7 +16,9 @@ from locoscore.board.groups import Group, build_groups
 from locoscore.board.page import board_blocks, board_json
 from locoscore.board.rank_stability import (
     RankStability,
+    flipped_rows,
     is_panel_folder,
+    mark_flips,
     rank_stability,
     read_panel_folder,
     stability_blocks,
@@ -74,6 +76,7 @@ def build_board(dirs: list[Path], title: str = DEFAULT_TITLE) -> Board:
     entries: list[Entry] = []
     folders: list[str] = []
     panels = []
+    names: dict[str, str] = {}  # system -> its panel folder as shown
     for arg in dirs:
         for path, shown in results_folders(arg):
             if path.resolve() in seen:
@@ -85,10 +88,15 @@ def build_board(dirs: list[Path], title: str = DEFAULT_TITLE) -> Board:
                 continue
             # a panel folder: one row per judge (each judge's own group), and its order
             panels.append(read_panel_folder(path, shown))
+            names[panels[-1][0]] = shown
             for judge in sorted((path / PANEL_JUDGES).glob("*/")):
                 if (judge / SUMMARY).exists():
                     entries += folder_entries(judge, f"{shown}/{PANEL_JUDGES}/{judge.name}")
-    return Board(title, folders, build_groups(entries), rank_stability(panels))
+    stability = rank_stability(panels)
+    groups = build_groups(entries)
+    if stability is not None:
+        groups = mark_flips(groups, flipped_rows(stability, names))
+    return Board(title, folders, groups, stability)
 
 
 def write_board(board: Board, out: Path) -> list[Path]:

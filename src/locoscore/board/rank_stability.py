@@ -8,16 +8,19 @@ A system is named by its run's system name, else by its folder as given.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 from typing import Any
 
+from locoscore.board.groups import Group
 from locoscore.errors import InputError
 from locoscore.judge.panel.agreement import kendall_tau_b
 from locoscore.report.document import Block, Heading, Paragraph, Table
-from locoscore.results.layout import PANEL_JSON, SUMMARY
+from locoscore.results.layout import PANEL_JSON, PANEL_JUDGES, SUMMARY
 
 
 @dataclass(frozen=True)
@@ -117,3 +120,27 @@ def stability_json(s: RankStability) -> dict[str, Any]:
             {"a": f.a, "b": f.b, "above_under": f.above, "below_under": f.below} for f in s.flips
         ],
     }
+
+
+def flipped_rows(s: RankStability, shown: Mapping[str, str]) -> set[frozenset[str]]:
+    """The board rows (judge folders, as shown) of every flipped pair under every judge;
+    `shown`: system -> its panel folder as given."""
+    return {
+        frozenset(f"{shown[x]}/{PANEL_JUDGES}/{judge}" for x in (f.a, f.b))
+        for f in s.flips
+        for judge in s.judges
+    }
+
+
+def mark_flips(groups: Iterable[Group], pairs: set[frozenset[str]]) -> list[Group]:
+    """A row whose order against its group's leader flips under another judge shares rank
+    1 with the leader, and says so (`Row.flips`): the board calls neither better."""
+    out = []
+    for group in groups:
+        leader, rows = group.rows[0], list(group.rows)
+        for i, row in enumerate(rows[1:], 1):
+            if frozenset((leader.entry.folder, row.entry.folder)) in pairs:
+                rows[i] = dataclasses.replace(row, rank=1, tied=True, flips=True)
+                rows[0] = dataclasses.replace(rows[0], tied=True)
+        out.append(dataclasses.replace(group, rows=rows))
+    return out
