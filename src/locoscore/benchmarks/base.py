@@ -376,11 +376,11 @@ class Benchmark(ABC):
     # -- judge panel (`judge --panel`) --------------------------------------------------
     def judged_questions(self, directory: Path) -> list[JudgedQuestion]:
         """A judged folder's questions (id, type name, the judge's score 0-100), which a
-        judge panel compares across its judges. Default: scores.jsonl as the generic judge
-        writes it (`question_id`, the type, `j` on 0-1)."""
+        judge panel compares across its judges. Default: each question's score in the
+        folder's board row (`board_row`), else `j` of scores.jsonl; the type from scores.jsonl."""
         from locoscore.judge.panel.questions import generic_judged_questions
 
-        return generic_judged_questions(directory)
+        return generic_judged_questions(directory, self.board_row(directory))
 
     def disputed_questions(self, errata: Any) -> frozenset[str]:
         """The questions whose gold answer the errata (`errata()`'s list) dispute, as
