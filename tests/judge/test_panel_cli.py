@@ -215,3 +215,23 @@ def test_bad_panel_file_exits_2_naming_it(
     assert message in result.output and str(panel) in result.output
     assert "Traceback" not in result.output
     assert not (tmp_path / "out").exists()
+
+
+def test_a_judge_without_its_api_key_stops_the_panel_before_any_call(
+    judges: tuple[FakeProvider, FakeProvider],
+    locomo_path: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    lenient, _ = judges
+    monkeypatch.delenv("OPENAI_API_KEY")
+    verbose, _ = write_answers(locomo_path, tmp_path)
+    panel = tmp_path / "panel.toml"
+    panel.write_text(
+        f'[[judge]]\nname = "a"\nbase_url = "{lenient.url}"\n\n'
+        f'[[judge]]\nname = "b"\nprovider = "openai"\nbase_url = "{lenient.openai_url}"\n'
+    )
+    result = judge(verbose, tmp_path / "out", panel, locomo_path)
+    assert result.exit_code == 2, result.output
+    assert "judge 2 (b)" in result.output and "OPENAI_API_KEY is not set" in result.output
+    assert lenient.generation_calls == 0 and not (tmp_path / "out").exists()

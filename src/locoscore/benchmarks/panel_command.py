@@ -19,10 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 
-from locoscore.errors import InputError
+from locoscore.errors import InputError, LocoscoreError
 from locoscore.judge.panel.file import PanelJudge, read_panel
 from locoscore.judge.panel.summary import JudgeOutcome, panel_lines, panel_section
 from locoscore.judge.panel.variants import ACCEPTS, variant_template
+from locoscore.llm.providers import api_key
 from locoscore.results.layout import PANEL_JSON, PANEL_JUDGES, PANEL_MD, SCORES, SUMMARY
 
 if TYPE_CHECKING:
@@ -38,6 +39,8 @@ def panel_calls(bench: Benchmark, call: JudgeCall, panel: Path) -> list[tuple[st
         try:
             settings = _settings(bench, call, judge, panel.parent)
             settings.resolve()
+            if not call.dry_run:  # a missing key stops the panel before its first judge
+                api_key(settings.provider)
         except InputError as exc:
             raise InputError(
                 exc.reason, file=str(panel), record=f"judge {number} ({judge.name})",
@@ -88,9 +91,16 @@ def panel_command(
     for name, template, own in calls:
         t.out.print(f"[bold]judge {escape(name)}[/] -> {escape(str(own.out))}", highlight=False)
         recording = dataclasses.replace(t, estimate=_recording(t, estimates, name))
-        failed = bench.judge_command(own, recording)
+        crashed = None
+        try:
+            failed = bench.judge_command(own, recording)
+        except InputError:
+            raise  # bad input (the folder guard, the answers): the command stops, exit 2
+        except LocoscoreError as exc:  # this judge failed; the others still judge
+            t.err.print(f"[red]error:[/] judge {escape(name)}: {escape(str(exc))}")
+            failed, crashed = True, str(exc)
         if not call.dry_run:
-            outcomes.append(_outcome(bench, name, template, own, failed))
+            outcomes.append(_outcome(bench, name, template, own, failed, crashed))
     if call.dry_run:
         _print_dry_run(t, estimates, [name for name, _, _ in calls])
         return False
@@ -129,10 +139,18 @@ def _print_dry_run(t: Terminal, estimates: dict[str, Any], names: list[str]) -> 
 
 
 def _outcome(
-    bench: Benchmark, name: str, template: str, own: JudgeCall, failed: bool
+    bench: Benchmark,
+    name: str,
+    template: str,
+    own: JudgeCall,
+    failed: bool,
+    crashed: str | None = None,
 ) -> JudgeOutcome:
     folder = f"{PANEL_JUDGES}/{name}"
     outcome = JudgeOutcome(name, folder, template, ACCEPTS.get(template))
+    if crashed is not None:
+        outcome.error = crashed
+        return outcome
     if not (own.out / SCORES).exists():
         outcome.error = "no verdicts written (a batch still pending? rerun the same command)"
         return outcome
