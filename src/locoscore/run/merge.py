@@ -35,6 +35,7 @@ from locoscore.data.shard import shard_of, without_shard
 from locoscore.errors import InputError
 from locoscore.results.folder import load_summary
 from locoscore.results.layout import JUDGE_CACHE, PREDICTIONS, RUN_JSON, RUN_STATE, SUMMARY
+from locoscore.run.floors import record_floors
 
 
 @dataclass
@@ -344,7 +345,11 @@ def _write(
     summary = bench.score_run(predictions, data, folder, run_section)
     if not (folder / SUMMARY).is_file():
         raise InputError("the benchmark wrote no summary.json", file=str(folder))
-    return summary
+    asked = {r["question_id"] for r in records}
+    questions = [
+        q for q in bench.questions(data, bench.conversations(data)) if q.question_id in asked
+    ]
+    return record_floors(folder, summary, bench, data, questions)
 
 
 __all__ = ["check_shards", "merge_folders", "merged_document", "read_shard", "shard_of"]
