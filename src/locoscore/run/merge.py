@@ -277,7 +277,8 @@ def merge_folders(
     shards = sorted((read_shard(Path(f)) for f in folders), key=lambda s: s.index)
     check_shards(shards, allow_partial=allow_partial)
     first = shards[0]
-    bench = get_benchmark(first.run.get("benchmark"))
+    # a third-party benchmark is found again by the spec its run recorded, not its name
+    bench = get_benchmark(first.run.get("benchmark_source") or first.run.get("benchmark"))
     recorded = first.run.get("dataset") or {}
     data = bench.load(dataset or recorded.get("path"))
     if data.sha256 != recorded.get("sha256"):
