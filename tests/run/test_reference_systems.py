@@ -11,8 +11,10 @@ from typing import Any
 
 import pytest
 from run_helpers import answer_requests, predictions, run_cli
+from typer.testing import CliRunner
 
 from locoscore.benchmarks import get_benchmark
+from locoscore.cli import app
 from locoscore.testing.longmemeval_fixture import write_fixture
 
 BEAM_100K = Path(__file__).resolve().parents[2] / "../shared/data/beam/100K"
@@ -226,3 +228,15 @@ def test_a_benchmark_without_evidence_refuses_gold_evidence(
     )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert json.loads((floor / "summary.json").read_text())["metric"]["overall"]["mean"] == 0.0
+
+
+@pytest.mark.parametrize(
+    ("system", "role"), [("no-memory", "floor"), ("gold-evidence", "retrieval ceiling")]
+)
+def test_probe_refuses_a_reference_system_in_one_line(system: str, role: str) -> None:
+    result = CliRunner().invoke(app, ["probe", "--system", system])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        f"error: --system {system}: the {role}, a reference system that stores nothing of its "
+        "own: the probe does not apply (a run records it as not run)"
+    ]
