@@ -104,6 +104,28 @@ def test_floors_over_every_question(spec: str, tmp_path: Path) -> None:
     assert "- always-miso: answers 'Miso' to every question" in report
 
 
+def test_a_judge_pass_keeps_the_floors(
+    spec: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from locoscore.testing._verdicts import reference_recall_score
+    from locoscore.testing.fake_provider import FakeConfig, FakeProvider
+
+    out = tmp_path / "judged"
+    _run(spec, out, "--limit", "4")
+    before = _floors(out)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-floors-0123456789")
+    with FakeProvider(FakeConfig(timeout_s=5.0, verdict=reference_recall_score)) as fake:
+        result = CliRunner().invoke(app, [
+            "judge", str(out / "predictions.jsonl"), "--out", str(out), "--benchmark", spec,
+            "--protocol", "binary", "--provider", "openai", "--model", "gpt-4o-mini",
+            "--base-url", fake.openai_url, "--no-progress",
+        ])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["judge"]["overall"]["mean"] == 0.0  # no-memory said nothing
+    assert summary["floors"] == before
+
+
 def test_floors_over_the_run_sample(spec: str, tmp_path: Path) -> None:
     out = tmp_path / "sample"
     _run(spec, out, "--limit", "4")

@@ -233,10 +233,45 @@ def test_a_benchmark_without_evidence_refuses_gold_evidence(
 @pytest.mark.parametrize(
     ("system", "role"), [("no-memory", "floor"), ("gold-evidence", "retrieval ceiling")]
 )
-def test_probe_refuses_a_reference_system_in_one_line(system: str, role: str) -> None:
+def test_probe_and_serve_refuse_a_reference_system_in_one_line(system: str, role: str) -> None:
     result = CliRunner().invoke(app, ["probe", "--system", system])
     assert result.exit_code == 2
     assert result.output.strip().splitlines() == [
         f"error: --system {system}: the {role}, a reference system that stores nothing of its "
         "own: the probe does not apply (a run records it as not run)"
     ]
+    result = CliRunner().invoke(app, ["serve", "--system", system, "--port", "0"])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [
+        f"error: --system {system}: the {role}, a reference system: it is run as "
+        f"`locoscore run --system {system}`, not served"
+    ]
+
+
+def test_both_are_ordinary_rows_of_the_board(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the tiny example with the extractive answerer: gold-evidence answers each question
+    # with its evidence turn, which holds the three facts' answers (Miso, Lisbon, the cello)
+    # and none of the three dates; no-memory answers nothing. Gold recall: 50.0 and 0.0.
+    monkeypatch.syspath_prepend(str(EXAMPLES))
+    folders = {s: tmp_path / s for s in ("gold-evidence", "no-memory")}
+    for system, out in folders.items():
+        result = run_cli(
+            "--benchmark", "python:tiny_benchmark:BENCHMARK", "--system", system,
+            "--answer-provider", "extractive", "--out", str(out),
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+    board = tmp_path / "board"
+    result = CliRunner().invoke(app, ["board", *map(str, folders.values()), "--out", str(board)])
+    assert result.exit_code == 0, result.output
+    rows = {
+        Path(row["folder"]).name: row
+        for group in json.loads((board / "board.json").read_text())["groups"]
+        for row in group["rows"]
+    }
+    assert set(rows) == {"gold-evidence", "no-memory"}
+    for system, mean, recall in (("gold-evidence", 50.0, 1.0), ("no-memory", 0.0, None)):
+        assert rows[system]["system"] == system
+        assert rows[system]["metrics"]["metric"]["overall"]["mean"] == mean
+        assert rows[system]["evidence_recall"] == recall
