@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from locoscore.benchmarks.base import Benchmark, KnownFile, QuestionType
+from locoscore.benchmarks.base import Benchmark, BlindBaseline, KnownFile, QuestionType
 from locoscore.benchmarks.beam import BEAM, BEAM_FULL
 from locoscore.benchmarks.locomo import LOCOMO
 from locoscore.benchmarks.longmemeval import LONGMEMEVAL
@@ -132,6 +132,7 @@ __all__ = [
     "DEFAULT_BENCHMARK",
     "ENTRY_POINT_GROUP",
     "Benchmark",
+    "BlindBaseline",
     "KnownFile",
     "QuestionType",
     "benchmark_names",

@@ -224,6 +224,13 @@ class Benchmark(ABC):
         refused here, before any work."""
         return None
 
+    def gold_evidence(self, data: Any, question: Question) -> tuple[str, ...] | None:
+        """The turns that hold the question's answer, as dia ids systems see: what
+        `--system gold-evidence` returns for it. None: the benchmark names no evidence for
+        it (a run where no question has any refuses that system). Default: the question's
+        own `evidence`."""
+        return question.evidence or None
+
     def blind_baselines(
         self, data: Any, questions: Sequence[Question]
     ) -> tuple[BlindBaseline, ...]:
