@@ -59,7 +59,8 @@ def blocks(page: Path) -> list[Block]:
         indent = m.group(1)
         code = "\n".join(line.removeprefix(indent) for line in m.group(3).splitlines())
         line = text.count("\n", 0, m.start()) + 1
-        out.append(Block(str(page.relative_to(REPO)), line, m.group(2), code.strip() + "\n"))
+        name = str(page.relative_to(REPO)) if page.is_relative_to(REPO) else page.name
+        out.append(Block(name, line, m.group(2), code.strip() + "\n"))
     return out
 
 
