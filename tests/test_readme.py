@@ -18,7 +18,8 @@ def _bash_blocks() -> list[str]:
 
 
 def _ci_test_line() -> str:
-    return next(line for line in (REPO / ".ci" / "run").read_text().splitlines() if "pytest" in line)
+    lines = (REPO / ".ci" / "run").read_text().splitlines()
+    return next(line for line in lines if "pytest" in line)
 
 
 def test_readme_is_short() -> None:

@@ -13,9 +13,8 @@ from locoscore.benchmarks.locomo.scoring.protocols import PROTOCOLS
 
 REPO = Path(__file__).resolve().parents[1]
 # the README and every page of the documentation site (docs/), as one text
-README = "\n".join(
-    p.read_text(encoding="utf-8") for p in [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
-)
+PAGES = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+README = "\n".join(p.read_text(encoding="utf-8") for p in PAGES)
 
 
 @pytest.mark.parametrize("name", sorted(PROTOCOLS))
