@@ -167,7 +167,8 @@ API = {
 
 def _signature(obj: Any) -> str:
     try:
-        return str(inspect.signature(obj))
+        # postponed annotations are strings: shown without their quotes
+        return re.sub(r"(: |-> )'([^']*)'", r"\1\2", str(inspect.signature(obj)))
     except (TypeError, ValueError):
         return ""
 

@@ -110,7 +110,18 @@ def test_the_site_loads_nothing_from_the_network(site: Path) -> None:
     assert not re.search(r'<(script|link)[^>]+(src|href)="https?://', home)
 
 
-def test_a_broken_internal_link_fails_the_build(tmp_path: Path) -> None:
+def test_the_python_api_page_holds_every_stable_name_with_its_docstring(site: Path) -> None:
+    import locoscore
+
+    page = _visible((site / "reference" / "python-api" / "index.html").read_text("utf-8"))
+    for name in ("score_f1", "bleu1", "MemorySystem", "run_probe", "Benchmark", "Metric"):
+        assert name in page
+    assert _plain(locoscore.score_f1.__doc__ or "").replace(" ", "") in page.replace(" ", "")
+
+
+def test_a_broken_internal_link_fails_the_build(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     docs = tmp_path / "docs"
     shutil.copytree(REPO / "docs", docs)
     (docs / "getting-started.md").write_text(
@@ -120,8 +131,13 @@ def test_a_broken_internal_link_fails_the_build(tmp_path: Path) -> None:
     (tmp_path / "mkdocs.yml").write_text(config, encoding="utf-8")
     with pytest.raises(Abort, match="warning"):
         _build(tmp_path / "mkdocs.yml", tmp_path / "site")
+    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warned) == 1 and "no-such-page.md" in warned[0], warned
+    caplog.clear()
     (docs / "getting-started.md").write_text(
         "# Getting started\n\nSee [a missing anchor](index.md#no-such-anchor).\n", encoding="utf-8"
     )
     with pytest.raises(Abort, match="warning"):
         _build(tmp_path / "mkdocs.yml", tmp_path / "site")
+    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warned) == 1 and "no-such-anchor" in warned[0], warned
