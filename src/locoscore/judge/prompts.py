@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from locoscore.categories import CATEGORY_NAMES
+from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES
 from locoscore.errors import InputError
 from locoscore.llm.templating import fill_placeholders
 
@@ -219,7 +219,7 @@ def build_judge_prompt(
     protocol: str = "rubric",
 ) -> str:
     """The seed's API: the built-in prompt for one question (rubric by default)."""
-    from locoscore.categories import parse_category
+    from locoscore.benchmarks.locomo.categories import parse_category
 
     return builtin_template(protocol).render(
         question, str(ground_truth), predicted_answer, parse_category(category)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from locoscore.categories import LOCOMO_COLUMN_ORDER
+from locoscore.benchmarks.locomo.categories import LOCOMO_COLUMN_ORDER
 
 
 def lexical_table_rows(

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from locoscore.benchmarks.locomo.categories import parse_category
 from locoscore.benchmarks.locomo.data.models import PredictionRecord
 from locoscore.benchmarks.locomo.judge.aggregate import JudgeAggregation, aggregate_runs
 from locoscore.benchmarks.locomo.judge.from_records import judge_items, judged_records, record_item
 from locoscore.benchmarks.locomo.judge.outputs import write_outputs
-from locoscore.categories import parse_category
 from locoscore.data.sample import QuestionSample, SampleDraw, SampleSpec
 from locoscore.judge.cache import JudgeStore
 from locoscore.judge.engine import PassResult, run_pass

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from locoscore.benchmarks.locomo.categories import ADVERSARIAL
 from locoscore.benchmarks.locomo.data.models import PredictionRecord
-from locoscore.categories import ADVERSARIAL
 from locoscore.judge.items import JudgeItem
 
 
