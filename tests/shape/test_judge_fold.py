@@ -187,7 +187,11 @@ def test_a_judge_against_a_dead_port_exits_1_with_one_clear_line(
     with socket.socket() as sock:  # bound then closed: connection refused, no network used
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    result = _judge(case, tmp_path, f"http://127.0.0.1:{port}", tmp_path / "out")
+    # one attempt per call: the refused connection is final at once (the default retries
+    # with backoff for ~15 s, as a restarting server deserves)
+    result = _judge(
+        case, tmp_path, f"http://127.0.0.1:{port}", tmp_path / "out", "--max-attempts", "1"
+    )
     assert result.exit_code == 1, result.output
     assert f"error: every judge call failed ({calls} of {calls}: connection {calls})" in (
         " ".join(result.output.split())
