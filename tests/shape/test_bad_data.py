@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from personamem_helpers import write_folder as write_personamem
 from shapes import EXAMPLES, TINY, params, write_tiny_data
 
 from locoscore.testing.longmemeval_fixture import make_records
@@ -184,6 +185,28 @@ def _tiny_turn_not_a_pair(raw: Any) -> None:
     raw["conversations"][1]["sessions"][0]["turns"][0] = "Ben: my sister moved"
 
 
+# -- PersonaMem: a folder of two gzipped JSON lists ---------------------------------------
+def _persona(tmp_path: Path, change: Callable[[Any], None]) -> tuple[Path, Path]:
+    folder = write_personamem(tmp_path / "32k", change)
+    broken = "documents" if getattr(change, "documents", False) else "queries"
+    return folder, folder / f"{broken}.json.gz"
+
+
+def _persona_gold_letter(raw: Any) -> None:
+    raw["queries"][0]["gold_answers"][1] = "e"
+
+
+def _persona_unknown_type(raw: Any) -> None:
+    raw["queries"][2]["meta"]["question_type"] = "telepathy"
+
+
+def _persona_no_marker(raw: Any) -> None:
+    raw["documents"][1]["content"] = "no role marker at all"
+
+
+_persona_no_marker.documents = True  # type: ignore[attr-defined]
+
+
 Build = Callable[[Path, Callable[[Any], None]], tuple[Path, Path]]
 CASES: dict[str, tuple[str, Build, Callable[[Any], None], str]] = {
     # name: (benchmark, builder, change, what the line must say of the field)
@@ -214,6 +237,19 @@ CASES: dict[str, tuple[str, Build, Callable[[Any], None], str]] = {
     "beam-gold-number": ("beam", _beam, _beam_gold_number, "field 'answer'"),
     "beam-evidence-text": ("beam", _beam, _beam_evidence_text, "field 'source_chat_ids'"),
     "beam-rubric-missing": ("beam", _beam, _beam_rubric_missing, "field 'rubric'"),
+    "personamem-gold-letter": (
+        "personamem",
+        _persona,
+        _persona_gold_letter,
+        "field 'gold_answers'",
+    ),
+    "personamem-unknown-type": (
+        "personamem",
+        _persona,
+        _persona_unknown_type,
+        "field 'meta.question_type'",
+    ),
+    "personamem-no-marker": ("personamem", _persona, _persona_no_marker, "field 'content'"),
     "tiny-missing-answer": (TINY, _tiny, _tiny_no_answer, "field 'answer'"),
     "tiny-unknown-conversation": (
         TINY,
@@ -254,7 +290,9 @@ def test_a_broken_file_is_one_line_naming_file_and_field(tmp_path: Path, name: s
 @pytest.mark.parametrize("benchmark", params())
 def test_the_unbroken_files_load(tmp_path: Path, benchmark: str) -> None:
     """The cases above fail because of their one change, not because the base is bad."""
-    build = {"locomo": _locomo, "longmemeval": _lme, "beam": _beam, TINY: _tiny}[benchmark]
+    build = {
+        "locomo": _locomo, "longmemeval": _lme, "beam": _beam, "personamem": _persona, TINY: _tiny
+    }[benchmark]  # fmt: skip
     dataset, _ = build(tmp_path, lambda raw: None)
     proc = _info(benchmark, dataset)
     assert proc.returncode == 0, proc.stderr

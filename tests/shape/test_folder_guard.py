@@ -21,6 +21,7 @@ from shapes import SHAPES, TINY, shape_id, write_tiny_data
 from typer.testing import CliRunner
 
 from locoscore._io import read_jsonl, sha256_file
+from locoscore.benchmarks import get_benchmark
 from locoscore.cli import app
 from locoscore.results.identity import predictions_fingerprint
 from locoscore.results.layout import HYPOTHESES, PREDICTIONS, RUN_FILES, RUN_JSON, SUMMARY
@@ -95,6 +96,9 @@ def ran(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, fake: FakeProvider
 ) -> tuple[Bench, Path]:
     """A run folder judged with its own predictions (one per benchmark; tests copy it)."""
+    if "judge" not in get_benchmark(request.param).commands:
+        # PersonaMem: no judge; `score`'s guard of a run folder is in test_personamem.py
+        pytest.skip(f"{request.param} has no judge to guard")
     root = tmp_path_factory.mktemp(shape_id(request.param))
     bench = _dataset(request.param, root)
     out = root / "run"

@@ -41,6 +41,9 @@ class Row:
     rank: int
     tied: bool
     versus: Versus | None  # None for the leader, or with no shared scored question
+    # its order against the leader flips under another judge of the same panel
+    # (`board.rank_stability`): neither is better, whatever this judge's test says
+    flips: bool = False
 
 
 @dataclass(frozen=True)

@@ -64,6 +64,7 @@ def _versus_text(group: Group, row: Row) -> str:
     v, d = row.versus, group.headline.decimals if group.headline else 1
     verdict = "worse" if v.difference < 0 else "better"  # paired, so it can differ in sign
     verdict = "indistinguishable" if v.indistinguishable else verdict
+    verdict = "order flips under another judge: neither is better" if row.flips else verdict
     interval = f"[{v.ci_low:+.{d}f}, {v.ci_high:+.{d}f}]"
     return f"{v.difference:+.{d}f} {interval}, p {format_p(v.p_holm)} ({verdict})"
 
@@ -300,6 +301,7 @@ def _row_json(group: Group, row: Row) -> dict[str, Any]:
     return {
         "rank": row.rank,
         "tied": row.tied,
+        "order_flips": row.flips,
         "folder": entry.folder,
         **row_facts(entry),
         "metrics": entry.metrics,

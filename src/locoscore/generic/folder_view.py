@@ -61,6 +61,7 @@ def _title(summary: dict[str, Any], description: str) -> str:
 
 def write_report(directory: Path, description: str) -> list[Path]:
     from locoscore.report.document import Banner, Block, Heading, Notes, Paragraph, Table
+    from locoscore.report.floors import floors_blocks
     from locoscore.report.html import render_html
     from locoscore.report.markdown import render_markdown
 
@@ -99,6 +100,7 @@ def write_report(directory: Path, description: str) -> list[Path]:
     blocks += [
         Heading("By question type"),
         Table(headers, rows, numeric=(False, *[True] * (len(headers) - 1))),
+        *floors_blocks(summary),  # the benchmark's blind baselines, when it declares any
     ]
     signatures = [
         s for s in ((summary.get("run") or {}).get("signature"), judge.get("signature")) if s

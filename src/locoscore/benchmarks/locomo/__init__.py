@@ -32,6 +32,8 @@ if TYPE_CHECKING:
         ScoreCall,
         Terminal,
     )
+    from locoscore.judge.panel.questions import JudgedQuestion
+    from locoscore.judge.prompts import PromptTemplate
 
 
 class LoCoMo(Benchmark):
@@ -54,6 +56,22 @@ class LoCoMo(Benchmark):
         from locoscore.benchmarks.locomo.board import board_rows
 
         return board_rows(directory)
+
+    def judged_questions(self, directory: Path) -> list[JudgedQuestion]:
+        from locoscore.benchmarks.locomo.panel import judged_questions
+
+        return judged_questions(directory)
+
+    def disputed_questions(self, errata: Any) -> frozenset[str]:
+        """The errata that change the gold (a wrong citation alone leaves it standing)."""
+        if errata is None:
+            return frozenset()
+        return frozenset(e.key for e in errata.entries if e.score_changing)
+
+    def official_judge_template(self, protocol: str) -> PromptTemplate | None:
+        from locoscore.benchmarks.locomo.panel import official_template
+
+        return official_template(protocol)
 
     # samples keep the strata (and their order) they had: the category ids, `strat-cat`
     sample_stratum = "category"

@@ -106,7 +106,7 @@ def _recall(run: dict[str, Any] | None) -> list[str] | None:
     if run is None:
         return None
     overall = ((run.get("measures") or {}).get("evidence_recall") or {}).get("overall") or {}
-    k = "all" if (run.get("system") or {}).get("ignores_budget") else run.get("top_k")
+    k = run.get("top_k") or "all"  # none: the whole conversation, or a reference system
     mean = overall.get("mean")
     value = DASH if mean is None else f"{100 * mean:.1f} %"
     return [f"Evidence recall@{k}", value, "share of evidence turns placed in the prompt",
