@@ -12,10 +12,11 @@ hand-computed values.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from statistics import NormalDist
+from typing import Any
 
 import numpy as np
 
@@ -393,3 +394,26 @@ def paired_difference(
     ci = bootstrap_mean_ci(differences, resamples=PAIRED_RESAMPLES, seed=PAIRED_SEED)
     p = wilcoxon_signed_rank(differences).p_value
     return PairedDifference(len(shared), ci.estimate, ci.low, ci.high, p)
+
+
+def mean_ci_by_type(
+    values: Mapping[str, float], types: Mapping[str, str], type_order: Sequence[str]
+) -> dict[str, Any]:
+    """Mean x100 with its bootstrap 95 % interval, overall and per type (`types`: question
+    id -> type name); questions without a value are not in `values`."""
+
+    def block(ids: list[str]) -> dict[str, Any]:
+        if not ids:
+            return {"mean": None, "ci95": None, "count": 0}
+        ci = bootstrap_mean_ci([values[q] for q in ids])
+        return {
+            "mean": round(100 * ci.estimate, 4),
+            "ci95": [round(100 * ci.low, 4), round(100 * ci.high, 4)],
+            "count": len(ids),
+        }
+
+    ids = list(values)
+    return {
+        "overall": block(ids),
+        "by_type": {t: block([q for q in ids if types[q] == t]) for t in type_order},
+    }
