@@ -22,7 +22,7 @@ def _failed(folder: Path) -> tuple[str, ...]:
 
 def failed_gates(entry: Entry) -> tuple[str, ...]:
     """The gates the entry's folder fails, one line each with its figure (empty: passes)."""
-    return _failed(entry.results.path.resolve())
+    return _failed(Path(entry.folder).resolve())
 
 
 def gate_names(lines: tuple[str, ...]) -> str:
