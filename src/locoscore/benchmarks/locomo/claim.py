@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from locoscore._io import read_jsonl
-from locoscore.categories import ADVERSARIAL
+from locoscore.benchmarks.locomo.categories import ADVERSARIAL
 from locoscore.results.folder import load_summary, row_key
 from locoscore.results.layout import SCORES, SUMMARY
 
