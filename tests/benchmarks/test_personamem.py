@@ -137,11 +137,15 @@ def test_an_answers_file_scores_as_counted_by_hand(tmp_path: Path) -> None:
     assert summary["metric"]["overall"]["mean"] == 50.0  # 3 of 6
     assert summary["metric"]["by_type"]["suggest_new_ideas"]["mean"] == 50.0  # q6 of q2, q6
     assert summary["answers"] == {"questions": 6, "answered": 5, "failed": 1, "unparsable": 1}
-    floors = {f["name"]: f for f in summary["floors"]["baselines"]}
+    floors = {f["name"]: f for f in summary["floors"]["blind"]}
     # by hand: longest right on q1, q3, q5; shortest on q6 (q4's tie Rock./Jazz. goes to (b))
-    assert (floors["always-longest"]["correct"], floors["always-shortest"]["correct"]) == (3, 1)
-    assert summary["floors"]["margin"]["over"] == "always-longest"
-    assert summary["floors"]["margin"]["mean"] == 0.0
+    assert (floors["always-longest"]["total"], floors["always-shortest"]["total"]) == (3, 1)
+    assert (floors["always-longest"]["score"], floors["always-longest"]["n"]) == (50.0, 6)
+    # result - longest per question: 0, 0, 0, 0, -1 (q5), +1 (q6): mean 0; the Wilcoxon
+    # test ranks the two equal |differences| 1.5 each, W+ = W- = 1.5, z = 0, p = 1
+    margin = summary["floors"]["margin"]
+    assert (margin["over"], margin["mean"], margin["count"]) == ("always-longest", 0.0, 6)
+    assert margin["p_value"] == 1.0
     rows = {
         r["question_id"]: r
         for r in map(json.loads, (out / "scores.jsonl").read_text().splitlines())
@@ -253,7 +257,8 @@ def test_run_report_board_and_compare(fake: FakeProvider, tmp_path: Path) -> Non
 
     assert cli("report", str(longest)).exit_code == 0
     report = (longest / "report.md").read_text()
-    assert "| always-longest | 3/6 | 50.0" in report and "Margin over the best floor" in report
+    assert "| always-longest | 6 | 50.0 [" in report
+    assert "Margin over the best floor (always-longest): +0.0 [" in report
     assert "fake provider" in report
 
     board = cli("board", str(longest), str(extractive), "--out", str(tmp_path / "board"))
