@@ -276,6 +276,35 @@ def test_run_report_board_and_compare(fake: FakeProvider, tmp_path: Path) -> Non
     assert (result["groups"]["overall"]["a"], result["groups"]["overall"]["b"]) == (0.0, 50.0)
 
 
+def test_the_no_memory_floor(fake: FakeProvider, tmp_path: Path) -> None:
+    """`--system no-memory` gives the answerer the question and its options and no
+    conversation: a model that picks the longest option it is shown scores exactly the
+    always-longest floor (3 of 6 by hand, as above), margin 0; the extractive answerer,
+    with nothing to quote, replies nothing: every answer unparsable, 0, margin -50."""
+    folder = write_folder(tmp_path / "32k")
+    base = ["run", "--benchmark", "personamem", "--dataset", str(folder), "--system",
+            "no-memory", "--no-progress"]  # fmt: skip
+    blind = tmp_path / "blind"
+    done = cli(*base, "--out", str(blind), "--answer-provider", "openai-compatible",
+               "--answer-model", "fake-answerer", "--answer-base-url", fake.openai_url)  # fmt: skip
+    assert done.exit_code == 0, done.output
+    summary = json.loads((blind / "summary.json").read_text())
+    assert summary["run"]["system"]["name"] == "no-memory"
+    assert summary["metric"]["overall"]["mean"] == 50.0
+    assert summary["floors"]["margin"]["over"] == "always-longest"
+    assert summary["floors"]["margin"]["mean"] == 0.0
+    records = [json.loads(line) for line in (blind / "predictions.jsonl").open()]
+    assert all(r["retrieved"] == [] for r in records)
+    sent = json.dumps(fake.requests_log)
+    assert "What should I do this weekend?" in sent and "Noted, session" not in sent
+    quiet = tmp_path / "quiet"
+    done = cli(*base, "--out", str(quiet), "--answer-provider", "extractive")
+    assert done.exit_code == 0, done.output
+    summary = json.loads((quiet / "summary.json").read_text())
+    assert summary["answers"]["unparsable"] == 6 and summary["metric"]["overall"]["mean"] == 0.0
+    assert summary["floors"]["margin"]["mean"] == -50.0
+
+
 def test_score_guards_a_run_folder(tmp_path: Path) -> None:
     """`score` of the run's own answers into its folder keeps the run; other answers are
     refused (one line, nothing changed), and --replace drops the run's files."""
