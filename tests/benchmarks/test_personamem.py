@@ -56,6 +56,19 @@ def test_the_real_copy_and_its_floors() -> None:
     # whole option after strip, ties to the earlier stored letter: 304 (51.6 %)
     assert sum(floors["always-longest"].scores.values()) == 304
     assert sum(floors["always-shortest"].scores.values()) == 138
+    # the summary's section (the generic writer), with a result that is the longest floor
+    # except on one question it gets wrong: margin -1/589 = -0.1698
+    from locoscore.generic.floors import blind_floors
+
+    longest = dict(floors["always-longest"].scores)
+    missed = next(q for q, v in longest.items() if v == 1.0)
+    section = blind_floors(BENCH, data, questions, {**longest, missed: 0.0})
+    assert section is not None and section["questions"] == 589
+    row = {b["name"]: b for b in section["blind"]}["always-longest"]
+    assert (row["total"], row["n"], row["score"]) == (304, 589, 51.6129)
+    assert row["by_type"]["suggest_new_ideas"]["mean"] == 0.0  # 0 of 93, as in the docs
+    margin = section["margin"]
+    assert (margin["over"], margin["mean"], margin["count"]) == ("always-longest", -0.1698, 589)
     # the one option over three lines: measured by its first line only, the floor is 305
     [multi] = [i for i in data.items if any("\n" in o for o in i.options)]
     assert [o.count("\n") for o in multi.options] == [0, 0, 2, 0]
