@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from audit_helpers import write_dataset  # the LoCoMo file
 from beam_helpers import rule as beam_rule  # BEAM's judge stand-in
+from locomo_plus_helpers import write_cut
 from shapes import SHAPES, TINY, shape_id, write_tiny_data
 from typer.testing import CliRunner
 
@@ -44,6 +45,8 @@ def _dataset(name: str, root: Path) -> Bench:
         return Bench(name, write_dataset(root / "locomo.json", samples=2, questions=4), ())
     if name == "longmemeval":
         return Bench(name, write_fixture(root / "longmemeval_s.json"), ("--protocol", "binary"))
+    if name == "locomo-plus":  # three items of the real file, beside the real locomo10.json
+        return Bench(name, write_cut(root / "plus", (0, 101, 250)), ())
     if name == TINY:  # the example's data as a file: one way in for every benchmark
         return Bench(name, write_tiny_data(root / "tiny.json"), ())
     if not BEAM_100K.exists():

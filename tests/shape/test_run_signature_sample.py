@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from beam_helpers import BEAM_100K, rule
+from locomo_plus_helpers import NINE, level_verdict, write_cut
 from personamem_helpers import write_folder as write_personamem
 from run_helpers import answer_requests, echo_first_memory, run_cli
 from shapes import SHAPES, TINY, shape_id, write_tiny_data
@@ -90,6 +91,11 @@ def _beam(root: Path) -> Cut:
     return Cut("beam", root / "100K", 20, "ability", rule)
 
 
+def _locomo_plus(root: Path) -> Cut:
+    """Nine items of the real file (three causal, two of each other relation)."""
+    return Cut("locomo-plus", write_cut(root / "plus", NINE), 9, "relation", level_verdict)
+
+
 def _personamem(root: Path) -> Cut:
     """A small folder in the derived copy's shape: six questions of four types (no judge)."""
     return Cut("personamem", write_personamem(root / "32k"), 6, "type")
@@ -104,7 +110,7 @@ def _tiny(root: Path) -> Cut:
 def cut(request: pytest.FixtureRequest, tmp_path: Path, fake: FakeProvider) -> Cut:
     made = {
         "locomo": _locomo, "longmemeval": _longmemeval, "beam": _beam,
-        "personamem": _personamem, TINY: _tiny,
+        "personamem": _personamem, "locomo-plus": _locomo_plus, TINY: _tiny,
     }[request.param]  # fmt: skip
     (tmp_path / "data").mkdir()
     chosen = made(tmp_path / "data")

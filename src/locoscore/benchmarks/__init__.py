@@ -18,6 +18,7 @@ from typing import Any
 from locoscore.benchmarks.base import Benchmark, BlindBaseline, KnownFile, QuestionType
 from locoscore.benchmarks.beam import BEAM, BEAM_FULL
 from locoscore.benchmarks.locomo import LOCOMO
+from locoscore.benchmarks.locomo_plus import LOCOMO_PLUS
 from locoscore.benchmarks.longmemeval import LONGMEMEVAL
 from locoscore.benchmarks.personamem import PERSONAMEM
 from locoscore.errors import InputError
@@ -29,7 +30,7 @@ ENTRY_POINT_GROUP = "locoscore.benchmarks"
 _SPEC_EXAMPLE = "python:module:NAME (e.g. python:my_benchmark:BENCHMARK)"
 
 BENCHMARKS: dict[str, Benchmark] = {
-    b.name: b for b in (LOCOMO, LONGMEMEVAL, BEAM, BEAM_FULL, PERSONAMEM)
+    b.name: b for b in (LOCOMO, LONGMEMEVAL, BEAM, BEAM_FULL, PERSONAMEM, LOCOMO_PLUS)
 }
 
 
