@@ -331,14 +331,18 @@ class Benchmark(ABC):
 
         return compare_folders(dir_a, dir_b, out)
 
-    def board_row(self, directory: Path) -> BoardRow | None:
+    def board_row(self, directory: Path) -> BoardRow:
         """A results folder as `locoscore board` shows it: its headline and other metrics,
-        per type, answered and failed, per-question scores for the paired test. None: the
-        board reads the folder's LoCoMo-shaped rows and report statistics itself."""
+        per type, answered and failed, per-question scores for the paired test."""
         from locoscore.generic.folder_view import board_row
 
         row: BoardRow = board_row(directory)
         return row
+
+    def board_rows(self, directory: Path) -> list[BoardRow]:
+        """Every row the board shows for a folder, one per view of its questions (default:
+        the one `board_row`, over all of them)."""
+        return [self.board_row(directory)]
 
     async def audit(
         self, data: Any, settings: Any, out: Path, **options: Any

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
 
-from locoscore.generic.scoring import aggregate
 from locoscore.judge.panel.agreement import cohen_kappa, krippendorff_alpha_nominal
 from locoscore.judge.panel.questions import JudgedQuestion
+from locoscore.stats import mean_ci_by_type as aggregate
 
 HEADLINE = "J: the mean judge score per question, 0-100"
 VERDICT_RULE = "a question is right under a judge when its score is 50 or more"

@@ -8,10 +8,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from locoscore.benchmarks.locomo.categories import ADVERSARIAL
 from locoscore.benchmarks.locomo.report.analysis import Analysis, MetricStats
 from locoscore.benchmarks.locomo.report.metrics import F1_LOCOMO, J
 from locoscore.benchmarks.locomo.report.tables import DASH, ci_text, fmt, seconds
-from locoscore.categories import ADVERSARIAL
 from locoscore.llm.endpoint import through_sentence
 from locoscore.report.document import Banner, Block, Contents, Heading, Paragraph, Table
 from locoscore.results.layout import SCORES, SUMMARY

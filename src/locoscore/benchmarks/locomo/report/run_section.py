@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
 from locoscore.benchmarks.locomo.report.analysis import Analysis
 from locoscore.benchmarks.locomo.report.tables import fmt
-from locoscore.categories import CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
 from locoscore.llm.endpoint import through_sentence
 from locoscore.report.document import Block, Heading, Notes, Paragraph, Preformatted, Table
 from locoscore.report.spend import answer_calls_phrase, attempts_phrase
