@@ -62,7 +62,7 @@ def blind_floors(
     """The `floors` section over `questions`, with the margin of `result` (question id ->
     the folder's metric, 0..1) over the best floor when given; None when the benchmark
     declares no blind baseline."""
-    from locoscore.generic.scoring import aggregate
+    from locoscore.stats import mean_ci_by_type as aggregate
 
     baselines = benchmark.blind_baselines(dataset, questions)
     if not baselines:
