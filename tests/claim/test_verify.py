@@ -171,3 +171,22 @@ def test_a_folder_whose_parts_disagree_fails(bm25_run, tmp_path):
         "FAIL consistent: folder parts disagree: run.json records 61 predictions, "
         "predictions.jsonl holds 60"
     ]
+
+
+def test_bm25_beats_the_no_memory_floor_and_sits_below_gold_evidence(
+    bm25_run, locomo_path, tmp_path
+):
+    floor = run_system(locomo_path, tmp_path / "no-memory", "no-memory")
+    ceiling = run_system(locomo_path, tmp_path / "gold", "gold-evidence")
+    code, output = invoke("verify", str(bm25_run), "--floor", str(floor), "--ceiling", str(ceiling))
+    assert code == 0, output
+    [line] = _lines(output, "pass floor:")
+    assert line.startswith("pass floor: above the floor: +")
+    assert "(no-memory)" in line
+    [position] = _lines(output, "position:")
+    percent = int(position.split()[1])
+    assert 0 < percent < 100  # above no memory, below perfect memory
+    # the floor itself retrieves nothing, by design: its own card fails that gate
+    code, output = invoke("verify", str(floor))
+    assert code == 1
+    assert _lines(output, "FAIL")[0].startswith("FAIL retrieval: empty retrieval")
