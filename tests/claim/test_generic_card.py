@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import invoke
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -38,3 +39,31 @@ def test_a_third_party_benchmark_gets_its_card(tmp_path, monkeypatch):
     code, output = invoke("verify", str(out))
     assert code == 0, output
     assert "  questions: 6 of 6 (the whole benchmark); 6 answered; headline over 6" in output
+
+
+PERSONAMEM = Path(__file__).resolve().parents[3] / "shared/data/personamem/32k"
+
+
+def test_blind_floors_are_on_the_card_and_a_result_below_one_is_a_warning(tmp_path):
+    if not PERSONAMEM.exists():
+        pytest.skip(f"PersonaMem 32k not found at {PERSONAMEM}")
+    out = tmp_path / "pm"
+    code, output = invoke(
+        "run", "--benchmark", "personamem", "--dataset", str(PERSONAMEM), "--system", "bm25",
+        "--answer-provider", "extractive", "--limit", "3", "--skip-probe", "--out", str(out),
+        "--no-progress",
+    )  # fmt: skip
+    assert code == 0, output
+    floors = json.loads((out / "summary.json").read_text())["floors"]["blind"]
+    claim = json.loads((out / "summary.json").read_text())["claim"]
+    # the extractive answerer never replies with a letter: 0, below every floor above 0
+    assert claim["score"]["mean"] == 0.0
+    assert [(b["name"], b["score"]) for b in claim["blind_floors"]] == [
+        (f["name"], f["score"]) for f in floors
+    ]
+    below = [f"warning: not above the blind floor {f['name']} ({f['score']:.2f}, computed "
+             "without a model)" for f in floors]  # fmt: skip
+    code, output = invoke("verify", str(out))
+    assert code == 0, output  # warnings, not failures
+    warned = [line for line in output.splitlines() if line.startswith("warning: not above")]
+    assert warned == below

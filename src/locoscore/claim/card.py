@@ -295,6 +295,8 @@ def build_card(
         "ceiling": None,
         "position": None,
         "blind_floors": blind_floors(folder.summary, score),
+        # the folder's margin over its best blind floor, as summary.json `floors` records it
+        "blind_margin": section(folder.summary, "floors", "margin"),
         "errata_ceiling": bench.errata_ceiling(directory),
     }
     ids = folder.question_ids()

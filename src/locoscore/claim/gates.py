@@ -13,8 +13,8 @@ Gates (thresholds are `verify` options):
 - floor: with a floor, the result not significantly above it (paired test, `alpha`);
 - consistent: the folder's parts disagree.
 Warnings: the judge is the answer model (same model or family); the judge's leniency was not
-audited; the system can return the whole haystack (not a memory test); the question total
-could not be established.
+audited; the result is not above one of the benchmark's blind floors; the system can return
+the whole haystack (not a memory test).
 """
 
 from __future__ import annotations
@@ -150,6 +150,12 @@ def warnings_of(card: dict[str, Any]) -> list[str]:
             if audit
             else "judge not audited: no `locoscore audit` of this judge in the folder"
         )
+    for blind in card["blind_floors"]:
+        if blind["result_above"] is False:
+            out.append(
+                f"not above the blind floor {blind['name']} ({blind['score']:.2f}, computed "
+                "without a model)"
+            )
     r = card["retrieval"]
     if r["not_a_memory_test"]:
         why = (

@@ -135,6 +135,16 @@ def card_lines(card: dict[str, Any]) -> list[tuple[str, str]]:
                 f"{_yes(blind['result_above'])}",
             )
         )
+    margin = card.get("blind_margin")
+    if isinstance(margin, dict) and margin.get("mean") is not None:
+        low, high = margin.get("ci95") or (None, None)
+        lines.append(
+            (
+                "margin over blind floor",
+                f"{margin['mean']:+.2f} over {margin.get('over')} [{_num(low)}, {_num(high)}], "
+                f"p = {margin.get('p_value')}",
+            )
+        )
     errata = card["errata_ceiling"]
     if errata is not None:
         text = (
