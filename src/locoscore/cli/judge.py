@@ -128,12 +128,27 @@ def judge(
     ray_address: str | None = typer.Option(
         None, "--ray-address", help="With --executor ray: an existing cluster (default: local)."
     ),
+    panel: Path | None = typer.Option(
+        None,
+        "--panel",
+        help="PANEL.toml: judge with every [[judge]] it lists (name, provider, model, "
+        "base_url, protocol, template, runs), each into DIR/judges/<name>/, then the panel's "
+        "spread and agreement (DIR/panel.json, panel.md).",
+    ),
+    gold_evidence: Path | None = typer.Option(
+        None,
+        "--gold-evidence",
+        help="With --panel: the judged folder of a gold-evidence run of the same answer "
+        "model, for P(correct | gold retrieved) and the memory's share of the losses.",
+    ),
 ) -> None:
     """Judge every prediction N times; rerunning resumes from DIR/judge_cache.sqlite.
 
     Writes into DIR: judgments.jsonl, judge_cache.sqlite, the j_* fields of scores.jsonl, the
     "judge" section of summary.json, report.md, report.html, scores.csv; with --user-cache
-    also the user-level judge_cache.sqlite. A dry run writes nothing."""
+    also the user-level judge_cache.sqlite. A dry run writes nothing. With --panel, each
+    judge writes these into DIR/judges/<name>/ and the panel writes DIR/panel.json, panel.md
+    and the "panel" section of summary.json."""
     bench = get_benchmark(benchmark)
     bench.require("judge")
     settings = judge_settings(
@@ -172,6 +187,18 @@ def judge(
         user_cache, errata, max_unscored, request, replace, wanted,
         {f: read_run_answer(f) for f in dict.fromkeys((predictions.parent, out))},
     )  # fmt: skip
+    if gold_evidence is not None and panel is None:
+        raise InputError("goes with --panel", field="--gold-evidence")
+    if panel is not None and (executor != "local" or shards is not None):
+        raise InputError(
+            "a panel is judged on this machine: drop --executor/--shards", field="--panel"
+        )
+    if panel is not None:
+        from locoscore.benchmarks.panel_command import panel_command
+
+        if panel_command(bench, call, panel, terminal(), gold_evidence):
+            raise typer.Exit(EXIT_FAILED)
+        return
     if executor not in ("local", "ray"):
         raise InputError(f"{executor}: expected local or ray", field="--executor")
     if executor == "ray" or shards is not None:

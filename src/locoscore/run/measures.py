@@ -10,8 +10,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES
 from locoscore.benchmarks.locomo.scoring.protocols import get_protocol
-from locoscore.categories import CATEGORY_NAMES
 from locoscore.stats import LatencyStats
 
 LOCOMO_TYPES = tuple(CATEGORY_NAMES)

@@ -33,6 +33,7 @@ from locoscore._io import read_jsonl, write_json_atomic, write_jsonl_atomic
 from locoscore.benchmarks import Benchmark, get_benchmark
 from locoscore.data.shard import shard_of, without_shard
 from locoscore.errors import InputError
+from locoscore.generic.floors import record_floors
 from locoscore.results.folder import load_summary
 from locoscore.results.layout import JUDGE_CACHE, PREDICTIONS, RUN_JSON, RUN_STATE, SUMMARY
 
@@ -276,7 +277,8 @@ def merge_folders(
     shards = sorted((read_shard(Path(f)) for f in folders), key=lambda s: s.index)
     check_shards(shards, allow_partial=allow_partial)
     first = shards[0]
-    bench = get_benchmark(first.run.get("benchmark"))
+    # a third-party benchmark is found again by the spec its run recorded, not its name
+    bench = get_benchmark(first.run.get("benchmark_source") or first.run.get("benchmark"))
     recorded = first.run.get("dataset") or {}
     data = bench.load(dataset or recorded.get("path"))
     if data.sha256 != recorded.get("sha256"):
@@ -344,7 +346,11 @@ def _write(
     summary = bench.score_run(predictions, data, folder, run_section)
     if not (folder / SUMMARY).is_file():
         raise InputError("the benchmark wrote no summary.json", file=str(folder))
-    return summary
+    asked = {r["question_id"] for r in records}
+    questions = [
+        q for q in bench.questions(data, bench.conversations(data)) if q.question_id in asked
+    ]
+    return record_floors(folder, summary, bench, data, questions)
 
 
 __all__ = ["check_shards", "merge_folders", "merged_document", "read_shard", "shard_of"]
