@@ -44,7 +44,7 @@ def test_a_third_party_benchmark_gets_its_card(tmp_path, monkeypatch):
 PERSONAMEM = Path(__file__).resolve().parents[3] / "shared/data/personamem/32k"
 
 
-def test_blind_floors_are_on_the_card_and_a_result_below_one_is_a_warning(tmp_path):
+def test_blind_floors_are_on_the_card_below_one_a_warning_and_unread_answers_fail(tmp_path):
     if not PERSONAMEM.exists():
         pytest.skip(f"PersonaMem 32k not found at {PERSONAMEM}")
     out = tmp_path / "pm"
@@ -64,6 +64,11 @@ def test_blind_floors_are_on_the_card_and_a_result_below_one_is_a_warning(tmp_pa
     below = [f"warning: not above the blind floor {f['name']} ({f['score']:.2f}, computed "
              "without a model)" for f in floors]  # fmt: skip
     code, output = invoke("verify", str(out))
-    assert code == 0, output  # warnings, not failures
+    # a reply that names no option is a failure the benchmark's scoring marks, not a guess:
+    # all three fail the failures gate; being below a blind floor is a warning
+    assert code == 1, output
+    assert claim["failures"]["by_kind"]["unparsable"] == 3
+    assert "FAIL failures: failed questions above threshold: 3 of 3 questions failed " in output
+    assert "(100.0 %: 3 unparsable)" in output
     warned = [line for line in output.splitlines() if line.startswith("warning: not above")]
     assert warned == below

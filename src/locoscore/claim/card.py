@@ -199,7 +199,10 @@ def _failures(folder: Folder, bench: ClaimedBenchmark) -> dict[str, Any]:
     overflow = sum(1 for r in records if str(r.get("error") or "").startswith("context_overflow"))
     errors = sum(1 for r in records if r.get("error") is not None) - overflow
     unscored, unparsable = _unscored(folder, bench)
-    failed = errors + overflow + unscored
+    # answers the benchmark itself could not read (a multiple-choice reply naming no single
+    # option): its scoring marks the row `unparsable`; each is a failure, scored wrong
+    unread = sum(1 for r in folder.scores or [] if r.get("unparsable") is True)
+    failed = errors + overflow + unscored + unread
     questions = len(folder.question_ids())
     return {
         "failed": failed,
@@ -208,7 +211,7 @@ def _failures(folder: Folder, bench: ClaimedBenchmark) -> dict[str, Any]:
         "by_kind": {
             "errors": errors + unscored - unparsable,
             "context_overflow": overflow,
-            "unparsable": unparsable,
+            "unparsable": unparsable + unread,
         },
     }
 
