@@ -92,6 +92,10 @@ class JudgeCall:
     run_answers: dict[Path, dict[str, Any] | None] = field(default_factory=dict)
 
 
+# `audit --accept-threshold`: a rubric run (0-100) accepts an answer scored at least this
+DEFAULT_ACCEPT_THRESHOLD = 50.0
+
+
 @dataclass(frozen=True)
 class AuditCall:
     out: Path
@@ -139,7 +143,7 @@ class ScoreCall:
     prediction_key: str | None
     strict: bool
     out: Path
-    protocols: str
+    protocols: str | None  # comma-separated; None: every one the benchmark has
     errata: Path | None
     replace: bool
 

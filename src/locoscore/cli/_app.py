@@ -37,7 +37,8 @@ _flags_show_no_type()
 
 
 def benchmark_titles() -> str:
-    """The registered benchmarks as people name them (`LoCoMo, LongMemEval and BEAM`)."""
+    """The registered benchmarks as people name them (`A, B and C`: each description's
+    words before its first parenthesis)."""
     titles = list(dict.fromkeys(b.description.split(" (")[0] for b in BENCHMARKS.values()))
     return ", ".join(titles[:-1]) + f" and {titles[-1]}" if len(titles) > 1 else titles[0]
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from locoscore.benchmarks import get_benchmark
+from locoscore.benchmarks import DEFAULT_BENCHMARK, get_benchmark
 from locoscore.benchmarks.commands import JudgeCall
 from locoscore.cli._app import (
     EXIT_FAILED,
@@ -102,7 +102,7 @@ def judge(
     limit: LimitOpt = None,
     limit_per: LimitPerOpt = None,
     seed: SeedOpt = None,
-    benchmark: BenchmarkOpt = "locomo",
+    benchmark: BenchmarkOpt = DEFAULT_BENCHMARK,
     type_template: list[str] = typer.Option(
         [],
         "--type-template",

@@ -9,6 +9,7 @@ from typing import Any
 import typer
 from rich.markup import escape
 
+from locoscore.benchmarks import DEFAULT_BENCHMARK
 from locoscore.cli._app import (
     EXIT_FAILED,
     app,
@@ -141,7 +142,7 @@ def run(
     limit: LimitOpt = None,
     limit_per: LimitPerOpt = None,
     seed: SeedOpt = None,
-    benchmark: BenchmarkOpt = "locomo",
+    benchmark: BenchmarkOpt = DEFAULT_BENCHMARK,
     replace: ReplaceOpt = False,
     shard: ShardOpt = None,
     executor: str = typer.Option(
@@ -156,12 +157,7 @@ def run(
 ) -> None:
     """Ingest, ask, answer and score (the help text is `_run_help`, built from the registry)."""
     # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
-    from locoscore.benchmarks.locomo.report.build import build_reports
-    from locoscore.benchmarks.locomo.report.terminal import (
-        lexical_signatures,
-        lexical_table,
-        print_signatures,
-    )
+    from locoscore.cli._terminal import print_signatures, terminal
     from locoscore.run.measures import failure_kinds
     from locoscore.run.outputs import write_run_outputs
 
@@ -202,7 +198,7 @@ def run(
         _run_on_ray(settings, shards, ray_address)
         return
     resolved = resolve_run(settings)
-    print_signatures(console, [resolved.signature])
+    print_signatures([resolved.signature])
     if resolved.sample is not None:
         console.print(f"smoke test on {resolved.sample.describe()}: every number is a subset")
     bar = progress_for(err_console, progress and not dry_run, "answering", "questions")
@@ -212,12 +208,11 @@ def run(
         return
     summary = write_run_outputs(result, out)
     report_dropped(result.dropped, out)
-    if "lexical" in summary:  # a benchmark with lexical protocols: their scores and reports
-        build_reports(out, errata=resolved.errata)
-        console.print(lexical_table(summary["lexical"]), highlight=False)
-        print_signatures(console, lexical_signatures(summary["lexical"]))
+    bench = resolved.benchmark
+    bench.build_run_reports(out, errata=resolved.errata)  # its reports, beside the scores
+    bench.print_run_scores(summary, terminal())
     if result.signature != resolved.signature:  # what the server said it served, now known
-        print_signatures(console, [result.signature])
+        print_signatures([result.signature])
     calls = summary["run"]["answer_calls"]
     if not (resolved.answer.is_extractive or resolved.system.answers_itself):
         cost = calls["cost_usd"]
@@ -308,10 +303,6 @@ def _run_on_ray(settings: RunSettings, shards: int | None, address: str | None) 
         )
 
     summary, outcomes = run_on_ray(settings, shards, address, on_done=done)
-    if "lexical" in summary:  # the lexical benchmarks' reports, as after any run
-        from locoscore.benchmarks.locomo.report.build import build_reports
-
-        build_reports(settings.out)
     run = summary.get("run") or {}
     console.print(escape(str(run.get("signature"))), highlight=False, soft_wrap=True)
     written = ", ".join(summary.get("_written", ()))

@@ -203,7 +203,7 @@ def merged_document(
         },
         answer_calls=answer_calls,
         context_fit=_context_fit([d.get("context_fit") for d in docs]),
-        measures=run_measures(records, bench.type_order, lexical=bench.scores_lexically),
+        measures=run_measures(records, bench.type_order, bench.evidence_metric()),
         warnings=list(dict.fromkeys(w for d in docs for w in d.get("warnings") or [])),
         stop_reason=next((d["stop_reason"] for d in docs if d.get("stop_reason")), None),
         merged_from={

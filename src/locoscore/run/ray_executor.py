@@ -24,6 +24,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from locoscore.benchmarks import get_benchmark
 from locoscore.data.shard import Shard
 from locoscore.errors import InputError
 from locoscore.results.layout import SUMMARY
@@ -50,15 +51,13 @@ def run_shard(settings: RunSettings) -> dict[str, Any]:
     """One shard, in a Ray worker: the run, its outputs and reports, as `run` writes them."""
     import asyncio
 
-    from locoscore.benchmarks.locomo.report.build import build_reports
     from locoscore.run.outputs import write_run_outputs
     from locoscore.run.pipeline import execute_run, resolve_run
 
     resolved = resolve_run(settings)
     result = asyncio.run(execute_run(resolved))
-    summary = write_run_outputs(result, settings.out)
-    if "lexical" in summary:
-        build_reports(settings.out, errata=resolved.errata)
+    write_run_outputs(result, settings.out)
+    resolved.benchmark.build_run_reports(settings.out, errata=resolved.errata)
     assert settings.shard is not None
     return {
         "index": settings.shard.index,
@@ -128,7 +127,10 @@ def run_on_ray(
     finally:
         if started:
             ray.shutdown()
-    return merge_into(settings.out, shards), sorted(outcomes, key=lambda o: o["index"])
+    summary = merge_into(settings.out, shards)
+    # the merged folder's reports, as after any run (built in place: they name the folder)
+    get_benchmark(settings.benchmark).build_run_reports(settings.out)
+    return summary, sorted(outcomes, key=lambda o: o["index"])
 
 
 def merge_into(out: Path, shards: int) -> dict[str, Any]:

@@ -33,7 +33,6 @@ from locoscore.results.layout import JUDGE_CACHE
 Kind = Literal["gold", "probe", "predictions"]
 GOLD_SET = "gold"
 PREDICTIONS_SET = "predictions"
-DEFAULT_ACCEPT_THRESHOLD = 50.0
 
 
 class ProbeRecord(PredictionRecord):
