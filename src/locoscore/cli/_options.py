@@ -30,6 +30,17 @@ def benchmark_notes(option: str) -> str:
     return "; ".join(notes) or "none built in"
 
 
+def left_out_types() -> str:
+    """The question types each benchmark's overall leaves out (`QuestionType.in_overall`),
+    as `name: type, type`."""
+    notes = []
+    for bench in BENCHMARKS.values():
+        names = [t.name for t in bench.types if not t.in_overall]
+        if names:
+            notes.append(f"{bench.name}: {', '.join(names)}")
+    return "; ".join(notes) or "none built in"
+
+
 BenchmarkOpt = Annotated[
     str,
     typer.Option("--benchmark", help=f"The benchmark: {benchmark_choices()}."),

@@ -52,6 +52,7 @@ from locoscore.cli._options import (
     SeedOpt,
     ShardOpt,
     StrictOpt,
+    left_out_types,
 )
 from locoscore.cli._terminal import terminal
 from locoscore.data.sample import judged_sample, sample_spec
@@ -86,7 +87,10 @@ def judge(
     sampling: SamplingOpt = "explicit",
     api_version: ApiVersionOpt = None,
     include_adversarial: bool = typer.Option(
-        False, "--include-adversarial", help="Also judge category 5 (excluded by default)."
+        False,
+        "--include-adversarial",
+        help=f"Also judge the question types left out of the overall ({left_out_types()}); "
+        "not judged by default.",
     ),
     prompt_template: PromptTemplateOpt = None,
     prices: PricesOpt = None,

@@ -28,6 +28,7 @@ from locoscore.cli._options import (
     ReplaceOpt,
     SeedOpt,
     ShardOpt,
+    left_out_types,
 )
 from locoscore.data.sample import sample_spec
 from locoscore.data.shard import Shard
@@ -89,7 +90,8 @@ def run(
     exclude_adversarial: bool = typer.Option(
         False,
         "--exclude-adversarial",
-        help="Skip category 5 (the official F1 needs it, so it is included by default).",
+        help=f"Skip the question types left out of the overall ({left_out_types()}); "
+        "asked by default, as a benchmark's official score may count them.",
     ),
     answer_provider: str = typer.Option(
         "openai", "--answer-provider", help=" | ".join(ANSWER_PROVIDERS)
