@@ -82,9 +82,9 @@ def _fetch_help() -> str:
         files = []
         for name, aliases in _listed(bench).items():
             known = bench.fetch_names[name]
-            said = [known.note or known.filename] if known.note or aliases else []
+            said = [known.filename + (f", {known.note}" if known.note else "")]
             said += [f"also {a!r}" for a in aliases]
-            files.append(f"{name} ({'; '.join(said)})" if said else name)
+            files.append(f"{name} ({'; '.join(said)})")
         parts.append(f"{', '.join(files)} ({bench.name})")
     return f"A released file, at a pinned revision: {'; '.join(parts)}."
 

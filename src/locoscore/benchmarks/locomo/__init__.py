@@ -52,14 +52,14 @@ FETCH_NAMES = {
         "locomo-audit-errors.json",
         ERRATA_SHA256,
         url=ERRATA_URL,
-        note=f"the audited list of wrong gold answers, {_AUDIT_REPO}",
+        note=f"the audited list of wrong gold answers, from {_AUDIT_REPO}",
     ),
     "probes": KnownFile(
         "judge-probes",
-        "judge-probes",
+        "judge-probes/" + " and ".join(f"{s.name}.json" for s in PROBE_SOURCES),
         ", ".join(s.sha256 for s in PROBE_SOURCES),
         url=PROBES_BASE_URL,
-        note=f"the judge-audit probe sets, {_AUDIT_REPO}",
+        note=f"the judge-audit probe sets, from {_AUDIT_REPO}",
     ),
 }
 OPTION_HELP = {
