@@ -123,6 +123,13 @@ def handle_errors(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def print_signatures(signatures: list[str]) -> None:
+    """Each signature alone on its line, never wrapped or cut at the terminal's width (nor
+    at 80 columns when piped), so it can be copied whole."""
+    for signature in signatures:
+        console.print(signature, soft_wrap=True, highlight=False, markup=False)
+
+
 def report_dropped(dropped: list[str], out: object) -> None:
     """What `--replace` removed, on one line (nothing when the folder held no other input)."""
     if dropped:

@@ -32,12 +32,5 @@ def _estimate(*args: Any, **kwargs: Any) -> None:
     print_estimate(*args, **kwargs)
 
 
-def print_signatures(signatures: list[str]) -> None:
-    """Each signature alone on its line, never wrapped or cut at the terminal's width (nor
-    at 80 columns when piped), so it can be copied whole."""
-    for signature in signatures:
-        console.print(signature, soft_wrap=True, highlight=False, markup=False)
-
-
 def terminal() -> Terminal:
     return Terminal(console, err_console, run_pass, _progress, _claim, _estimate)

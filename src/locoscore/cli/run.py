@@ -16,6 +16,7 @@ from locoscore.cli._app import (
     console,
     err_console,
     handle_errors,
+    print_signatures,
     report_dropped,
 )
 from locoscore.cli._interrupt import run_pass
@@ -159,7 +160,7 @@ def run(
 ) -> None:
     """Ingest, ask, answer and score (the help text is `_run_help`, built from the registry)."""
     # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
-    from locoscore.cli._terminal import print_signatures, terminal
+    from locoscore.cli._terminal import terminal
     from locoscore.run.measures import failure_kinds
     from locoscore.run.outputs import write_run_outputs
 
