@@ -1,4 +1,4 @@
-"""What the README says about formats, protocols and the Python API is what the code does."""
+"""What the docs say about formats, protocols and the Python API is what the code does."""
 
 from __future__ import annotations
 
@@ -11,7 +11,10 @@ import locoscore
 from locoscore.benchmarks.locomo.data.readers import FORMATS
 from locoscore.benchmarks.locomo.scoring.protocols import PROTOCOLS
 
-README = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+REPO = Path(__file__).resolve().parents[1]
+# the README and every page of the documentation site (docs/), as one text
+PAGES = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+README = "\n".join(p.read_text(encoding="utf-8") for p in PAGES)
 
 
 @pytest.mark.parametrize("name", sorted(PROTOCOLS))

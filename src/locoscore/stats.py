@@ -12,10 +12,11 @@ hand-computed values.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from statistics import NormalDist
+from typing import Any
 
 import numpy as np
 
@@ -357,3 +358,62 @@ def holm_adjust(p_values: Sequence[float]) -> list[float]:
         running = max(running, min(1.0, (m - rank) * p_values[index]))
         adjusted[index] = running
     return adjusted
+
+
+# The significance level every paired verdict uses (`compare`, the board's ranks).
+ALPHA = 0.05
+# The paired bootstrap of every comparison: resamples and seed, so a rerun draws the same.
+PAIRED_RESAMPLES = 2000
+PAIRED_SEED = 0
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """B - A on the keys both sides scored: the mean difference, its paired-bootstrap
+    interval and the two-sided Wilcoxon signed-rank p."""
+
+    n: int
+    estimate: float
+    low: float
+    high: float
+    p: float
+
+
+def paired_difference(
+    a: dict[str, float], b: dict[str, float], decimals: int | None = None
+) -> PairedDifference | None:
+    """B - A over the keys both hold, in key order; None when they share none. `decimals`
+    rounds each difference first (scores scaled to 0-100 must not have their ties broken by
+    float noise); None keeps them exact."""
+    shared = sorted(set(a) & set(b))
+    if not shared:
+        return None
+    differences = [b[k] - a[k] for k in shared]
+    if decimals is not None:
+        differences = [round(d, decimals) for d in differences]
+    ci = bootstrap_mean_ci(differences, resamples=PAIRED_RESAMPLES, seed=PAIRED_SEED)
+    p = wilcoxon_signed_rank(differences).p_value
+    return PairedDifference(len(shared), ci.estimate, ci.low, ci.high, p)
+
+
+def mean_ci_by_type(
+    values: Mapping[str, float], types: Mapping[str, str], type_order: Sequence[str]
+) -> dict[str, Any]:
+    """Mean x100 with its bootstrap 95 % interval, overall and per type (`types`: question
+    id -> type name); questions without a value are not in `values`."""
+
+    def block(ids: list[str]) -> dict[str, Any]:
+        if not ids:
+            return {"mean": None, "ci95": None, "count": 0}
+        ci = bootstrap_mean_ci([values[q] for q in ids])
+        return {
+            "mean": round(100 * ci.estimate, 4),
+            "ci95": [round(100 * ci.low, 4), round(100 * ci.high, 4)],
+            "count": len(ids),
+        }
+
+    ids = list(values)
+    return {
+        "overall": block(ids),
+        "by_type": {t: block([q for q in ids if types[q] == t]) for t in type_order},
+    }

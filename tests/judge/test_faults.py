@@ -93,7 +93,9 @@ def test_a_429_storm_slows_the_run_and_shrinks_concurrency_but_loses_nothing(
     assert all(r.score is not None for r in run.rows) and len(run.rows) == 100
     assert fake.status_counts[429] > 0
     assert runner.limiter.rate_limited == fake.status_counts[429]
-    assert runner.limiter.shrinks > 0 and runner.limiter.limit < 32  # x0.8 per round trip
+    # cut (x0.8 per episode) at least once; where it ends depends on how long the healthy
+    # tail ran (it grows back), so only the cut is a property of the storm
+    assert runner.limiter.shrinks > 0
     assert elapsed >= 100 / 40 - 0.6  # paced by the limit (first window starts full)
     assert fake.generation_calls == 100
 

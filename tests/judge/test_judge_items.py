@@ -61,3 +61,15 @@ def test_category_5_is_left_out_at_locomos_edge_and_the_engine_judges_every_item
     other = JudgeItem("q-1#0", "q-1", 0, 5, "Where?", "Paris", "Paris", rule=5)
     plan = plan_calls([other], judge, None)
     assert [(s.item.key, s.run_index) for s in plan.missing] == [("q-1#0", 0), ("q-1#0", 1)]
+
+
+def test_locomos_items_name_their_category_and_guidance_the_engine_names_none() -> None:
+    """The built-in rubric prompt says the LoCoMo category and its guidance because LoCoMo's
+    item carries them; an item of another benchmark gets its id, never a LoCoMo name."""
+    judge = JudgeSettings().resolve()
+    prompt = render_prompt(judge, record_item(TEMPORAL))
+    assert "Question category: temporal" in prompt
+    assert "What this category requires: The question is about time:" in prompt
+    other = render_prompt(judge, JudgeItem("q-1#0", "q-1", 0, 2, "When?", "May", "May"))
+    assert "Question category: 2\n" in other and "temporal" not in other
+    assert "What this category requires: \n" in other

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from locoscore.benchmarks.locomo.judge.api import build_judge_prompt
 from locoscore.errors import InputError
-from locoscore.judge import build_judge_prompt, load_template
+from locoscore.judge import load_template
 from locoscore.judge.prompts import builtin_template, fence_candidate
 
 FENCE = re.compile(r"<candidate-([0-9a-f]{16})>\n(.*)\n</candidate-\1>", re.DOTALL)
@@ -59,8 +60,10 @@ def test_user_template_fills_placeholders_and_keeps_json_braces(tmp_path: Path) 
     path = tmp_path / "mine.txt"
     path.write_text('Q={question} G={gold} P={prediction_raw} C={category} {"label": "X"}')
     template = load_template(path, "binary")
-    text = template.render("why?", "because", "dunno", 3)
+    text = template.render("why?", "because", "dunno", 3, type_name="open-domain")
     assert text == 'Q=why? G=because P=dunno C=open-domain {"label": "X"}'
+    # the judge engine names no benchmark's types: without the item's name, the id
+    assert "C=3 " in template.render("why?", "because", "dunno", 3)
     assert template.version_hash != builtin_template("binary").version_hash
 
 

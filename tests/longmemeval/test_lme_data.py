@@ -163,7 +163,8 @@ def test_the_scanner_finds_every_record_whatever_the_chunking() -> None:
 def test_the_registry_names_both_benchmarks_and_their_published_rows() -> None:
     from locoscore.benchmarks import BENCHMARKS
 
-    assert list(BENCHMARKS) == ["locomo", "longmemeval", "beam", "beam-full"]
+    # the first four in their order; later benchmarks register after them
+    assert list(BENCHMARKS)[:4] == ["locomo", "longmemeval", "beam", "beam-full"]
     rows = LME.published()
     assert {r.provenance for r in rows} == {"self-reported", "reproduced"}
     zep = next(r for r in rows if r.system == "Zep (2025)")

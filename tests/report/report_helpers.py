@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from locoscore.categories import CATEGORY_NAMES
+from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES
 
 # Per conversation: 3 single-hop, 2 multi-hop, 2 temporal, 1 open-domain, 2 adversarial.
 CATEGORY_CYCLE = (4, 4, 4, 1, 1, 2, 2, 3, 5, 5)

@@ -21,7 +21,7 @@ def test_a_worse_row_is_ranked_below_and_a_copy_of_the_leader_ties(tmp_path: Pat
     best = write_folder(tmp_path / "best", better)
     twin = write_folder(tmp_path / "twin", copy.deepcopy(better))
     (group,) = build_board([base, twin, best]).groups
-    assert group.headline is not None and group.headline.column == "f1_locomo"
+    assert group.headline is not None and group.headline.key == "f1_locomo"
     names = [Path(r.entry.folder).name for r in group.rows]
     assert names == ["best", "twin", "base"]  # equal means: by folder
     ranks = [(r.rank, r.tied) for r in group.rows]

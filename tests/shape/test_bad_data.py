@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from locomo_plus_helpers import write_cut
+from personamem_helpers import write_folder as write_personamem
 from shapes import EXAMPLES, TINY, params, write_tiny_data
 
 from locoscore.testing.longmemeval_fixture import make_records
@@ -184,6 +186,54 @@ def _tiny_turn_not_a_pair(raw: Any) -> None:
     raw["conversations"][1]["sessions"][0]["turns"][0] = "Ben: my sister moved"
 
 
+# -- LoCoMo-Plus: a cut of the real file beside the real locomo10.json --------------------
+def _plus(tmp_path: Path, change: Callable[[Any], None]) -> tuple[Path, Path]:
+    folder = write_cut(tmp_path / "plus", (0, 101, 250))
+    path = folder / "locomo_plus.json"
+    raw = json.loads(path.read_text())
+    change(raw)
+    path.write_text(json.dumps(raw))
+    return folder, path
+
+
+def _plus_unknown_relation(raw: Any) -> None:
+    raw[1]["relation_type"] = "temporal"
+
+
+def _plus_gap_vague(raw: Any) -> None:
+    raw[2]["time_gap"] = "later on"
+
+
+def _plus_trigger_by_b(raw: Any) -> None:
+    raw[0]["trigger_query"] = "B: " + raw[0]["trigger_query"][3:]
+
+
+def _plus_cue_unlabelled(raw: Any) -> None:
+    raw[1]["cue_dialogue"] = "I moved to Lisbon."
+
+
+# -- PersonaMem: a folder of two gzipped JSON lists ---------------------------------------
+def _persona(tmp_path: Path, change: Callable[[Any], None]) -> tuple[Path, Path]:
+    folder = write_personamem(tmp_path / "32k", change)
+    broken = "documents" if getattr(change, "documents", False) else "queries"
+    return folder, folder / f"{broken}.json.gz"
+
+
+def _persona_gold_letter(raw: Any) -> None:
+    raw["queries"][0]["gold_answers"][1] = "e"
+
+
+def _persona_unknown_type(raw: Any) -> None:
+    raw["queries"][2]["meta"]["question_type"] = "telepathy"
+
+
+def _persona_no_marker(raw: Any) -> None:
+    raw["documents"][1]["content"] = "no role marker at all"
+
+
+_persona_no_marker.documents = True  # type: ignore[attr-defined]
+
+
 Build = Callable[[Path, Callable[[Any], None]], tuple[Path, Path]]
 CASES: dict[str, tuple[str, Build, Callable[[Any], None], str]] = {
     # name: (benchmark, builder, change, what the line must say of the field)
@@ -214,6 +264,28 @@ CASES: dict[str, tuple[str, Build, Callable[[Any], None], str]] = {
     "beam-gold-number": ("beam", _beam, _beam_gold_number, "field 'answer'"),
     "beam-evidence-text": ("beam", _beam, _beam_evidence_text, "field 'source_chat_ids'"),
     "beam-rubric-missing": ("beam", _beam, _beam_rubric_missing, "field 'rubric'"),
+    "plus-unknown-relation": (
+        "locomo-plus",
+        _plus,
+        _plus_unknown_relation,
+        "record item 1, field 'relation_type'",
+    ),
+    "plus-gap-unreadable": ("locomo-plus", _plus, _plus_gap_vague, "field 'time_gap'"),
+    "plus-trigger-by-b": ("locomo-plus", _plus, _plus_trigger_by_b, "field 'trigger_query'"),
+    "plus-cue-unlabelled": ("locomo-plus", _plus, _plus_cue_unlabelled, "field 'cue_dialogue'"),
+    "personamem-gold-letter": (
+        "personamem",
+        _persona,
+        _persona_gold_letter,
+        "field 'gold_answers'",
+    ),
+    "personamem-unknown-type": (
+        "personamem",
+        _persona,
+        _persona_unknown_type,
+        "field 'meta.question_type'",
+    ),
+    "personamem-no-marker": ("personamem", _persona, _persona_no_marker, "field 'content'"),
     "tiny-missing-answer": (TINY, _tiny, _tiny_no_answer, "field 'answer'"),
     "tiny-unknown-conversation": (
         TINY,
@@ -254,7 +326,10 @@ def test_a_broken_file_is_one_line_naming_file_and_field(tmp_path: Path, name: s
 @pytest.mark.parametrize("benchmark", params())
 def test_the_unbroken_files_load(tmp_path: Path, benchmark: str) -> None:
     """The cases above fail because of their one change, not because the base is bad."""
-    build = {"locomo": _locomo, "longmemeval": _lme, "beam": _beam, TINY: _tiny}[benchmark]
+    build = {
+        "locomo": _locomo, "longmemeval": _lme, "beam": _beam, "personamem": _persona,
+        "locomo-plus": _plus, TINY: _tiny,
+    }[benchmark]  # fmt: skip
     dataset, _ = build(tmp_path, lambda raw: None)
     proc = _info(benchmark, dataset)
     assert proc.returncode == 0, proc.stderr

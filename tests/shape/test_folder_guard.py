@@ -17,10 +17,12 @@ from typing import Any
 import pytest
 from audit_helpers import write_dataset  # the LoCoMo file
 from beam_helpers import rule as beam_rule  # BEAM's judge stand-in
+from locomo_plus_helpers import write_cut
 from shapes import SHAPES, TINY, shape_id, write_tiny_data
 from typer.testing import CliRunner
 
 from locoscore._io import read_jsonl, sha256_file
+from locoscore.benchmarks import get_benchmark
 from locoscore.cli import app
 from locoscore.results.identity import predictions_fingerprint
 from locoscore.results.layout import HYPOTHESES, PREDICTIONS, RUN_FILES, RUN_JSON, SUMMARY
@@ -43,6 +45,8 @@ def _dataset(name: str, root: Path) -> Bench:
         return Bench(name, write_dataset(root / "locomo.json", samples=2, questions=4), ())
     if name == "longmemeval":
         return Bench(name, write_fixture(root / "longmemeval_s.json"), ("--protocol", "binary"))
+    if name == "locomo-plus":  # three items of the real file, beside the real locomo10.json
+        return Bench(name, write_cut(root / "plus", (0, 101, 250)), ())
     if name == TINY:  # the example's data as a file: one way in for every benchmark
         return Bench(name, write_tiny_data(root / "tiny.json"), ())
     if not BEAM_100K.exists():
@@ -95,6 +99,9 @@ def ran(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, fake: FakeProvider
 ) -> tuple[Bench, Path]:
     """A run folder judged with its own predictions (one per benchmark; tests copy it)."""
+    if "judge" not in get_benchmark(request.param).commands:
+        # PersonaMem: no judge; `score`'s guard of a run folder is in test_personamem.py
+        pytest.skip(f"{request.param} has no judge to guard")
     root = tmp_path_factory.mktemp(shape_id(request.param))
     bench = _dataset(request.param, root)
     out = root / "run"

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from locomo_plus_helpers import level_verdict, write_cut
 from shapes import TINY, shape_id, tiny_module, write_tiny_data
 from typer.testing import CliRunner
 
@@ -100,6 +101,14 @@ def _tiny(tmp: Path) -> list[str]:
             "--dataset", str(dataset)]  # fmt: skip
 
 
+def _locomo_plus(tmp: Path) -> list[str]:
+    """Nine items of the real file; every reply earns its three-level verdict (FULL: 100)."""
+    dataset = write_cut(tmp / "plus")
+    rows = [{"question_id": f"lp-{i:03d}", "prediction": "reply FULL"} for i in range(9)]
+    return [str(_jsonl(tmp / "answers.jsonl", rows)), "--benchmark", "locomo-plus",
+            "--dataset", str(dataset)]  # fmt: skip
+
+
 beam_data = pytest.mark.skipif(not BEAM_100K.exists(), reason="BEAM 100K not at ../shared")
 
 
@@ -116,6 +125,8 @@ BEAM = pytest.param(Case("beam", _beam, 12, _full_marks), id="beam", marks=beam_
 # one refused run of 6 (17 %) is past --max-unscored 10 %
 TINY_ONE = Case(TINY, _tiny, 1, reference_recall_score)
 TINY_CASE = pytest.param(TINY_ONE, id=shape_id(TINY))
+# one refused run of 9 (11 %) is past --max-unscored 10 %
+PLUS = pytest.param(Case("locomo-plus", _locomo_plus, 1, level_verdict), id="locomo-plus")
 
 
 @pytest.fixture(autouse=True)
@@ -157,7 +168,7 @@ def _usage(section: dict[str, Any]) -> tuple[int, int, float | None]:
     return usage["input_tokens"], usage["output_tokens"], usage["estimated_cost_usd"]
 
 
-@pytest.mark.parametrize("case", [LOCOMO, LONGMEMEVAL, BEAM, TINY_CASE])
+@pytest.mark.parametrize("case", [LOCOMO, LONGMEMEVAL, BEAM, TINY_CASE, PLUS])
 def test_failed_calls_past_max_unscored_fail_the_command(
     case: Case, fake: FakeProvider, tmp_path: Path
 ) -> None:
@@ -187,7 +198,11 @@ def test_a_judge_against_a_dead_port_exits_1_with_one_clear_line(
     with socket.socket() as sock:  # bound then closed: connection refused, no network used
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    result = _judge(case, tmp_path, f"http://127.0.0.1:{port}", tmp_path / "out")
+    # one attempt per call: the refused connection is final at once (the default retries
+    # with backoff for ~15 s, as a restarting server deserves)
+    result = _judge(
+        case, tmp_path, f"http://127.0.0.1:{port}", tmp_path / "out", "--max-attempts", "1"
+    )
     assert result.exit_code == 1, result.output
     assert f"error: every judge call failed ({calls} of {calls}: connection {calls})" in (
         " ".join(result.output.split())
@@ -195,7 +210,7 @@ def test_a_judge_against_a_dead_port_exits_1_with_one_clear_line(
     assert "Traceback" not in result.output
 
 
-@pytest.mark.parametrize("case", [LONGMEMEVAL, BEAM, TINY_CASE])
+@pytest.mark.parametrize("case", [LONGMEMEVAL, BEAM, TINY_CASE, PLUS])
 def test_a_headline_over_the_scored_questions_says_so(
     case: Case, fake: FakeProvider, tmp_path: Path
 ) -> None:
@@ -227,7 +242,7 @@ def test_longmemeval_headline_is_over_the_judged_questions_hand_computed(
     assert section["missing_counts_as_wrong"]["overall"]["count"] == 8
 
 
-@pytest.mark.parametrize("case", [LOCOMO, LONGMEMEVAL, BEAM, TINY_CASE])
+@pytest.mark.parametrize("case", [LOCOMO, LONGMEMEVAL, BEAM, TINY_CASE, PLUS])
 def test_served_model_and_fake_are_recorded_and_shown_cached_reruns_too(
     case: Case, fake: FakeProvider, tmp_path: Path
 ) -> None:
@@ -246,7 +261,7 @@ def test_served_model_and_fake_are_recorded_and_shown_cached_reruns_too(
     assert fake.requests > 0 and section["calls"]["cached"] > 0
 
 
-@pytest.mark.parametrize("case", [LOCOMO, LONGMEMEVAL, BEAM, TINY_CASE])
+@pytest.mark.parametrize("case", [LOCOMO, LONGMEMEVAL, BEAM, TINY_CASE, PLUS])
 def test_cost_and_tokens_count_every_attempt(
     case: Case, fake: FakeProvider, tmp_path: Path
 ) -> None:

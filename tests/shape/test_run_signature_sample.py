@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 from beam_helpers import BEAM_100K, rule
+from locomo_plus_helpers import NINE, level_verdict, write_cut
+from personamem_helpers import write_folder as write_personamem
 from run_helpers import answer_requests, echo_first_memory, run_cli
 from shapes import SHAPES, TINY, shape_id, write_tiny_data
 from typer.testing import CliRunner
@@ -89,6 +91,16 @@ def _beam(root: Path) -> Cut:
     return Cut("beam", root / "100K", 20, "ability", rule)
 
 
+def _locomo_plus(root: Path) -> Cut:
+    """Nine items of the real file (three causal, two of each other relation)."""
+    return Cut("locomo-plus", write_cut(root / "plus", NINE), 9, "relation", level_verdict)
+
+
+def _personamem(root: Path) -> Cut:
+    """A small folder in the derived copy's shape: six questions of four types (no judge)."""
+    return Cut("personamem", write_personamem(root / "32k"), 6, "type")
+
+
 def _tiny(root: Path) -> Cut:
     """The example plugin's six questions (two types), its data as a file."""
     return Cut(TINY, write_tiny_data(root / "tiny.json"), 6, "type", reference_recall_score)
@@ -96,9 +108,10 @@ def _tiny(root: Path) -> Cut:
 
 @pytest.fixture(params=SHAPES, ids=shape_id)
 def cut(request: pytest.FixtureRequest, tmp_path: Path, fake: FakeProvider) -> Cut:
-    made = {"locomo": _locomo, "longmemeval": _longmemeval, "beam": _beam, TINY: _tiny}[
-        request.param
-    ]
+    made = {
+        "locomo": _locomo, "longmemeval": _longmemeval, "beam": _beam,
+        "personamem": _personamem, "locomo-plus": _locomo_plus, TINY: _tiny,
+    }[request.param]  # fmt: skip
     (tmp_path / "data").mkdir()
     chosen = made(tmp_path / "data")
     fake.config.verdict = chosen.verdict
@@ -182,6 +195,13 @@ def test_run_judge_and_audit_share_one_sample_judged_and_shown_as_a_subset(
     drawn = _read(sampled / "run.json")["sample"]
     signature = f"sample:4/{cut.population}@seed1:strat-{cut.strat}"
     assert drawn["signature"] == signature and len(drawn["question_ids"]) == 4
+    if "judge" not in get_benchmark(cut.name).commands:
+        # scored by the run itself (PersonaMem): its scores and report are over the sample
+        scored = _read(sampled / "summary.json")
+        assert scored["answers"]["questions"] == 4
+        assert CliRunner().invoke(app, ["report", str(sampled)]).exit_code == 0
+        assert signature in (sampled / "report.md").read_text(encoding="utf-8")
+        return
 
     # judge of the run's predictions, without --limit: exactly the run's sample, over it
     judged = _invoke("judge", fake, cut, str(sampled / "predictions.jsonl"), "--out", str(sampled))

@@ -15,10 +15,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from locoscore.benchmarks.base import Benchmark, KnownFile, QuestionType
+from locoscore.benchmarks.base import Benchmark, BlindBaseline, KnownFile, QuestionType
 from locoscore.benchmarks.beam import BEAM, BEAM_FULL
 from locoscore.benchmarks.locomo import LOCOMO
+from locoscore.benchmarks.locomo_plus import LOCOMO_PLUS
 from locoscore.benchmarks.longmemeval import LONGMEMEVAL
+from locoscore.benchmarks.personamem import PERSONAMEM
 from locoscore.errors import InputError
 from locoscore.python_spec import PYTHON_PREFIX, import_spec
 from locoscore.results.layout import RUN_JSON, SUMMARY
@@ -27,7 +29,9 @@ DEFAULT_BENCHMARK = "locomo"
 ENTRY_POINT_GROUP = "locoscore.benchmarks"
 _SPEC_EXAMPLE = "python:module:NAME (e.g. python:my_benchmark:BENCHMARK)"
 
-BENCHMARKS: dict[str, Benchmark] = {b.name: b for b in (LOCOMO, LONGMEMEVAL, BEAM, BEAM_FULL)}
+BENCHMARKS: dict[str, Benchmark] = {
+    b.name: b for b in (LOCOMO, LONGMEMEVAL, BEAM, BEAM_FULL, PERSONAMEM, LOCOMO_PLUS)
+}
 
 
 def _entry_points() -> dict[str, Any]:
@@ -129,6 +133,7 @@ __all__ = [
     "DEFAULT_BENCHMARK",
     "ENTRY_POINT_GROUP",
     "Benchmark",
+    "BlindBaseline",
     "KnownFile",
     "QuestionType",
     "benchmark_names",

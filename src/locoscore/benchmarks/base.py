@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     )
     from locoscore.data.sample import QuestionSample, SampleSpec
     from locoscore.generic.parts import JudgeRules, Metric
+    from locoscore.judge.panel.questions import JudgedQuestion
+    from locoscore.judge.prompts import PromptTemplate
     from locoscore.results.board_row import BoardRow
 
 
@@ -230,6 +232,13 @@ class Benchmark(ABC):
         refused here, before any work."""
         return None
 
+    def gold_evidence(self, data: Any, question: Question) -> tuple[str, ...] | None:
+        """The turns that hold the question's answer, as dia ids systems see: what
+        `--system gold-evidence` returns for it. None: the benchmark names no evidence for
+        it (a run where no question has any refuses that system). Default: the question's
+        own `evidence`."""
+        return question.evidence or None
+
     def blind_baselines(
         self, data: Any, questions: Sequence[Question]
     ) -> tuple[BlindBaseline, ...]:
@@ -346,14 +355,18 @@ class Benchmark(ABC):
 
         return compare_folders(dir_a, dir_b, out)
 
-    def board_row(self, directory: Path) -> BoardRow | None:
+    def board_row(self, directory: Path) -> BoardRow:
         """A results folder as `locoscore board` shows it: its headline and other metrics,
-        per type, answered and failed, per-question scores for the paired test. None: the
-        board reads the folder's LoCoMo-shaped rows and report statistics itself."""
+        per type, answered and failed, per-question scores for the paired test."""
         from locoscore.generic.folder_view import board_row
 
         row: BoardRow = board_row(directory)
         return row
+
+    def board_rows(self, directory: Path) -> list[BoardRow]:
+        """Every row the board shows for a folder, one per view of its questions (default:
+        the one `board_row`, over all of them)."""
+        return [self.board_row(directory)]
 
     async def audit(
         self, data: Any, settings: Any, out: Path, **options: Any
@@ -394,6 +407,25 @@ class Benchmark(ABC):
             self.draw_sample,
         )
         return await judge_answers(task, answers, settings, out, **options)
+
+    # -- judge panel (`judge --panel`) --------------------------------------------------
+    def judged_questions(self, directory: Path) -> list[JudgedQuestion]:
+        """A judged folder's questions (id, type name, the judge's score 0-100), which a
+        judge panel compares across its judges. Default: each question's score in the
+        folder's board row (`board_row`), else `j` of scores.jsonl; the type from scores.jsonl."""
+        from locoscore.judge.panel.questions import generic_judged_questions
+
+        return generic_judged_questions(directory, self.board_row(directory))
+
+    def disputed_questions(self, errata: Any) -> frozenset[str]:
+        """The questions whose gold answer the errata (`errata()`'s list) dispute, as
+        `judged_questions` names them: a loss there may be the benchmark's. None by default."""
+        return frozenset()
+
+    def official_judge_template(self, protocol: str) -> PromptTemplate | None:
+        """The panel's `official` variant: the benchmark's published grading rules in our
+        own words, for `protocol`. None: no such variant (the default judge follows them)."""
+        return None
 
     # What the default `judge` and `audit` commands print: lines
     # built from the summary section (or audit document) it returned; a dry run's lines

@@ -1,104 +1,71 @@
 """One board entry per results folder and view: its numbers, identity and the facts a row shows.
 
-The numbers are the folder's report statistics, computed by the code that writes
-summary.json's `report` section (`report.build.statistics_section`), so a board row always
-equals the folder's own report. A folder whose summary.json records gold errata also gives a
-second entry, on the questions whose gold stands (the verified-gold view). A folder whose
-benchmark reads it for the board (`Benchmark.board_row`) gives one entry
-with that benchmark's own metrics and intervals, as its summary.json records them.
+The numbers are the rows the folder's benchmark reads for the board (`Benchmark.board_rows`):
+one per view of its questions (all of them, and any subset its own report gives, such as
+the questions whose gold stands), with its own metrics and intervals. The board reads
+nothing of a benchmark besides those rows and the folder's summary.json.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from locoscore.benchmarks import get_benchmark, recorded_benchmark
-from locoscore.benchmarks.locomo.report import analysis as an
-from locoscore.benchmarks.locomo.report.build import statistics_section
-from locoscore.benchmarks.locomo.report.load import Results, load_results
-from locoscore.benchmarks.locomo.report.metrics import METRICS, Metric
-from locoscore.benchmarks.locomo.report.recorded_judge import recorded_judge
-from locoscore.board.identity import (
-    ALL_QUESTIONS,
-    SHA_SHOWN,
-    Identity,
-    identity_of,
-    own_identity,
+from locoscore.board.identity import Identity, identity_of
+from locoscore.results.board_row import (
+    BoardCell,
+    BoardMetric,
+    BoardRow,
+    MetricColumn,
+    RowFigures,
+    read_summary,
 )
-from locoscore.errors import InputError
-from locoscore.results.board_row import BoardCell, BoardRow, read_summary
-from locoscore.results.layout import SUMMARY
 
 
 @dataclass(frozen=True)
 class Entry:
     folder: str  # the results folder, as given on the command line (or found under it)
-    results: Results
+    summary: dict[str, Any]
     identity: Identity
-    metrics: dict[str, Any]  # the `report.metrics` schema of summary.json for this view
-    statistics: dict[str, Any]  # the whole `report` section (latency, judge, lengths)
-    keep: Callable[[dict[str, Any]], bool] | None  # the view's question filter
-    own: BoardRow | None = None  # the row its benchmark read (then `results.rows` is empty)
+    row: BoardRow
+    figures: RowFigures
 
-    @property
-    def summary(self) -> dict[str, Any]:
-        return self.results.summary
+    def metric_list(self) -> list[MetricColumn]:
+        """The metrics the row has, its headline first."""
+        return [m.column for m in self.row.metrics]
 
-    def metric_list(self) -> list[Metric]:
-        """The metrics the row has: its benchmark's (headline first), else METRICS order."""
-        if self.own is not None:
-            return [own_metric(m.key, m.label) for m in self.own.metrics]
-        return [m for m in METRICS if m.column in self.metrics]
+    def headline(self) -> MetricColumn | None:
+        headline = self.row.headline
+        return None if headline is None else headline.column
 
-    def headline(self) -> Metric | None:
-        """The benchmark's own headline; else J when judged, else the first lexical metric
-        the folder has (METRICS order)."""
-        present = self.metric_list()
-        if self.own is not None:
-            return present[0] if present else None
-        judged = [m for m in present if m.is_judge]
-        ranked = judged or present
-        return ranked[0] if ranked else None
+    def metric(self, column: MetricColumn) -> BoardMetric | None:
+        return next((m for m in self.row.metrics if m.key == column.key), None)
 
-    def mean(self, metric: Metric) -> float | None:
-        cell = (self.metrics.get(metric.column) or {}).get("overall") or {}
-        value = cell.get("mean")
+    def mean(self, column: MetricColumn) -> float | None:
+        metric = self.metric(column)
+        value = None if metric is None else metric.overall.mean
         return float(value) if isinstance(value, int | float) else None
 
-
-def own_metric(key: str, label: str) -> Metric:
-    """A benchmark's own metric as the page's tables and charts take it (0-100)."""
-    return Metric(key, label, "judge", 1.0, False, None, decimals=2)
+    @property
+    def metrics(self) -> dict[str, Any]:
+        """The row's metrics as board.json shows them: as the folder's report records them,
+        else `{key: {overall, by_category}}` built from the row."""
+        if self.row.recorded_metrics is not None:
+            return self.row.recorded_metrics
+        return {
+            m.key: {
+                "overall": _cell_json(m.overall),
+                "by_category": {t: _cell_json(c) for t, c in m.by_type.items()},
+            }
+            for m in self.row.metrics
+        }
 
 
 def _cell_json(c: BoardCell) -> dict[str, Any]:
     interval = None if c.low is None or c.high is None else {"low": c.low, "high": c.high}
     return {"mean": c.mean, "ci95": interval, "n": c.n}
-
-
-def _own_entry(folder: Path, given_as: str, benchmark: str, row: BoardRow) -> Entry:
-    summary = read_summary(folder)
-    measures = _get(summary, "run", "measures") or {}
-    latency = dict(_get(measures, "latency") or {})
-    latency["context_tokens"] = _get(measures, "context_tokens")
-    statistics = {
-        "latency": latency,
-        "judge": {"run_level_std": row.judge_run_std},
-        "answer_length": {"overall": _get(measures, "answer_words", "overall")},
-    }
-    metrics = {
-        m.key: {
-            "overall": _cell_json(m.overall),
-            "by_category": {t: _cell_json(c) for t, c in m.by_type.items()},
-        }
-        for m in row.metrics
-    }
-    results = Results(folder, [], summary)
-    identity = own_identity(benchmark, summary, row)
-    return Entry(given_as, results, identity, metrics, statistics, None, row)
 
 
 def _get(data: Any, *path: str) -> Any:
@@ -107,6 +74,18 @@ def _get(data: Any, *path: str) -> Any:
             return None
         data = data.get(key)
     return data
+
+
+def measured_figures(summary: dict[str, Any]) -> RowFigures:
+    """The speed and length figures a run recorded in summary.json (`run.measures`)."""
+    measures = _get(summary, "run", "measures") or {}
+    latency = _get(measures, "latency") or {}
+    return RowFigures(
+        _get(measures, "context_tokens", "mean"),
+        (_get(latency, "search_latency_s", "p50"), _get(latency, "search_latency_s", "p95")),
+        (_get(latency, "total_latency_s", "p50"), _get(latency, "total_latency_s", "p95")),
+        _get(measures, "answer_words", "overall", "mean"),
+    )
 
 
 def system_name(summary: dict[str, Any]) -> str:
@@ -148,78 +127,49 @@ def _cost(summary: dict[str, Any], *path: str) -> float | None:
     return 0.0 if calls == 0 else None
 
 
+def _pair(values: tuple[float | None, float | None]) -> dict[str, float | None]:
+    return dict(zip(("p50", "p95"), values, strict=True))
+
+
 def row_facts(entry: Entry) -> dict[str, Any]:
     """Everything a row shows beside its metrics, as plain JSON values (None = not recorded)."""
-    s, stats = entry.summary, entry.statistics
-    latency = stats.get("latency") or {}
+    s, row, figures = entry.summary, entry.row, entry.figures
     measures = _get(s, "run", "measures") or {}
-    recorded = recorded_judge(s)
-    failed = measures.get("failed") if isinstance(measures, dict) else None
-    if entry.own is not None:
-        failed = entry.own.failed
     return {
         "system": system_name(s),
         "signature": system_signature(s),
         "run_signature": _get(s, "run", "signature"),
-        "judge_run_std": _get(stats, "judge", "run_level_std"),
-        "recorded_j": _get(recorded, "overall", "mean") if recorded else None,
+        "judge_run_std": row.judge_run_std,
+        "recorded_j": row.recorded_j,
         "evidence_recall": _get(measures, "evidence_recall", "overall", "mean"),
-        "context_tokens": _get(latency, "context_tokens", "mean"),
-        "search_latency_s": {q: _get(latency, "search_latency_s", q) for q in ("p50", "p95")},
-        "total_latency_s": {q: _get(latency, "total_latency_s", q) for q in ("p50", "p95")},
-        "answer_words": _get(stats, "answer_length", "overall", "mean"),
+        "context_tokens": figures.context_tokens,
+        "search_latency_s": _pair(figures.search_latency_s),
+        "total_latency_s": _pair(figures.total_latency_s),
+        "answer_words": figures.answer_words,
         "ingestion_cost_usd": _cost(s, "run", "ingestion", "totals"),
         "answer_cost_usd": _cost(s, "run", "answer_calls"),
         "judged": isinstance(s.get("judge"), dict),
         "judge_cost_usd": _cost(s, "judge"),
         "questions": entry.identity.questions,
-        "answered": entry.own.answered
-        if entry.own is not None
-        else (entry.identity.questions - failed if isinstance(failed, int) else None),
-        "failed": failed if isinstance(failed, int) else None,
+        "answered": row.answered,
+        "failed": row.failed,
     }
 
 
-def _statistics(results: Results) -> tuple[an.Analysis, dict[str, Any]]:
-    analysis = an.analyse(results)
-    return analysis, statistics_section(analysis)
-
-
 def folder_entries(folder: Path, given_as: str) -> list[Entry]:
-    """The entries of one results folder: all questions, and the verified-gold view when its
-    summary.json records gold errata; the one entry its benchmark reads, when it does. Bad
+    """The entries of one results folder, one per row its benchmark reads (the registry
+    names the benchmark a folder records, or the default for one that records none). Bad
     input raises InputError naming the file."""
     benchmark = get_benchmark(recorded_benchmark(folder))
-    own = benchmark.board_row(folder)
-    if own is not None:
-        return [_own_entry(folder, given_as, benchmark.name, own)]
-    results = load_results(folder)
-    if not isinstance(results.summary.get("lexical", {}), dict):
-        raise InputError("expected an object", file=str(folder / SUMMARY), field="lexical")
-    analysis, section = _statistics(results)
-    entries = [
+    rows = benchmark.board_rows(folder)
+    summary = read_summary(folder)
+    return [
         Entry(
             given_as,
-            results,
-            identity_of(results, results.rows, ALL_QUESTIONS),
-            section["metrics"],
-            section,
-            None,
+            summary,
+            identity_of(benchmark.name, summary, row),
+            row,
+            row.figures or measured_figures(summary),
         )
+        for row in rows
     ]
-    view = analysis.verified
-    if view is not None:
-        flags = view.errata
-        kept = [r for r in results.rows if flags.gold_stands(r)]
-        name = f"verified gold (errata {flags.sha256[:SHA_SHOWN]})"
-        entries.append(
-            Entry(
-                given_as,
-                results,
-                identity_of(results, kept, name),
-                section["verified_gold"]["metrics"],
-                section,
-                flags.gold_stands,
-            )
-        )
-    return entries

@@ -1,10 +1,10 @@
 """Comparable groups: entries with the same identity, ranked by the group's headline metric.
 
 Rows are never ranked across groups. Within one, each row is tested against the group's
-leader on the questions both answered (the paired Wilcoxon test of `locoscore compare`), the
-p-values Holm-adjusted across the group's rows (a benchmark that reads its own folders gives
-per-question headline scores for the same test); a row the test cannot tell from the leader
-shares rank 1 with it, and rows with equal headline means share a rank.
+leader on the questions both answered (the paired Wilcoxon test of `locoscore compare`, on
+the per-question headline scores each row's benchmark gives), the p-values Holm-adjusted
+across the group's rows; a row the test cannot tell from the leader shares rank 1 with it,
+and rows with equal headline means share a rank.
 """
 
 from __future__ import annotations
@@ -13,17 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from locoscore import stats
-from locoscore.benchmarks.locomo.compare.paired import (
-    ALPHA,
-    BOOTSTRAP_RESAMPLES,
-    BOOTSTRAP_SEED,
-    paired_metric,
-)
-from locoscore.benchmarks.locomo.report.metrics import Metric
 from locoscore.board.entries import Entry
 from locoscore.board.identity import Identity
-
-DIFFERENCE_DECIMALS = 6
+from locoscore.results.board_row import MetricColumn
+from locoscore.stats import ALPHA
 
 
 @dataclass(frozen=True)
@@ -48,13 +41,16 @@ class Row:
     rank: int
     tied: bool
     versus: Versus | None  # None for the leader, or with no shared scored question
+    # its order against the leader flips under another judge of the same panel
+    # (`board.rank_stability`): neither is better, whatever this judge's test says
+    flips: bool = False
 
 
 @dataclass(frozen=True)
 class Group:
     number: int  # 1-based, in order of first appearance on the command line
     identity: Identity
-    headline: Metric | None
+    headline: MetricColumn | None
     rows: list[Row]
 
     @property
@@ -62,28 +58,14 @@ class Group:
         return f"Group {self.number}"
 
 
-def _own_versus(leader: Entry, entry: Entry) -> tuple[int, float, float, float, float]:
-    """Per-question headline scores its benchmark gave, paired on the questions both
-    answered: mean difference, its paired-bootstrap interval, the Wilcoxon p."""
-    a, b = (e.own.scores if e.own else {} for e in (leader, entry))
-    shared = sorted(set(a) & set(b))
-    if not shared:
+def _versus(leader: Entry, entry: Entry) -> tuple[int, float, float, float, float]:
+    """Per-question headline scores the rows' benchmark gave, paired on the questions both
+    answered: the mean difference, its paired-bootstrap interval, the Wilcoxon p."""
+    decimals = entry.row.paired_decimals
+    found = stats.paired_difference(leader.row.scores, entry.row.scores, decimals)
+    if found is None:
         return (0, 0.0, 0.0, 0.0, 1.0)
-    # rounded: scores scaled to 0-100 must not have their ties broken by float noise
-    differences = [round(b[k] - a[k], DIFFERENCE_DECIMALS) for k in shared]
-    ci = stats.bootstrap_mean_ci(differences, resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED)
-    p = stats.wilcoxon_signed_rank(differences).p_value
-    return (len(shared), ci.estimate, ci.low, ci.high, p)
-
-
-def _versus(leader: Entry, entry: Entry, metric: Metric) -> tuple[int, float, float, float, float]:
-    if leader.own is not None or entry.own is not None:
-        return _own_versus(leader, entry)
-    mc = paired_metric(leader.results, entry.results, metric, leader.keep)
-    if mc is None:
-        return (0, 0.0, 0.0, 0.0, 1.0)
-    cell = mc.overall
-    return (cell.n, cell.difference, cell.ci.low, cell.ci.high, cell.wilcoxon.p_value)
+    return (found.n, found.estimate, found.low, found.high, found.p)
 
 
 def rank_group(number: int, entries: Sequence[Entry]) -> Group:
@@ -95,7 +77,7 @@ def rank_group(number: int, entries: Sequence[Entry]) -> Group:
 
     ordered = sorted(entries, key=lambda e: (-score(e), e.folder))
     leader, others = ordered[0], ordered[1:]
-    tests = [_versus(leader, e, headline) for e in others] if headline is not None else []
+    tests = [_versus(leader, e) for e in others] if headline is not None else []
     adjusted = stats.holm_adjust([t[4] for t in tests if t[0] > 0])
     versus: list[Versus | None] = [None]
     held = iter(adjusted)

@@ -4,7 +4,8 @@ A number is comparable with another only on the same benchmark and data file, th
 questions (the full set or the same sample; all questions or the verified-gold view), the same
 lexical protocols and, for J, the same judge. Each is read generically: from a `benchmark` or
 `sample` record when summary.json has one, else from the `bench:` / `sample:` part of any of
-its signatures; a folder that names neither is LoCoMo's full question set.
+its signatures; a folder that names neither is the full question set of the benchmark that
+read it (the registry's choice for a folder that records no benchmark).
 """
 
 from __future__ import annotations
@@ -14,14 +15,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from locoscore.benchmarks.locomo.report.load import Results
-from locoscore.results.board_row import BoardRow
-from locoscore.results.folder import row_key
+from locoscore.results.board_row import SHA_SHOWN, BoardRow
 
-DEFAULT_BENCHMARK = "locomo"
 FULL_SET = "full"
-ALL_QUESTIONS = "all questions"
-SHA_SHOWN = 12
 # values of a `sample:` part that mean no sampling at all
 _NO_SAMPLE = {"", "none", "full", "all"}
 
@@ -89,9 +85,10 @@ def signature_part(summary: dict[str, Any], name: str) -> str | None:
     return None
 
 
-def _benchmark(summary: dict[str, Any]) -> str:
-    """The benchmark's registered name (summary.json, its run or judge section), else the
-    `bench:` signature part's name, else LoCoMo (folders from before the field)."""
+def recorded_name(summary: dict[str, Any], default: str) -> str:
+    """The benchmark's name as summary.json records it (top level, its run or judge
+    section), else the `bench:` signature part's name, else `default` (the benchmark that
+    read the folder)."""
     for section in (summary, _dict(summary.get("run")), _dict(summary.get("judge"))):
         record = section.get("benchmark")
         if isinstance(record, str) and record:
@@ -100,7 +97,7 @@ def _benchmark(summary: dict[str, Any]) -> str:
             if isinstance(_dict(record).get(key), str):
                 return str(_dict(record)[key])
     part = signature_part(summary, "bench")
-    return part.split("@")[0] if part else DEFAULT_BENCHMARK
+    return part.split("@")[0] if part else default
 
 
 def _dataset_sha(summary: dict[str, Any]) -> str | None:
@@ -147,44 +144,17 @@ def _sample(summary: dict[str, Any]) -> str:
     return FULL_SET
 
 
-def _questions_sha(rows: list[dict[str, Any]]) -> str:
-    keys = "\n".join(sorted(row_key(r) for r in rows))
-    return hashlib.sha256(keys.encode("utf-8")).hexdigest()
-
-
-def identity_of(results: Results, rows: list[dict[str, Any]], view: str) -> Identity:
-    """The identity of `results`' numbers on `rows` (all of them, or a view's subset)."""
-    summary = results.summary
-    lexical = tuple(
-        sorted(
-            (name, str(_dict(section).get("signature")))
-            for name, section in _dict(summary.get("lexical")).items()
-        )
-    )
-    judge = results.judge.get("signature") if results.judge else None
-    return Identity(
-        benchmark=_benchmark(summary),
-        dataset_sha256=_dataset_sha(summary),
-        sample=_sample(summary),
-        view=view,
-        questions=len(rows),
-        questions_sha256=_questions_sha(rows),
-        lexical=lexical,
-        judge=str(judge) if judge is not None else None,
-    )
-
-
-def own_identity(benchmark: str, summary: dict[str, Any], row: BoardRow) -> Identity:
-    """The identity of a row its benchmark read: no lexical protocol, its judge signature,
-    the questions its numbers are over (by id)."""
+def identity_of(benchmark: str, summary: dict[str, Any], row: BoardRow) -> Identity:
+    """The identity of a row's numbers: the questions they are over (by id), the view, its
+    lexical protocols' and judge's signatures, and the folder's data file and sample."""
     keys = "\n".join(sorted(row.question_ids))
     return Identity(
-        benchmark=benchmark,
+        benchmark=recorded_name(summary, benchmark),
         dataset_sha256=_dataset_sha(summary),
         sample=_sample(summary),
-        view=ALL_QUESTIONS,
+        view=row.view,
         questions=len(row.question_ids),
         questions_sha256=hashlib.sha256(keys.encode("utf-8")).hexdigest(),
-        lexical=(),
+        lexical=row.lexical,
         judge=row.judge_signature,
     )

@@ -6,42 +6,42 @@ from pathlib import Path
 from typing import Any
 
 from locoscore._version import __version__
-from locoscore.benchmarks.locomo.compare.paired import ALPHA
-from locoscore.benchmarks.locomo.compare.report import format_p
-from locoscore.benchmarks.locomo.report.metrics import METRICS, Metric
-from locoscore.benchmarks.locomo.report.tables import DASH, fmt
 from locoscore.board.entries import Entry, row_facts
 from locoscore.board.groups import Group, Row, differing_aspects
 from locoscore.board.identity import FULL_SET
-from locoscore.categories import CATEGORY_NAMES
 from locoscore.report import charts
 from locoscore.report.document import Banner, Block, Figure, Heading, Notes, Paragraph, Table
+from locoscore.report.numbers import DASH, fmt, format_p
+from locoscore.results.board_row import BoardCell, MetricColumn
+from locoscore.stats import ALPHA
 
 BOARD_SCHEMA_VERSION = 1
 CHART_ROWS = 5  # rows drawn in a group's per-category chart
 METHOD = (
     "Rows are ranked only within a comparable group: the same benchmark and data file, the "
-    "same questions (full set or the same sample; all questions or the verified-gold view), "
-    "the same lexical protocols and, for J, the same judge signature. A group's headline is J "
-    "when it is judged, else its official lexical metric; intervals are 95 % paired-bootstrap "
-    "intervals over questions, as in each folder's report. 'vs leader' is the row minus the "
-    "group's leader on the questions both answered, with the Wilcoxon signed-rank p of "
-    "`locoscore compare`, Holm-adjusted across the group's rows; a row the test cannot tell "
-    f"from the leader at {ALPHA:.0%} shares rank 1 with it (shown as =1), and equal headline "
-    "means share a rank. F1 and BLEU-1 x100, J 0-100. A benchmark that reads its own folders "
-    "gives its own headline (named in the group's title), its intervals as its summary.json "
-    "records them, and per-question scores for the same paired test; shown 0-100."
+    "same questions (full set or the same sample; all questions or a view of them such as "
+    "the verified-gold questions), the same lexical protocols and, for J, the same judge "
+    "signature. A group's headline is its benchmark's own (named in the group's title): J "
+    "when it is judged, else its official metric; intervals are 95 % intervals over "
+    "questions, as in each folder's report. 'vs leader' is the row minus the group's leader "
+    "on the questions both answered, with the Wilcoxon signed-rank p of `locoscore compare`, "
+    "Holm-adjusted across the group's rows; a row the test cannot tell from the leader at "
+    f"{ALPHA:.0%} shares rank 1 with it (shown as =1), and equal headline means share a rank. "
+    "Every score is shown 0-100 (F1 and BLEU-1 x100)."
 )
 
 
-def _cell_text(metric: Metric, cell: dict[str, Any] | None) -> str:
-    if not cell or cell.get("mean") is None:
+def _cell_text(metric: MetricColumn, cell: BoardCell | None) -> str:
+    if cell is None or cell.mean is None:
         return DASH
-    ci = cell.get("ci95_bootstrap") or cell.get("ci95") or {}  # a benchmark's own: "ci95"
-    d = metric.decimals
-    low, high = ci.get("low"), ci.get("high")
+    d, low, high = metric.decimals, cell.low, cell.high
     interval = f" [{low:.{d}f}, {high:.{d}f}]" if low is not None and high is not None else ""
-    return f"{cell['mean']:.{d}f}{interval}"
+    return f"{cell.mean:.{d}f}{interval}"
+
+
+def _overall(entry: Entry, metric: MetricColumn) -> BoardCell | None:
+    found = entry.metric(metric)
+    return None if found is None else found.overall
 
 
 NOT_JUDGED = "not judged"
@@ -64,6 +64,7 @@ def _versus_text(group: Group, row: Row) -> str:
     v, d = row.versus, group.headline.decimals if group.headline else 1
     verdict = "worse" if v.difference < 0 else "better"  # paired, so it can differ in sign
     verdict = "indistinguishable" if v.indistinguishable else verdict
+    verdict = "order flips under another judge: neither is better" if row.flips else verdict
     interval = f"[{v.ci_low:+.{d}f}, {v.ci_high:+.{d}f}]"
     return f"{v.difference:+.{d}f} {interval}, p {format_p(v.p_holm)} ({verdict})"
 
@@ -94,11 +95,11 @@ def _signature_text(signature: dict[str, Any]) -> list[str]:
     ]
 
 
-def group_metrics(group: Group) -> list[Metric]:
-    """The headline first, then every other metric the group's rows have (METRICS order,
-    then a benchmark's own metrics in the order it gives them)."""
+def group_metrics(group: Group) -> list[MetricColumn]:
+    """The headline first, then every other metric the group's rows have, in the order
+    their benchmark gives them."""
     present = list(dict.fromkeys(m for r in group.rows for m in r.entry.metric_list()))
-    order = {m: i for i, m in enumerate([*METRICS, *present])}
+    order = {m: i for i, m in enumerate(present)}
     return sorted(present, key=lambda m: (m != group.headline, order[m]))
 
 
@@ -125,13 +126,9 @@ def _scores_table(group: Group, facts: list[dict[str, Any]]) -> Table:
     for row, f in zip(group.rows, facts, strict=True):
         cells = [_rank(row, group), f["system"], row.entry.folder]
         cells += _signature_text(f["signature"])
-        cells += [
-            _cell_text(metrics[0], row.entry.metrics.get(metrics[0].column, {}).get("overall"))
-        ]
+        cells += [_cell_text(metrics[0], _overall(row.entry, metrics[0]))]
         cells += [_versus_text(group, row)]
-        cells += [
-            _cell_text(m, row.entry.metrics.get(m.column, {}).get("overall")) for m in metrics[1:]
-        ]
+        cells += [_cell_text(m, _overall(row.entry, m)) for m in metrics[1:]]
         cells += [fmt(f["judge_run_std"], 2), fmt(f["recorded_j"], 2)]
         rows.append(cells)
     numeric: tuple[bool, ...] = (True, False, False, False, True, False, True, False)
@@ -182,37 +179,30 @@ def _subset(group: Group) -> str:
     return "" if sample == FULL_SET else sample
 
 
-def _category_name(key: str) -> str:
-    return CATEGORY_NAMES.get(int(key), key) if key.isdigit() else key
-
-
 def _category_chart(group: Group, facts: list[dict[str, Any]]) -> Figure | None:
     metric = group.headline
     if metric is None:
         return None
     top = list(zip(group.rows, facts, strict=True))[:CHART_ROWS]
-    by_category = [r.entry.metrics.get(metric.column, {}).get("by_category") or {} for r, _ in top]
-    keys = list(dict.fromkeys(k for cats in by_category for k in cats))
+    by_type = [found.by_type if (found := r.entry.metric(metric)) else {} for r, _ in top]
+    keys = list(dict.fromkeys(k for types in by_type for k in types))
     if not keys:
         return None
     series = []
-    for (row, f), cats in zip(top, by_category, strict=True):
-        cells = [cats.get(k) or {} for k in keys]
-        ci = [c.get("ci95_bootstrap") or c.get("ci95") or {} for c in cells]
+    for (row, f), types in zip(top, by_type, strict=True):
+        cells = [types.get(k) or BoardCell(None) for k in keys]
         series.append(
             charts.BarSeries(
                 _label(row, f),
-                [c.get("mean") for c in cells],
-                [i.get("low") for i in ci],
-                [i.get("high") for i in ci],
+                [c.mean for c in cells],
+                [c.low for c in cells],
+                [c.high for c in cells],
             )
         )
-    # the benchmark's own word for its question groups (type, ability); LoCoMo's category
-    word = next((r.entry.own.type_word for r, _ in top if r.entry.own is not None), "category")
+    # the benchmark's own word for its question groups (category, type, ability)
+    word = top[0][0].entry.row.type_word
     title = f"{group.name}: {metric.label} by {word} (top {len(top)}, 95 % CI)"
-    svg = charts.grouped_bar_chart(
-        title, [_category_name(k) for k in keys], series, metric.label, y_max=100
-    )
+    svg = charts.grouped_bar_chart(title, keys, series, metric.label, y_max=100)
     return Figure(f"board-group{group.number}-categories", title, svg)
 
 
@@ -311,13 +301,14 @@ def _row_json(group: Group, row: Row) -> dict[str, Any]:
     return {
         "rank": row.rank,
         "tied": row.tied,
+        "order_flips": row.flips,
         "folder": entry.folder,
         **row_facts(entry),
         "metrics": entry.metrics,
         "versus_leader": None
         if v is None
         else {
-            "metric": group.headline.column if group.headline else None,
+            "metric": group.headline.key if group.headline else None,
             "n": v.n,
             "difference": v.difference,
             "ci95_bootstrap": {"low": v.ci_low, "high": v.ci_high},
@@ -347,7 +338,7 @@ def board_json(title: str, groups: list[Group], folders: list[str]) -> dict[str,
                 "group": g.number,
                 "identity": g.identity.to_json(),
                 "aspects": g.identity.aspects(),
-                "headline": g.headline.column if g.headline else None,
+                "headline": g.headline.key if g.headline else None,
                 "rows": [_row_json(g, r) for r in g.rows],
             }
             for g in groups

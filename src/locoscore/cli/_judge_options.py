@@ -102,6 +102,16 @@ PricesOpt = Annotated[
 ]
 MaxTokensOpt = Annotated[int, typer.Option("--max-tokens", help="Reply token limit per call.")]
 TimeoutOpt = Annotated[float, typer.Option("--timeout", help="Seconds per call.")]
+MaxAttemptsOpt = Annotated[
+    int,
+    typer.Option(
+        "--max-attempts",
+        min=1,
+        help="Attempts per call for retryable errors (5xx, timeouts, refused connections), "
+        "with exponential backoff from 0.5 s; 1 fails a call at its first error.",
+    ),
+]
+DEFAULT_MAX_ATTEMPTS = 6
 BatchPollOpt = Annotated[float, typer.Option("--batch-poll", help="Seconds between batch polls.")]
 BatchWaitOpt = Annotated[
     float,
@@ -149,6 +159,7 @@ def judge_settings(
     prices: Path | None,
     max_tokens: int,
     timeout: float,
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
     include_adversarial: bool = False,
     signs_exclusion: bool = True,
     response_format: str | None = None,
@@ -168,6 +179,7 @@ def judge_settings(
         max_tokens=max_tokens,
         concurrency=concurrency,
         timeout_s=timeout,
+        max_attempts=max_attempts,
         template=load_template(prompt_template, protocol) if prompt_template else None,
         include_adversarial=include_adversarial,
         signs_exclusion=signs_exclusion,

@@ -14,6 +14,7 @@ from locoscore.cli._app import (
     handle_errors,
 )
 from locoscore.cli._judge_options import (
+    DEFAULT_MAX_ATTEMPTS,
     ApiVersionOpt,
     BaseUrlOpt,
     BatchOpt,
@@ -21,6 +22,7 @@ from locoscore.cli._judge_options import (
     BatchWaitOpt,
     ConcurrencyOpt,
     DryRunOpt,
+    MaxAttemptsOpt,
     MaxCostOpt,
     MaxTokensOpt,
     ModelOpt,
@@ -90,6 +92,7 @@ def audit(
     prices: PricesOpt = None,
     max_tokens: MaxTokensOpt = 256,
     timeout: TimeoutOpt = 60.0,
+    max_attempts: MaxAttemptsOpt = DEFAULT_MAX_ATTEMPTS,
     batch_poll: BatchPollOpt = 30.0,
     batch_wait: BatchWaitOpt = 24 * 3600.0,
     progress: ProgressOpt = True,
@@ -130,6 +133,7 @@ def audit(
         prices=prices,
         max_tokens=max_tokens,
         timeout=timeout,
+        max_attempts=max_attempts,
         signs_exclusion=bool(bench.excluded_from_overall),
     )
     settings.resolve()  # a bad judge configuration fails before any file is read

@@ -38,5 +38,14 @@ def board(
         leader = group.rows[0]
         ranked = f"leader {leader.entry.folder}" if group.headline else "not judged, not ranked"
         console.print(f"{group.name}: {counted(len(group.rows), 'row')}, {ranked}", highlight=False)
+    if (stability := result.stability) is not None:
+        for judge, order in stability.orderings.items():
+            ranked = " > ".join(f"{n} ({v:.1f})" for n, v in order)
+            console.print(f"under judge {judge}: {ranked}", highlight=False, soft_wrap=True)
+        for x, y, tau in stability.tau:
+            shown = "n/a" if tau is None else f"{tau:.3f}"
+            console.print(f"Kendall's tau {x} vs {y}: {shown}", highlight=False)
+        for flip in stability.flips:
+            console.print(f"order flips: {flip.sentence()}", highlight=False, soft_wrap=True)
     for path in write_board(result, out):
         console.print(f"wrote {path}", highlight=False)

@@ -53,8 +53,11 @@ def info(
 def _fetchable() -> dict[str, tuple[Benchmark, KnownFile]]:
     """Every name `dataset fetch` takes, the default benchmark's first: each benchmark's
     released files, by the names its `fetch_names` gives them."""
-    first = sorted(BENCHMARKS.values(), key=lambda b: b.name != DEFAULT_BENCHMARK)
-    return {name: (b, known) for b in first for name, known in b.fetch_names.items()}
+    found: dict[str, tuple[Benchmark, KnownFile]] = {}
+    for bench in sorted(BENCHMARKS.values(), key=lambda b: b.name != DEFAULT_BENCHMARK):
+        for name, known in bench.fetch_names.items():
+            found.setdefault(name, (bench, known))  # a name two declare: the first's
+    return found
 
 
 _FETCHABLE = _fetchable()

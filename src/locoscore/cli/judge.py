@@ -14,6 +14,7 @@ from locoscore.cli._app import (
     handle_errors,
 )
 from locoscore.cli._judge_options import (
+    DEFAULT_MAX_ATTEMPTS,
     ApiVersionOpt,
     BaseUrlOpt,
     BatchOpt,
@@ -21,6 +22,7 @@ from locoscore.cli._judge_options import (
     BatchWaitOpt,
     ConcurrencyOpt,
     DryRunOpt,
+    MaxAttemptsOpt,
     MaxCostOpt,
     MaxTokensOpt,
     MaxUnscoredOpt,
@@ -96,6 +98,7 @@ def judge(
     prices: PricesOpt = None,
     max_tokens: MaxTokensOpt = 256,
     timeout: TimeoutOpt = 60.0,
+    max_attempts: MaxAttemptsOpt = DEFAULT_MAX_ATTEMPTS,
     batch_poll: BatchPollOpt = 30.0,
     batch_wait: BatchWaitOpt = 24 * 3600.0,
     progress: ProgressOpt = True,
@@ -114,12 +117,27 @@ def judge(
     ),
     replace: ReplaceOpt = False,
     shard: ShardOpt = None,
+    panel: Path | None = typer.Option(
+        None,
+        "--panel",
+        help="PANEL.toml: judge with every [[judge]] it lists (name, provider, model, "
+        "base_url, protocol, template, runs), each into DIR/judges/<name>/, then the panel's "
+        "spread and agreement (DIR/panel.json, panel.md).",
+    ),
+    gold_evidence: Path | None = typer.Option(
+        None,
+        "--gold-evidence",
+        help="With --panel: the judged folder of a gold-evidence run of the same answer "
+        "model, for P(correct | gold retrieved) and the memory's share of the losses.",
+    ),
 ) -> None:
     """Judge every prediction N times; rerunning resumes from DIR/judge_cache.sqlite.
 
     Writes into DIR: judgments.jsonl, judge_cache.sqlite, the j_* fields of scores.jsonl, the
     "judge" section of summary.json, report.md, report.html, scores.csv; with --user-cache
-    also the user-level judge_cache.sqlite. A dry run writes nothing."""
+    also the user-level judge_cache.sqlite. A dry run writes nothing. With --panel, each
+    judge writes these into DIR/judges/<name>/ and the panel writes DIR/panel.json, panel.md
+    and the "panel" section of summary.json."""
     bench = get_benchmark(benchmark)
     bench.require("judge")
     settings = judge_settings(
@@ -137,6 +155,7 @@ def judge(
         prices=prices,
         max_tokens=max_tokens,
         timeout=timeout,
+        max_attempts=max_attempts,
         signs_exclusion=bool(bench.excluded_from_overall),
         include_adversarial=include_adversarial,
         response_format=response_format,
@@ -157,5 +176,13 @@ def judge(
         user_cache, errata, max_unscored, request, replace, wanted,
         {f: read_run_answer(f) for f in dict.fromkeys((predictions.parent, out))},
     )  # fmt: skip
+    if gold_evidence is not None and panel is None:
+        raise InputError("goes with --panel", field="--gold-evidence")
+    if panel is not None:
+        from locoscore.benchmarks.panel_command import panel_command
+
+        if panel_command(bench, call, panel, terminal(), gold_evidence):
+            raise typer.Exit(EXIT_FAILED)
+        return
     if bench.judge_command(call, terminal()):
         raise typer.Exit(EXIT_FAILED)

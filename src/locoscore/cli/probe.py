@@ -163,6 +163,11 @@ def probe(
     # A throwaway state folder: probing leaves nothing behind.
     with tempfile.TemporaryDirectory(prefix="locoscore-probe-") as state_dir:
         instance = make_system(name, options, SystemContext(Path(state_dir)))
+        if instance.reference is not None:
+            raise InputError(
+                f"--system {name}: the {instance.reference}, a reference system that stores "
+                "nothing of its own: the probe does not apply (a run records it as not run)"
+            )
         report = asyncio.run(_probe(instance, checks, searchable_deadline))
     _print_report(report, url)
     if json_out is not None:

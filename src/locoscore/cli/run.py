@@ -123,6 +123,13 @@ def run(
     timeout: float = typer.Option(
         60.0, "--timeout", help="Seconds an answer call may take (the HTTP call's limit)."
     ),
+    max_attempts: int = typer.Option(
+        6,
+        "--max-attempts",
+        min=1,
+        help="Attempts per answer call for retryable errors (5xx, timeouts, refused "
+        "connections), with exponential backoff from 0.5 s.",
+    ),
     dry_run: bool = typer.Option(
         False, "--dry-run", help="Ingest and retrieve, then print answer calls, tokens and cost."
     ),
@@ -183,6 +190,7 @@ def run(
             context_window=answer_context_window,
             prompt_cache=prompt_cache,
             timeout_s=timeout,
+            max_attempts=max_attempts,
         ),
         answer_prompt=answer_prompt,
         dry_run=dry_run,

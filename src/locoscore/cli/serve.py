@@ -82,6 +82,11 @@ def serve(
     with tempfile.TemporaryDirectory(prefix="locoscore-serve-") as scratch:
         context = SystemContext(state_dir=state_dir or Path(scratch))
         memory = make_system(system, options, context)
+        if memory.reference is not None:  # behind `--system http` it would pass as a memory
+            raise InputError(
+                f"--system {system}: the {memory.reference}, a reference system: it is run "
+                f"as `locoscore run --system {system}`, not served"
+            )
         try:
             server = MemoryServer(memory, host=host, port=port, token=token).start()
         except OSError as exc:

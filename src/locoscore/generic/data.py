@@ -41,8 +41,10 @@ def load_declared(
     module_file: Path,
     type_ids: Mapping[str, int],
 ) -> DeclaredData:
-    """`path` when given, else the inline data (`module_file` is where it lives)."""
-    if path is None:
+    """`path` when given, else the inline data (`module_file` is where it lives). The module
+    file itself as `path` is the inline data too: a folder records it as its data path, so a
+    command reading the folder (`merge`) finds the data again."""
+    if path is None or (inline is not None and Path(path).resolve() == module_file.resolve()):
         if inline is None:
             raise InputError("this benchmark has no inline data: pass a file", field="--dataset")
         text = json.dumps(inline, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

@@ -12,17 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from locoscore._io import read_jsonl, write_json_atomic, write_text_atomic
+from locoscore._io import read_jsonl, write_text_atomic
 from locoscore.errors import InputError
+from locoscore.generic.paired_compare import paired_rows, write_comparison
 from locoscore.results.board_row import BoardMetric, BoardRow, cell, read_summary
-from locoscore.results.layout import (
-    COMPARE_HTML,
-    COMPARE_JSON,
-    COMPARE_MD,
-    REPORT_HTML,
-    REPORT_MD,
-    SCORES,
-)
+from locoscore.results.layout import REPORT_HTML, REPORT_MD, SCORES
 
 
 def headline(summary: dict[str, Any]) -> tuple[str, str, dict[str, Any]] | None:
@@ -67,6 +61,7 @@ def _title(summary: dict[str, Any], description: str) -> str:
 
 def write_report(directory: Path, description: str) -> list[Path]:
     from locoscore.report.document import Banner, Block, Heading, Notes, Paragraph, Table
+    from locoscore.report.floors import floors_blocks
     from locoscore.report.html import render_html
     from locoscore.report.markdown import render_markdown
 
@@ -105,6 +100,7 @@ def write_report(directory: Path, description: str) -> list[Path]:
     blocks += [
         Heading("By question type"),
         Table(headers, rows, numeric=(False, *[True] * (len(headers) - 1))),
+        *floors_blocks(summary),  # the benchmark's blind baselines, when it declares any
     ]
     signatures = [
         s for s in ((summary.get("run") or {}).get("signature"), judge.get("signature")) if s
@@ -160,8 +156,6 @@ def compare_folders(dir_a: Path, dir_b: Path, out: Path) -> dict[str, Any]:
     """B - A on the headline both folders share (J when both are judged the same way, else
     the metric), per type and overall, on the questions both hold: paired bootstrap 95 % CI
     of the difference and McNemar's exact test on score >= 0.5."""
-    from locoscore.stats import bootstrap_mean_ci, mcnemar_exact
-
     sa, sb = read_summary(dir_a), read_summary(dir_b)
     shared_on = shared_headline(sa, sb)
     if shared_on is None:
@@ -183,19 +177,9 @@ def compare_folders(dir_a: Path, dir_b: Path, out: Path) -> dict[str, Any]:
     groups: dict[str, list[str]] = {"overall": shared}
     for q in shared:
         groups.setdefault(str(qa[q].get("type")), []).append(q)
-    rows: dict[str, dict[str, Any]] = {}
-    for name, ids in groups.items():
-        a = [float(qa[q][column]) for q in ids]
-        b = [float(qb[q][column]) for q in ids]
-        ci = bootstrap_mean_ci([y - x for x, y in zip(a, b, strict=True)])
-        rows[name] = {
-            "count": len(ids),
-            "a": round(100 * sum(a) / len(a), 4),
-            "b": round(100 * sum(b) / len(b), 4),
-            "difference": round(100 * ci.estimate, 4),
-            "ci95": [round(100 * ci.low, 4), round(100 * ci.high, 4)],
-            "mcnemar_p": mcnemar_exact([x >= 0.5 for x in a], [y >= 0.5 for y in b]).p_value,
-        }
+    rows = paired_rows(
+        groups, lambda q: float(qa[q][column]), lambda q: float(qb[q][column]), "mcnemar"
+    )
     result = {
         "benchmark": sa.get("benchmark"),
         "folders": {"A": str(dir_a), "B": str(dir_b)},
@@ -204,33 +188,9 @@ def compare_folders(dir_a: Path, dir_b: Path, out: Path) -> dict[str, Any]:
         "only_in_b": len(set(qb) - set(qa)),
         "groups": rows,
     }
-    from locoscore.report.document import Block, Heading, Notes, Paragraph, Table
-    from locoscore.report.html import render_html
-    from locoscore.report.markdown import render_markdown
-
-    table = Table(
-        ["", "n", "A", "B", "B - A (95 % CI)", "McNemar p"],
-        [
-            [k, str(v["count"]), f"{v['a']:.1f}", f"{v['b']:.1f}",
-             f"{v['difference']:+.1f} [{v['ci95'][0]:+.1f}, {v['ci95'][1]:+.1f}]",
-             f"{v['mcnemar_p']:.3g}"]
-            for k, v in rows.items()
-        ],
-        numeric=(False, True, True, True, True, True),
-    )  # fmt: skip
-    title = f"B - A on {sa.get('benchmark')}: {label}"
-    document: list[Block] = [
-        Heading(title, 1),
-        # which folder is which: a comparison that does not name them cannot be read
-        Notes([f"A = {dir_a}", f"B = {dir_b}"]),
-        Paragraph(
-            f"{label} x100 on the {len(shared)} questions both folders scored; B - A with its "
-            "95 % paired bootstrap interval; McNemar's exact test on score >= 0.5."
-        ),
-        table,
-    ]
-    out.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(out / COMPARE_JSON, result)
-    write_text_atomic(out / COMPARE_MD, render_markdown(document))
-    write_text_atomic(out / COMPARE_HTML, render_html(document, title))
+    method = (
+        f"{label} x100 on the {len(shared)} questions both folders scored; B - A with its "
+        "95 % paired bootstrap interval; McNemar's exact test on score >= 0.5."
+    )
+    write_comparison(out, result, f"B - A on {sa.get('benchmark')}: {label}", [], method, "mcnemar")
     return result

@@ -59,7 +59,11 @@ class JudgeTask:
     draw: Callable[[Any, list[tuple[str, int]]], QuestionSample | None]
 
 
-def _items(questions: Sequence[Question], answers: Mapping[str, dict[str, Any]]) -> list[JudgeItem]:
+def _items(
+    questions: Sequence[Question],
+    answers: Mapping[str, dict[str, Any]],
+    type_keys: Mapping[int, str],
+) -> list[JudgeItem]:
     return [
         JudgeItem(
             key=q.question_id,
@@ -70,6 +74,7 @@ def _items(questions: Sequence[Question], answers: Mapping[str, dict[str, Any]])
             reference=str(q.gold),
             candidate=str(answers[q.question_id].get("prediction") or ""),
             source=q.question_id,
+            type_name=type_keys.get(q.category),  # as the rules name it, for a user template
         )
         for position, q in enumerate(questions)
     ]
@@ -131,7 +136,7 @@ async def judge_answers(
     settings = dataclasses.replace(settings, template=template, include_adversarial=True)
     open_folder(out, ours, claim, dry_run=dry_run)  # the folder guard, before any call
     fold = await judge_jobs(
-        [JudgeJob("answers", _items(judged, answers), settings)],
+        [JudgeJob("answers", _items(judged, answers, task.type_keys), settings)],
         out / JUDGE_CACHE,
         batch=batch,
         dry_run=dry_run,

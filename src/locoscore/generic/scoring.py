@@ -7,37 +7,14 @@ headline is always over every question the folder holds.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from locoscore._io import read_jsonl, write_json_atomic, write_jsonl_atomic
 from locoscore.generic.parts import Metric
 from locoscore.results.layout import SCORES, SUMMARY
-
-
-def aggregate(
-    values: Mapping[str, float], types: Mapping[str, str], type_order: Sequence[str]
-) -> dict[str, Any]:
-    """Mean x100 with its bootstrap 95 % interval, overall and per type (`types`: question
-    id -> type name); questions without a value are not in `values`."""
-    from locoscore.stats import bootstrap_mean_ci
-
-    def block(ids: list[str]) -> dict[str, Any]:
-        if not ids:
-            return {"mean": None, "ci95": None, "count": 0}
-        ci = bootstrap_mean_ci([values[q] for q in ids])
-        return {
-            "mean": round(100 * ci.estimate, 4),
-            "ci95": [round(100 * ci.low, 4), round(100 * ci.high, 4)],
-            "count": len(ids),
-        }
-
-    ids = list(values)
-    return {
-        "overall": block(ids),
-        "by_type": {t: block([q for q in ids if types[q] == t]) for t in type_order},
-    }
+from locoscore.stats import mean_ci_by_type as aggregate
 
 
 def score_run(

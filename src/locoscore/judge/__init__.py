@@ -7,7 +7,7 @@ signature of what was actually applied (provider, model, sampling, prompt hash, 
 """
 
 from locoscore.judge.engine import PassResult, run_pass
-from locoscore.judge.prompts import PromptTemplate, build_judge_prompt, load_template
+from locoscore.judge.prompts import PromptTemplate, load_template
 from locoscore.judge.settings import JudgeSettings, ResolvedJudge
 from locoscore.llm.cost import PriceTable
 from locoscore.llm.providers import SamplingNotSupported, SamplingPlan, resolve_sampling
@@ -20,7 +20,6 @@ __all__ = [
     "ResolvedJudge",
     "SamplingNotSupported",
     "SamplingPlan",
-    "build_judge_prompt",
     "load_template",
     "resolve_sampling",
     "run_pass",

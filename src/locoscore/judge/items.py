@@ -24,6 +24,10 @@ class JudgeItem:
     candidate: str  # the answer under judgment
     rule: int | None = None  # which of the template's rules applies (None: the type's)
     source: str = ""  # where the item came from, for messages
+    # what the benchmark calls the item's type, and what an answer of that type must get
+    # right: a prompt's `{category}` (when its template names no types), `{category_guidance}`
+    type_name: str | None = None
+    guidance: str = ""
 
     @property
     def rule_id(self) -> int:

@@ -59,7 +59,14 @@ class CallPlan:
 
 def render_prompt(judge: ResolvedJudge, item: JudgeItem) -> str:
     """The prompt of one call (a fresh fence token each time)."""
-    return judge.template.render(item.question, item.reference, item.candidate, item.rule_id)
+    return judge.template.render(
+        item.question,
+        item.reference,
+        item.candidate,
+        item.rule_id,
+        type_name=item.type_name,
+        guidance=item.guidance,
+    )
 
 
 def call_key(judge: ResolvedJudge, item: JudgeItem, run_index: int) -> str:

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from locoscore.categories import CATEGORY_NAMES
 from locoscore.errors import InputError
 from locoscore.llm.templating import fill_placeholders
 
@@ -42,22 +41,6 @@ BINARY_SCHEMA: dict[str, Any] = {
     },
     "required": ["label", "explanation"],
     "additionalProperties": False,
-}
-
-# What a good answer must get right, per LoCoMo category id (our own wording).
-CATEGORY_GUIDANCE: dict[int, str] = {
-    1: "The question needs facts joined from several parts of the conversation: every part "
-    "the reference names must be present; a partial answer earns partial credit at most.",
-    2: "The question is about time: the date, period or order of events must match the "
-    "reference exactly in substance (any date format is fine; a different day, month, "
-    "year or order is an error).",
-    3: "The question asks for an inference or an opinion grounded in the conversation: "
-    "judge whether the reasoning reaches the reference's conclusion and stays consistent "
-    "with what the speakers said.",
-    4: "The question asks for one fact stated in the conversation: the candidate must "
-    "state that fact.",
-    5: "The question may rest on a false premise: the right answer may be that the "
-    "conversation does not contain this information.",
 }
 
 _RUBRIC_TEXT = """You grade answers given by a memory-augmented chat assistant about a past \
@@ -129,7 +112,7 @@ class PromptTemplate:
     text: str
     name: str = "builtin"
     # A benchmark's own rules: a whole template per category id (else `text`), and the
-    # names its categories go by in `{category}` (else LoCoMo's).
+    # names its categories go by in `{category}` (else the judge item's own type name).
     per_category: tuple[tuple[int, str], ...] = ()
     category_names: tuple[tuple[int, str], ...] = ()
     # The only rubric scores the prompt asks for (e.g. 100, 50 or 0); a reply with another
@@ -156,15 +139,19 @@ class PromptTemplate:
         category: int,
         *,
         fence_token: str | None = None,
+        type_name: str | None = None,
+        guidance: str = "",
     ) -> str:
+        """`type_name` and `guidance` are what the item's benchmark says of its type (used by
+        `{category}` when the template names no types, and by `{category_guidance}`)."""
         # Plain replacement, not str.format: user templates may contain JSON braces.
-        names = dict(self.category_names) or CATEGORY_NAMES
-        name = names.get(category, str(category))
+        fallback = str(category) if type_name is None else type_name
+        name = dict(self.category_names).get(category, fallback)
         values = {
             "{question}": question,
             "{gold}": gold,
             "{category}": name,
-            "{category_guidance}": CATEGORY_GUIDANCE.get(category, ""),
+            "{category_guidance}": guidance,
             "{prediction}": fence_candidate(prediction, fence_token),
             "{prediction_raw}": prediction,
         }
@@ -210,29 +197,11 @@ def fence_candidate(prediction: str, token: str | None = None) -> str:
     return f"<candidate-{token}>\n{defused}\n</candidate-{token}>"
 
 
-def build_judge_prompt(
-    question: str,
-    ground_truth: str | int,
-    predicted_answer: str,
-    category: int | str,
-    *,
-    protocol: str = "rubric",
-) -> str:
-    """The seed's API: the built-in prompt for one question (rubric by default)."""
-    from locoscore.categories import parse_category
-
-    return builtin_template(protocol).render(
-        question, str(ground_truth), predicted_answer, parse_category(category)
-    )
-
-
 __all__ = [
     "BINARY_SCHEMA",
-    "CATEGORY_GUIDANCE",
     "PROTOCOLS",
     "RUBRIC_SCHEMA",
     "PromptTemplate",
-    "build_judge_prompt",
     "builtin_template",
     "fence_candidate",
     "load_template",

@@ -1,4 +1,5 @@
-"""`scores.csv`: one row per question, fixed leading columns, then any extra fields sorted."""
+"""`scores.csv`: one row per question, the benchmark's leading columns, then any other field
+sorted."""
 
 from __future__ import annotations
 
@@ -7,30 +8,6 @@ import io
 import json
 from collections.abc import Sequence
 from typing import Any
-
-LEADING_COLUMNS = (
-    "sample_id",
-    "qa_index",
-    "category",
-    "category_name",
-    "question",
-    "answer",
-    "prediction",
-    "f1_locomo",
-    "f1_mem0",
-    "bleu1_mem0",
-    "f1_spec",
-    "j_mean",
-    "j_std",
-    "j_runs",
-    "j_failures",
-    "j_protocol",
-    "j_scores",
-    "search_latency_s",
-    "total_latency_s",
-    "context_tokens",
-)
-
 
 # A spreadsheet runs a cell that starts with one of these as a formula; predictions are
 # untrusted text, so such cells get a leading apostrophe (the OWASP CSV-injection advice).
@@ -48,9 +25,10 @@ def csv_cell(value: Any) -> Any:
     return value
 
 
-def scores_csv(rows: Sequence[dict[str, Any]]) -> str:
+def scores_csv(rows: Sequence[dict[str, Any]], leading: Sequence[str] = ()) -> str:
+    """The rows as CSV: the `leading` columns the rows have, in that order, then the rest."""
     present = {key for row in rows for key in row}
-    columns = [c for c in LEADING_COLUMNS if c in present]
+    columns = [c for c in leading if c in present]
     columns += sorted(present - set(columns))
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")

@@ -1,16 +1,15 @@
-"""Plain per-category rows of the lexical summary, for the terminal table of `score`."""
+"""Plain per-type rows of the lexical summary, for the terminal table of `score`."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
-
-from locoscore.categories import LOCOMO_COLUMN_ORDER
 
 
 def lexical_table_rows(
-    summary: dict[str, Any], with_counts: bool = True
+    summary: dict[str, Any], order: Sequence[int], with_counts: bool = True
 ) -> list[tuple[str, str, list[str]]]:
-    """(label, signature, cells in LoCoMo column order + overall) for each protocol metric.
+    """(label, signature, cells in `order` (type ids) + overall) for each protocol metric.
 
     Cells are x100 with two decimals, the question count in brackets unless `with_counts`
     is false; '-' when absent.
@@ -18,7 +17,7 @@ def lexical_table_rows(
     out = []
     for proto_name, proto in summary.get("lexical", {}).items():
         for metric, block in proto["metrics"].items():
-            stats = [block["by_category"].get(str(cid)) for cid in LOCOMO_COLUMN_ORDER]
+            stats = [block["by_category"].get(str(cid)) for cid in order]
             overall = block["overall"]
             pairs = [(s["mean"], s["count"]) if s else None for s in stats]
             pairs.append(

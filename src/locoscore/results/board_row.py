@@ -1,11 +1,12 @@
-"""A results folder as `locoscore board` shows it, when its benchmark reads the folder itself.
+"""A results folder as `locoscore board` shows it: the `BoardRow`s its benchmark reads.
 
-A benchmark whose folders are not LoCoMo-shaped (no `sample_id`/`qa_index` rows, its own
-judge sections) returns a `BoardRow` from `Benchmark.board_row`: its metrics (the headline
-first, on a 0-100 scale) with their 95 % intervals as its summary.json records them, the
-headline per question type, what was answered, and the headline per question for the
-board's paired test against the group's leader. The readers here fail as bad input, naming
-the file and field.
+Every benchmark returns its rows from `Benchmark.board_rows` (one per view of its questions:
+all of them, and any subset its report also gives, such as the questions whose gold stands):
+its metrics (the headline first, on a 0-100 scale) with their 95 % intervals as its
+summary.json records them, the metrics per question type, what was answered, and the
+headline per question for the board's paired test against the group's leader. The board
+reads nothing else of a benchmark. The readers here fail as bad input, naming the file and
+field.
 """
 
 from __future__ import annotations
@@ -18,6 +19,11 @@ from typing import Any
 from locoscore.errors import InputError
 from locoscore.results.layout import PREDICTIONS, SCORES, SUMMARY
 
+ALL_QUESTIONS = "all questions"  # the view of every question a folder holds
+SHA_SHOWN = 12  # hex digits of a sha256 a board shows
+# the rounding of paired differences on a 0-100 scale (ties must not be float noise)
+PAIRED_DECIMALS = 6
+
 
 @dataclass(frozen=True)
 class BoardCell:
@@ -28,23 +34,61 @@ class BoardCell:
 
 
 @dataclass(frozen=True)
+class MetricColumn:
+    """What a board column is: the metric's stable id, its header and its decimals."""
+
+    key: str
+    label: str
+    decimals: int = 2
+
+
+@dataclass(frozen=True)
 class BoardMetric:
     key: str  # stable id in board.json (e.g. `lme_j_missing_wrong`)
     label: str  # what a table header says
     overall: BoardCell
     by_type: dict[str, BoardCell] = field(default_factory=dict)  # type or ability name
+    decimals: int = 2  # what the tables show
+
+    @property
+    def column(self) -> MetricColumn:
+        return MetricColumn(self.key, self.label, self.decimals)
+
+
+@dataclass(frozen=True)
+class RowFigures:
+    """Speed and length figures a row shows (None where not recorded)."""
+
+    context_tokens: float | None = None  # mean per question
+    search_latency_s: tuple[float | None, float | None] = (None, None)  # p50, p95
+    total_latency_s: tuple[float | None, float | None] = (None, None)
+    answer_words: float | None = None  # mean
 
 
 @dataclass(frozen=True)
 class BoardRow:
     metrics: tuple[BoardMetric, ...]  # the headline first; empty when not judged
-    question_ids: tuple[str, ...]  # every question the folder's numbers are over
-    answered: int
+    question_ids: tuple[str, ...]  # every question the row's numbers are over
+    answered: int | None  # None: not recorded
     failed: int | None  # answers the run could not make (None: not recorded)
     scores: dict[str, float]  # question id -> headline score (0-100), answered questions only
     judge_signature: str | None
     judge_run_std: float | None = None  # run-to-run std of the headline, 0-100
     type_word: str = "type"  # what the benchmark calls the groups of `by_type` (ability, ...)
+    view: str = ALL_QUESTIONS  # which of the folder's questions the row is over
+    lexical: tuple[tuple[str, str], ...] = ()  # (lexical protocol, signature), sorted
+    # figures its report computed; None: the board reads summary.json's `run.measures`
+    figures: RowFigures | None = None
+    recorded_j: float | None = None  # J the source harness recorded in the input file
+    # the metrics as the folder's own report records them (board.json shows these);
+    # None: built from `metrics`
+    recorded_metrics: dict[str, Any] | None = None
+    # rounding of the paired test's per-question differences (None: exact)
+    paired_decimals: int | None = PAIRED_DECIMALS
+
+    @property
+    def headline(self) -> BoardMetric | None:
+        return self.metrics[0] if self.metrics else None
 
 
 def read_summary(directory: Path) -> dict[str, Any]:

@@ -46,3 +46,7 @@ BOARD_MD = "board.md"
 BOARD_HTML = "board.html"
 BOARD_JSON = "board.json"
 BOARD_FILES = (BOARD_MD, BOARD_HTML, BOARD_JSON)
+# a judge panel's folder: one judge folder each under judges/<name>/, and the panel's account
+PANEL_JUDGES = "judges"
+PANEL_JSON = "panel.json"
+PANEL_MD = "panel.md"

@@ -36,6 +36,7 @@ from locoscore.errors import InputError
 from locoscore.llm.ledger import append_attempts
 from locoscore.results.folder import load_summary
 from locoscore.results.layout import JUDGE_CACHE, PREDICTIONS, RUN_JSON, RUN_STATE, SUMMARY
+from locoscore.run.floors import record_floors
 
 
 @dataclass
@@ -261,7 +262,8 @@ def merge_folders(
     shards = sorted((read_shard(Path(f)) for f in folders), key=lambda s: s.index)
     check_shards(shards, allow_partial=allow_partial)
     first = shards[0]
-    bench = get_benchmark(first.run.get("benchmark"))
+    # a third-party benchmark is found again by the spec its run recorded, not its name
+    bench = get_benchmark(first.run.get("benchmark_source") or first.run.get("benchmark"))
     recorded = first.run.get("dataset") or {}
     data = bench.load(dataset or recorded.get("path"))
     if data.sha256 != recorded.get("sha256"):
@@ -329,7 +331,11 @@ def _write(
     summary = bench.score_run(predictions, data, folder, run_section)
     if not (folder / SUMMARY).is_file():
         raise InputError("the benchmark wrote no summary.json", file=str(folder))
-    return summary
+    asked = {r["question_id"] for r in records}
+    questions = [
+        q for q in bench.questions(data, bench.conversations(data)) if q.question_id in asked
+    ]
+    return record_floors(folder, summary, bench, data, questions)
 
 
 __all__ = ["check_shards", "merge_folders", "merged_document", "read_shard", "shard_of"]

@@ -12,6 +12,7 @@ from typing import Any
 from locoscore._io import sha256_file, write_json_atomic, write_jsonl_atomic
 from locoscore.llm.ledger import Spend, attempts_json, tokens_apart
 from locoscore.results.layout import PREDICTIONS, RUN_JSON
+from locoscore.run.floors import record_floors
 from locoscore.run.folder import claim_for_predictions
 from locoscore.run.measures import ingestion_totals, run_measures
 from locoscore.run.pipeline import RunResult
@@ -84,6 +85,7 @@ def write_run_outputs(result: RunResult, out: Path) -> dict[str, Any]:
     ).to_json()
     write_json_atomic(out / RUN_JSON, document)
     run_section = {k: v for k, v in document.items() if k not in ("finished_at",)}
-    return result.resolved.benchmark.score_run(
-        predictions, result.resolved.dataset, out, run_section
-    )
+    run = result.resolved
+    summary = run.benchmark.score_run(predictions, run.dataset, out, run_section)
+    # the benchmark's own floors (blind baselines) over exactly the questions asked
+    return record_floors(out, summary, run.benchmark, run.dataset, run.questions)

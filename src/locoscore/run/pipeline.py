@@ -36,6 +36,7 @@ from locoscore.results.layout import RUN_STATE, SYSTEM_STATE
 from locoscore.run.answerer import Answer, Answerer, resolve_answer_step
 from locoscore.run.context_fit import ContextFit, check_bare_questions
 from locoscore.run.dry_run import blocked_estimate, dry_run_estimate
+from locoscore.run.floors import gold_evidence
 from locoscore.run.folder import check_run_folder
 from locoscore.run.ingest import IngestionMeasures, ingest_conversation
 from locoscore.run.question import Retrieved, answer_question, failed_record, retrieve
@@ -159,6 +160,8 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
         settings.system_options,
         SystemContext(state_dir=settings.out / SYSTEM_STATE, prices=settings.answer.prices),
     )
+    if system.takes_gold_evidence:  # systems never read a benchmark: the run hands it over
+        system.set_gold_evidence(gold_evidence(benchmark, dataset, questions, settings.system))
     errata = benchmark.errata(settings.errata, dataset)  # a bad list: refused before any work
     resolved = ResolvedRun(
         settings, dataset, conversations, questions, system, answer, errata, sample
@@ -389,7 +392,12 @@ async def execute_run(
     probe: dict[str, Any] | None = None
     try:
         await run.system.start()
-        if not s.skip_probe:
+        if run.system.reference is not None:
+            # A reference system stores nothing, or only what the run hands it: the probe's
+            # synthetic pair would fail it by design, so the run records why it was not run.
+            why = f"{s.system} is the {run.system.reference}, not an integration to test"
+            probe = {"system": s.system, "skipped": why}
+        elif not s.skip_probe:
             # The quick integration probe on a synthetic pair of its own: a system that loses
             # dates or captions, leaks across conversations or ignores top-k stops here.
             checks = (*QUICK_CHECKS, *run.benchmark.probe_checks)
@@ -405,6 +413,12 @@ async def execute_run(
         warnings.warn(
             f"{s.system} places the whole conversation in the prompt: --top-k and "
             "--context-budget do not apply",
+            RunWarning,
+            stacklevel=2,
+        )
+    elif run.system.reference is not None and s.context_budget is not None:
+        warnings.warn(
+            f"{s.system} is a reference system: --top-k and --context-budget do not apply",
             RunWarning,
             stacklevel=2,
         )

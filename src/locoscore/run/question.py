@@ -13,7 +13,7 @@ from locoscore.data.conversation import Query, Question
 from locoscore.llm.call_errors import one_line_error
 from locoscore.run.answerer import Answer, Answerer
 from locoscore.run.placed_context import PlacedContext, place_context
-from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult
+from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult, unbudgeted
 
 
 def evidence_recall(evidence: tuple[str, ...], items: tuple[MemoryItem, ...]) -> float | None:
@@ -74,8 +74,9 @@ async def retrieve(
     started = time.perf_counter()
     result = await system.search(query)
     search_s = time.perf_counter() - started
-    items = result.items if system.ignores_budget else result.items[:top_k]
-    context = place_context(items, None if system.ignores_budget else budget)
+    whole = unbudgeted(system)
+    items = result.items if whole else result.items[:top_k]
+    context = place_context(items, None if whole else budget)
     return Retrieved(result, context, search_s)
 
 

@@ -14,7 +14,7 @@ from locoscore.data.sample import QuestionSample, SampleSpec, with_sample
 from locoscore.data.shard import Shard, with_shard
 from locoscore.llm.endpoint import Served
 from locoscore.run.answerer import AnswerSettings, AnswerStep
-from locoscore.systems.base import MemorySystem
+from locoscore.systems.base import MemorySystem, unbudgeted
 from locoscore.tokens import TOKENIZER_NAME
 
 
@@ -73,7 +73,7 @@ class ResolvedRun:
         s = self.settings
         options = self.system.signature_options()
         opts = ",".join(f"{k}={v}" for k, v in sorted(options.items())) or "default"
-        if self.system.ignores_budget:
+        if unbudgeted(self.system):
             budget = "top_k:n/a|budget:n/a"
         else:
             budget = f"top_k:{s.top_k}|budget:{s.context_budget or 'none'}"
@@ -104,9 +104,11 @@ class ResolvedRun:
                 "options": self.system.signature_options(),
                 "ignores_budget": self.system.ignores_budget,
                 "answers_itself": self.system.answers_itself,
+                # a reference system's role: the floor or the retrieval ceiling
+                **({"reference": ref} if (ref := self.system.reference) else {}),
             },
-            "top_k": None if self.system.ignores_budget else s.top_k,
-            "context_budget": None if self.system.ignores_budget else s.context_budget,
+            "top_k": None if unbudgeted(self.system) else s.top_k,
+            "context_budget": None if unbudgeted(self.system) else s.context_budget,
             "answer": self.answer.to_json(served),
             "tokenizer": TOKENIZER_NAME,
             **self.benchmark.summary_fields(),  # a third-party one: the spec that loads it

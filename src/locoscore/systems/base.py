@@ -128,6 +128,15 @@ class MemorySystem(ABC):
     ignores_budget: ClassVar[bool] = False
     # True for systems whose `search` also answers (their answer replaces the answer step).
     answers_itself: ClassVar[bool] = False
+    # A reference system's role (None: a memory system under test): "floor" (`no-memory`)
+    # or "retrieval ceiling" (`gold-evidence`). A run records it in run.json, applies no
+    # top-k or context budget to it, and skips the integration probe, which tests an
+    # integration's storage and retrieval: a reference system stores nothing, or returns
+    # only what the run hands it.
+    reference: ClassVar[str | None] = None
+    # True for the reference system that is handed the benchmark's gold evidence before
+    # ingestion (`set_gold_evidence`); the run refuses a benchmark that names none.
+    takes_gold_evidence: ClassVar[bool] = False
 
     async def start(self) -> None:  # noqa: B027 - optional hook
         """Once per run, before ingestion: check servers are reachable (InputError if not)."""
@@ -158,6 +167,12 @@ class MemorySystem(ABC):
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release clients, files and servers."""
 
+    def set_gold_evidence(self, gold: Mapping[str, Mapping[str, tuple[str, ...]]]) -> None:
+        """For `takes_gold_evidence` systems, before `start`: conversation id -> the id a
+        system is shown for each question (`Query.question_id`) -> the dia ids of the turns
+        that hold its answer."""
+        raise NotImplementedError(f"{self.name} takes no gold evidence")
+
     def signature_options(self) -> dict[str, str]:
         """The options that change results, for the run signature (sorted by key there).
 
@@ -182,3 +197,9 @@ class MemorySystem(ABC):
         """How many retrievable items this conversation holds (None when unknown): a top-k
         at or above it bypasses retrieval, which the run warns about."""
         return None
+
+
+def unbudgeted(system: MemorySystem) -> bool:
+    """Top-k and the context budget do not apply: the whole conversation is placed
+    (`ignores_budget`), or a reference system's context is fixed by what it is."""
+    return system.ignores_budget or system.reference is not None

@@ -83,7 +83,46 @@ def reference_recall_score(prompt: str) -> int:
     return recall_score(reference.group(1), candidate.group(2))
 
 
-VERDICT_RULES = {"hash": default_score, "reference-recall": reference_recall_score}
+def _reference_and_candidate(prompt: str) -> tuple[str, str] | None:
+    reference = _REFERENCE.search(prompt)
+    candidate = _CANDIDATE.search(prompt)
+    if reference is None or candidate is None:
+        return None
+    return reference.group(1), candidate.group(2)
+
+
+def _words_line(text: str) -> str:
+    """The answer's lowercase words joined by one space: case, punctuation and spacing apart."""
+    return " ".join(_WORD.findall(text.lower()))
+
+
+def reference_contains_score(prompt: str) -> int:
+    """A lenient judge's rule: 100 when the reference's words appear, in order and together,
+    anywhere in the candidate (a long reply around the gold passes), else 0. Prompts of
+    another shape fall back to `default_score`."""
+    found = _reference_and_candidate(prompt)
+    if found is None:
+        return default_score(prompt)
+    wanted, said = _words_line(found[0]), _words_line(found[1])
+    return 100 if wanted and f" {wanted} " in f" {said} " else 0
+
+
+def reference_exact_score(prompt: str) -> int:
+    """A strict judge's rule: 100 only when the candidate is the reference itself (words
+    compared as `reference_contains_score` does, so case and punctuation aside), else 0."""
+    found = _reference_and_candidate(prompt)
+    if found is None:
+        return default_score(prompt)
+    wanted = _words_line(found[0])
+    return 100 if wanted and wanted == _words_line(found[1]) else 0
+
+
+VERDICT_RULES = {
+    "hash": default_score,
+    "reference-recall": reference_recall_score,
+    "reference-contains": reference_contains_score,
+    "reference-exact": reference_exact_score,
+}
 
 
 def verdict_from(value: int | str) -> Verdict:

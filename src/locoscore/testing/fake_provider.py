@@ -19,7 +19,10 @@ Verdicts. Each output takes the next item of `config.scores` (0-100, "CORRECT"/"
 fault name, which forces that fault on the whole request); once the script is used up (or
 without one), `config.verdict(user_text)`, else the rule 40 + sha256(last user message) % 61.
 `reference_recall_score` is a ready-made `config.verdict` for judge audits: the share of the
-reference's words the fenced candidate contains (`--verdict-rule reference-recall`).
+reference's words the fenced candidate contains (`--verdict-rule reference-recall`);
+`reference_contains_score` (the reference's words anywhere in the candidate: 100, else 0) and
+`reference_exact_score` (the candidate is the reference: 100, else 0) are a lenient and a
+strict judge, e.g. two servers of a judge panel.
 A score >= 70 is labelled CORRECT. Requests that draw a random fault do not consume the
 script. The verdict comes back in the form asked for: `output_config` json_schema or OpenAI
 `response_format` json_schema -> JSON filling the schema; a forced (or offered) tool -> a
@@ -59,6 +62,8 @@ from locoscore.testing._verdicts import (
     VERDICT_RULES,
     default_score,
     recall_score,
+    reference_contains_score,
+    reference_exact_score,
     reference_recall_score,
 )
 
@@ -71,6 +76,8 @@ __all__ = [
     "main",
     "recall_score",
     "redact_headers",
+    "reference_contains_score",
+    "reference_exact_score",
     "reference_recall_score",
 ]
 

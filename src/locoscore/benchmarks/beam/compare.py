@@ -14,15 +14,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from locoscore._io import read_jsonl, write_json_atomic, write_text_atomic
+from locoscore._io import read_jsonl
 from locoscore.benchmarks.beam.data import ABILITIES
 from locoscore.benchmarks.beam.report import ABILITY_NAMES
 from locoscore.errors import InputError
-from locoscore.report.document import Block, Heading, Notes, Paragraph, Table
-from locoscore.report.html import render_html
-from locoscore.report.markdown import render_markdown
-from locoscore.results.layout import COMPARE_HTML, COMPARE_JSON, COMPARE_MD, SCORES, SUMMARY
-from locoscore.stats import bootstrap_mean_ci, wilcoxon_signed_rank
+from locoscore.generic.paired_compare import paired_rows, write_comparison
+from locoscore.results.layout import SCORES, SUMMARY
 
 METHOD = (
     "Scores x100 (a question without an answer scores 0). B - A is the mean paired "
@@ -79,43 +76,9 @@ def compare_folders(dir_a: Path, dir_b: Path, out: Path) -> dict[str, Any]:
     groups: dict[str, list[str]] = {"overall": sorted(qa)}
     for ability in ABILITIES:
         groups[ability] = sorted(q for q, row in qa.items() if row.get("ability") == ability)
-    rows: dict[str, dict[str, Any]] = {}
-    for name, ids in groups.items():
-        if not ids:
-            continue
-        a, b = [_score(qa[q]) for q in ids], [_score(qb[q]) for q in ids]
-        differences = [y - x for x, y in zip(a, b, strict=True)]
-        ci = bootstrap_mean_ci(differences)
-        rows[name] = {
-            "count": len(ids),
-            "a": round(100 * sum(a) / len(a), 4),
-            "b": round(100 * sum(b) / len(b), 4),
-            "difference": round(100 * ci.estimate, 4),
-            "ci95": [round(100 * ci.low, 4), round(100 * ci.high, 4)],
-            "wilcoxon_p": wilcoxon_signed_rank(differences).p_value,
-        }
+    rows = paired_rows(groups, lambda q: _score(qa[q]), lambda q: _score(qb[q]), "wilcoxon")
     folders = {"A": str(dir_a), "B": str(dir_b)}
     result = {"benchmark": "beam", "folders": folders, "judge": ja.get("signature"), "groups": rows}
-    title = "B - A on BEAM"
-    table = Table(
-        ["", "n", "A", "B", "B - A (95 % CI)", "Wilcoxon p"],
-        [
-            [ABILITY_NAMES.get(k, k), str(v["count"]), f"{v['a']:.1f}", f"{v['b']:.1f}",
-             f"{v['difference']:+.1f} [{v['ci95'][0]:+.1f}, {v['ci95'][1]:+.1f}]",
-             f"{v['wilcoxon_p']:.3g}"]
-            for k, v in rows.items()
-        ],
-        numeric=(False, True, True, True, True, True),
-    )  # fmt: skip
-    names = [f"{side} = {path}" for side, path in folders.items()]
-    document: list[Block] = [
-        Heading(title, 1),
-        Notes([*names, f"judge: {ja.get('signature')}"]),
-        Paragraph(METHOD),
-        table,
-    ]
-    out.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(out / COMPARE_JSON, result)
-    write_text_atomic(out / COMPARE_MD, render_markdown(document))
-    write_text_atomic(out / COMPARE_HTML, render_html(document, title))
+    notes = [f"judge: {ja.get('signature')}"]
+    write_comparison(out, result, "B - A on BEAM", notes, METHOD, "wilcoxon", ABILITY_NAMES)
     return result

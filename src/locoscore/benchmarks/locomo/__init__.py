@@ -1,5 +1,5 @@
 """LoCoMo behind the benchmark interface, delegating to the modules that hold its rules:
-categories (`locoscore.categories`), the file (`data.dataset`), its conversations and
+categories (`categories`), the file (`data.dataset`), its conversations and
 evidence (`data.locomo_conversations`), the answer prompt (`benchmarks.answer_prompt`) and the
 published baselines (`locoscore.benchmarks.locomo.baselines`)."""
 
@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from locoscore.benchmarks.base import Benchmark, KnownFile, QuestionType
+from locoscore.benchmarks.locomo.categories import ADVERSARIAL, CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
 from locoscore.benchmarks.locomo.data.conversations import locomo_conversations, locomo_questions
 from locoscore.benchmarks.locomo.data.dataset import (
     LOCOMO_SHA256,
@@ -25,8 +26,8 @@ from locoscore.benchmarks.locomo.data.probes import (
     fetch_probes,
 )
 from locoscore.benchmarks.locomo.data.readers import FORMATS
-from locoscore.categories import ADVERSARIAL, CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
 from locoscore.data.conversation import Conversation, Question
+from locoscore.results.board_row import BoardRow
 from locoscore.results.identity import InputIdentity, identity_of_rows
 from locoscore.results.layout import PREDICTIONS, REPORT_FILES, RUN_JSON, SCORES, SUMMARY
 
@@ -39,6 +40,8 @@ if TYPE_CHECKING:
         ScoreCall,
         Terminal,
     )
+    from locoscore.judge.panel.questions import JudgedQuestion
+    from locoscore.judge.prompts import PromptTemplate
 
 _DATASET = KnownFile("locomo10", "locomo10.json", LOCOMO_SHA256, url=LOCOMO_URL)
 _AUDIT_REPO = "dial481/locomo-audit"
@@ -87,8 +90,30 @@ class LoCoMo(Benchmark):
     commands = frozenset({"run", "dataset", "score", "judge", "report", "compare", "audit"})
     run_files = (SCORES, SUMMARY, *REPORT_FILES)
 
-    def board_row(self, directory: Path) -> None:
-        return None
+    def board_row(self, directory: Path) -> BoardRow:
+        return self.board_rows(directory)[0]
+
+    def board_rows(self, directory: Path) -> list[BoardRow]:
+        """All questions, and the verified-gold view when the folder records gold errata."""
+        from locoscore.benchmarks.locomo.board import board_rows
+
+        return board_rows(directory)
+
+    def judged_questions(self, directory: Path) -> list[JudgedQuestion]:
+        from locoscore.benchmarks.locomo.panel import judged_questions
+
+        return judged_questions(directory)
+
+    def disputed_questions(self, errata: Any) -> frozenset[str]:
+        """The errata that change the gold (a wrong citation alone leaves it standing)."""
+        if errata is None:
+            return frozenset()
+        return frozenset(e.key for e in errata.entries if e.score_changing)
+
+    def official_judge_template(self, protocol: str) -> PromptTemplate | None:
+        from locoscore.benchmarks.locomo.panel import official_template
+
+        return official_template(protocol)
 
     # samples keep the strata (and their order) they had: the category ids, `strat-cat`
     sample_stratum = "category"

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from locoscore.benchmarks.locomo.categories import ADVERSARIAL
 from locoscore.benchmarks.locomo.data.dataset import Dataset
 from locoscore.benchmarks.locomo.data.join import join_to_dataset
 from locoscore.benchmarks.locomo.data.load import load_predictions
@@ -16,7 +17,6 @@ from locoscore.benchmarks.locomo.data.readers import read_predictions
 from locoscore.benchmarks.locomo.data.readers.memos import resolve_question_ids
 from locoscore.benchmarks.locomo.data.recorded_verdicts import recorded_judge_summary
 from locoscore.benchmarks.locomo.judge.audit import GOLD_SET, PREDICTIONS_SET, ProbeRecord, ProbeSet
-from locoscore.categories import ADVERSARIAL
 from locoscore.errors import InputError
 from locoscore.results.folder import load_scores
 from locoscore.results.identity import InputIdentity, identity_of_rows

@@ -91,6 +91,10 @@ class LongMemEval(Benchmark):
     ) -> list[Question]:
         return convs.questions(data, conversations, TYPE_IDS)
 
+    def gold_evidence(self, data: LongMemEvalData, question: Question) -> tuple[str, ...] | None:
+        meta = convs.metas_by_id(data).get(question.question_id)
+        return (convs.gold_turns(meta) or None) if meta is not None else None
+
     def published(self) -> tuple[Any, ...]:
         from locoscore.benchmarks.longmemeval.baselines import BASELINES
 

@@ -103,6 +103,37 @@ def sources(meta: QuestionMeta, dia_ids: Sequence[str]) -> list[dict[str, str]]:
     return out
 
 
+def marked_turns(meta: QuestionMeta) -> tuple[str, ...]:
+    """The opaque ids of the turns the dataset marks `has_answer` (a question's evidence)."""
+    return tuple(
+        turn_id(n, t)
+        for n, s in enumerate(meta.sessions, 1)
+        for t, mark in enumerate(s.has_answer)
+        if mark
+    )
+
+
+def gold_turns(meta: QuestionMeta) -> tuple[str, ...]:
+    """What `--system gold-evidence` returns: the turns marked `has_answer`, else (no turn
+    marked, as for most abstention questions) every turn of the answer sessions. Opaque ids
+    only: the run hands them to the system, which shows nothing a retrieval would not."""
+    marked = marked_turns(meta)
+    if marked:
+        return marked
+    answer = set(meta.answer_session_ids)
+    return tuple(
+        turn_id(n, t)
+        for n, s in enumerate(meta.sessions, 1)
+        if s.session_id in answer
+        for t in range(len(s.roles))
+    )
+
+
+@lru_cache(maxsize=4)
+def metas_by_id(data: LongMemEvalData) -> dict[str, QuestionMeta]:
+    return {meta.question_id: meta for meta in data.questions}
+
+
 def questions(
     data: LongMemEvalData, convs: Sequence[Conversation], type_ids: dict[str, int]
 ) -> list[Question]:
@@ -112,12 +143,7 @@ def questions(
         cid = conversation_id(meta)
         if cid not in wanted:
             continue
-        evidence = tuple(
-            turn_id(n, t)
-            for n, s in enumerate(meta.sessions, 1)
-            for t, mark in enumerate(s.has_answer)
-            if mark
-        )
+        evidence = marked_turns(meta)
         out.append(
             Question(
                 question_id=meta.question_id,

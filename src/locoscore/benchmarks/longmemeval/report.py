@@ -15,10 +15,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from locoscore._io import read_jsonl, write_json_atomic, write_text_atomic
+from locoscore._io import read_jsonl, write_text_atomic
 from locoscore.benchmarks.longmemeval.baselines import BASELINES
 from locoscore.benchmarks.longmemeval.data import QUESTION_TYPES
 from locoscore.errors import InputError
+from locoscore.generic.paired_compare import paired_rows, write_comparison
 from locoscore.llm.endpoint import without_served
 from locoscore.report.document import (
     Banner,
@@ -33,16 +34,12 @@ from locoscore.report.html import render_html
 from locoscore.report.markdown import render_markdown
 from locoscore.report.spend import judge_calls_line
 from locoscore.results.layout import (
-    COMPARE_HTML,
-    COMPARE_JSON,
-    COMPARE_MD,
     REPORT_HTML,
     REPORT_MD,
     RUN_JSON,
     SCORES,
     SUMMARY,
 )
-from locoscore.stats import bootstrap_mean_ci, mcnemar_exact
 
 AGGREGATES = ("task_averaged", "overall", "abstention")
 
@@ -271,22 +268,9 @@ def compare_folders(dir_a: Path, dir_b: Path, out: Path) -> dict[str, Any]:
     for t in QUESTION_TYPES:
         groups[t] = [q for q, row in qa.items() if row["question_type"] == t]
     groups["abstention"] = [q for q, row in qa.items() if row["abstention"]]
-    rows: dict[str, dict[str, Any]] = {}
-    for name, ids in groups.items():
-        if not ids:
-            continue
-        a = [float(qa[q]["j"] or 0.0) for q in ids]
-        b = [float(qb[q]["j"] or 0.0) for q in ids]
-        ci = bootstrap_mean_ci([y - x for x, y in zip(a, b, strict=True)])
-        test = mcnemar_exact([x >= 0.5 for x in a], [y >= 0.5 for y in b])
-        rows[name] = {
-            "count": len(ids),
-            "a": round(100 * sum(a) / len(a), 4),
-            "b": round(100 * sum(b) / len(b), 4),
-            "difference": round(100 * ci.estimate, 4),
-            "ci95": [round(100 * ci.low, 4), round(100 * ci.high, 4)],
-            "mcnemar_p": test.p_value,
-        }
+    rows = paired_rows(
+        groups, lambda q: float(qa[q]["j"] or 0.0), lambda q: float(qb[q]["j"] or 0.0), "mcnemar"
+    )
     folders = {"A": str(dir_a), "B": str(dir_b)}
     result = {
         "benchmark": "longmemeval",
@@ -294,30 +278,10 @@ def compare_folders(dir_a: Path, dir_b: Path, out: Path) -> dict[str, Any]:
         "judge": ja.get("signature"),
         "groups": rows,
     }
-    table = Table(
-        ["", "n", "A", "B", "B - A (95 % CI)", "McNemar p"],
-        [
-            [k, str(v["count"]), f"{v['a']:.1f}", f"{v['b']:.1f}",
-             f"{v['difference']:+.1f} [{v['ci95'][0]:+.1f}, {v['ci95'][1]:+.1f}]",
-             f"{v['mcnemar_p']:.3g}"]
-            for k, v in rows.items()
-        ],
-        numeric=(False, True, True, True, True, True),
-    )  # fmt: skip
-    title = "B - A on LongMemEval"
+    method = (
+        "J with a missing answer counted as wrong, x100; B - A with its 95 % paired "
+        "bootstrap interval; McNemar's exact test on the majority verdicts."
+    )
     judged = f"judge: {ja.get('signature')}"
-    document: list[Block] = [
-        Heading(title, 1),
-        # which folder is which: a comparison that does not name them cannot be read
-        Notes([*(f"{side} = {path}" for side, path in folders.items()), judged]),
-        Paragraph(
-            "J with a missing answer counted as wrong, x100; B - A with its 95 % paired "
-            "bootstrap interval; McNemar's exact test on the majority verdicts."
-        ),
-        table,
-    ]
-    out.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(out / COMPARE_JSON, result)
-    write_text_atomic(out / COMPARE_MD, render_markdown(document))
-    write_text_atomic(out / COMPARE_HTML, render_html(document, title))
+    write_comparison(out, result, "B - A on LongMemEval", [judged], method, "mcnemar")
     return result

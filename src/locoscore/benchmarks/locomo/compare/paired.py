@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from locoscore import stats
+from locoscore.benchmarks.locomo.categories import ADVERSARIAL, LOCOMO_COLUMN_ORDER
 from locoscore.benchmarks.locomo.report.lengths import (
     AnswerLengths,
     answer_lengths,
@@ -29,12 +30,11 @@ from locoscore.benchmarks.locomo.report.lengths import (
 from locoscore.benchmarks.locomo.report.load import Results
 from locoscore.benchmarks.locomo.report.metrics import METRICS, Metric
 from locoscore.benchmarks.locomo.report.verified import ErrataFlags
-from locoscore.categories import ADVERSARIAL, LOCOMO_COLUMN_ORDER
 from locoscore.results.folder import row_key
+from locoscore.stats import ALPHA as ALPHA
 
-ALPHA = 0.05
-BOOTSTRAP_RESAMPLES = 2000
-BOOTSTRAP_SEED = 0
+BOOTSTRAP_RESAMPLES = stats.PAIRED_RESAMPLES
+BOOTSTRAP_SEED = stats.PAIRED_SEED
 Key = str  # `sample_id#qa_index`, or the question text for files without ids
 
 

@@ -8,6 +8,7 @@ import io
 from pathlib import Path
 
 from locoscore._io import write_text_atomic
+from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES
 from locoscore.benchmarks.locomo.compare.paired import (
     ALPHA,
     BOOTSTRAP_RESAMPLES,
@@ -19,12 +20,12 @@ from locoscore.benchmarks.locomo.compare.paired import (
 )
 from locoscore.benchmarks.locomo.report.load import Results
 from locoscore.benchmarks.locomo.report.tables import fmt
-from locoscore.categories import CATEGORY_NAMES
 from locoscore.report import charts
 from locoscore.report.csv import csv_cell
 from locoscore.report.document import Block, Figure, Heading, Notes, Paragraph, Table
 from locoscore.report.html import render_html
 from locoscore.report.markdown import render_markdown
+from locoscore.report.numbers import format_p as format_p
 from locoscore.results.layout import COMPARE_HTML, COMPARE_MD, DIFFERENCES_CSV
 
 EXAMPLE_KEYS = 5
@@ -37,11 +38,6 @@ def _name(comparison: Comparison, which: str, label: str | None = None) -> str:
 def _folder_name(results: Results, which: str) -> str:
     source = (results.summary.get("input") or {}).get("path")
     return f"{which} = {results.path}" + (f" (input {source})" if source else "")
-
-
-def format_p(p: float) -> str:
-    """Four decimals, or scientific notation below 0.001 so a tiny p never prints as 0."""
-    return f"{p:.4f}" if p >= 0.001 else f"{p:.1e}"
 
 
 def _row(label: str, cell: PairedCell, decimals: int) -> list[str]:

@@ -17,8 +17,8 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from locoscore._io import sha256_file
+from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES
 from locoscore.benchmarks.locomo.data.models import QAItem, Sample, Session, Turn
-from locoscore.categories import CATEGORY_NAMES
 from locoscore.data.user_cache import download_verified, resolve_input_path, user_cache_file
 from locoscore.errors import DatasetError
 

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from locoscore.categories import CATEGORY_NAMES, category_name
+from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES, category_name
 
 
 class Turn(BaseModel):

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
 from locoscore.benchmarks.locomo.data.models import PredictionRecord
-from locoscore.categories import CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
 
 SOURCE_LABEL = "recorded by the source harness"
 _FIELDS = ("llm_judgments", "grade", "llm_score")

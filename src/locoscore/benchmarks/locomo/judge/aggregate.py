@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from locoscore.categories import CATEGORY_NAMES
+from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES
 
 MIN_RUNS_WITHOUT_WARNING = 5
 

@@ -14,15 +14,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from locoscore.benchmarks.locomo.categories import (
+    CATEGORY_GUIDANCE,
+    CATEGORY_NAMES,
+    parse_category,
+)
 from locoscore.benchmarks.locomo.data.models import PredictionRecord
 from locoscore.benchmarks.locomo.judge.aggregate import JudgeAggregation, aggregate_runs
 from locoscore.benchmarks.locomo.judge.from_records import judge_items, judged_records, record_item
 from locoscore.benchmarks.locomo.judge.outputs import write_outputs
-from locoscore.categories import parse_category
 from locoscore.data.sample import QuestionSample, SampleDraw, SampleSpec
 from locoscore.judge.cache import JudgeStore
 from locoscore.judge.engine import PassResult, run_pass
 from locoscore.judge.plan import plan_calls
+from locoscore.judge.prompts import builtin_template
 from locoscore.judge.runner import run_plan
 from locoscore.judge.settings import JudgeSettings
 from locoscore.results.layout import JUDGE_CACHE
@@ -31,6 +36,7 @@ __all__ = [
     "JudgeResult",
     "PassResult",
     "ajudge_answer_runs",
+    "build_judge_prompt",
     "judge_answer",
     "judge_answer_multiple_runs",
     "judge_pass",
@@ -137,6 +143,26 @@ async def ajudge_answer_runs(
         else:
             results[row.run] = JudgeResult(row.score, row.explanation)
     return results
+
+
+def build_judge_prompt(
+    question: str,
+    ground_truth: str | int,
+    predicted_answer: str,
+    category: int | str,
+    *,
+    protocol: str = "rubric",
+) -> str:
+    """The seed's API: the built-in prompt for one question (rubric by default)."""
+    cid = parse_category(category)
+    return builtin_template(protocol).render(
+        question,
+        str(ground_truth),
+        predicted_answer,
+        cid,
+        type_name=CATEGORY_NAMES[cid],
+        guidance=CATEGORY_GUIDANCE.get(cid, ""),
+    )
 
 
 def judge_answer(

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from locoscore import stats
+from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
 from locoscore.benchmarks.locomo.judge.audit import ProbeRecord, ProbeSet
-from locoscore.categories import CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
 from locoscore.judge.plan import JudgmentRow
 from locoscore.judge.settings import ResolvedJudge
 

@@ -10,8 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from locoscore.benchmarks.locomo.categories import (
+    ADVERSARIAL,
+    CATEGORY_GUIDANCE,
+    CATEGORY_NAMES,
+)
 from locoscore.benchmarks.locomo.data.models import PredictionRecord
-from locoscore.categories import ADVERSARIAL
 from locoscore.judge.items import JudgeItem
 
 
@@ -43,6 +47,8 @@ def record_item(record: PredictionRecord) -> JudgeItem:
         reference=reference_text(record),
         candidate=record.prediction,
         source=record.source,
+        type_name=CATEGORY_NAMES.get(record.category, str(record.category)),
+        guidance=CATEGORY_GUIDANCE.get(record.category, ""),
     )
 
 

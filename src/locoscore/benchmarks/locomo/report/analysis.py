@@ -13,11 +13,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from locoscore import stats
+from locoscore.benchmarks.locomo.categories import ADVERSARIAL, LOCOMO_COLUMN_ORDER
 from locoscore.benchmarks.locomo.report.lengths import AnswerLengths, answer_lengths
 from locoscore.benchmarks.locomo.report.load import Results
 from locoscore.benchmarks.locomo.report.metrics import METRICS, Metric
 from locoscore.benchmarks.locomo.report.verified import ErrataFlags, GoldCeilings, gold_ceilings
-from locoscore.categories import ADVERSARIAL, LOCOMO_COLUMN_ORDER
 from locoscore.results.folder import row_key
 from locoscore.results.layout import PREDICTIONS, SUMMARY
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from locoscore._io import dumps_json, write_text_atomic
 from locoscore._version import __version__
+from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES
 from locoscore.benchmarks.locomo.data.dataset import Dataset
 from locoscore.benchmarks.locomo.judge.audit import ProbeSet
 from locoscore.benchmarks.locomo.judge.audit_stats import (
@@ -23,7 +24,6 @@ from locoscore.benchmarks.locomo.judge.audit_stats import (
     summary_line,
 )
 from locoscore.benchmarks.locomo.judge.outputs import calls_and_usage
-from locoscore.categories import CATEGORY_NAMES
 from locoscore.data.sample import QuestionSample, with_sample
 from locoscore.judge.engine import PassResult
 from locoscore.judge.settings import ResolvedJudge

@@ -33,6 +33,29 @@ from locoscore.results.layout import REPORT_HTML, REPORT_MD, SCORES, SCORES_CSV,
 from locoscore.stats import Interval
 
 REPORT_SCHEMA_VERSION = 1
+# scores.csv: these first (those the rows have), then every other field sorted
+CSV_LEADING_COLUMNS = (
+    "sample_id",
+    "qa_index",
+    "category",
+    "category_name",
+    "question",
+    "answer",
+    "prediction",
+    "f1_locomo",
+    "f1_mem0",
+    "bleu1_mem0",
+    "f1_spec",
+    "j_mean",
+    "j_std",
+    "j_runs",
+    "j_failures",
+    "j_protocol",
+    "j_scores",
+    "search_latency_s",
+    "total_latency_s",
+    "context_tokens",
+)
 
 
 def _finite(value: float | None) -> float | None:
@@ -174,7 +197,7 @@ def build_reports(
     outputs: dict[Path, str] = {
         directory / REPORT_MD: render_markdown(blocks),
         directory / REPORT_HTML: render_html(blocks, title),
-        directory / SCORES_CSV: scores_csv(_csv_rows(analysis)),
+        directory / SCORES_CSV: scores_csv(_csv_rows(analysis), CSV_LEADING_COLUMNS),
         directory / SUMMARY: dumps_json(summary),
     }
     if svg_dir is not None:

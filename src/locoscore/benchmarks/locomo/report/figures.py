@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from locoscore.benchmarks.locomo import baselines
+from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES
 from locoscore.benchmarks.locomo.report.analysis import Analysis, MetricStats
 from locoscore.benchmarks.locomo.report.metrics import J, judge_baseline_protocol
 from locoscore.benchmarks.locomo.report.tables import category_ids, sample_label
-from locoscore.categories import CATEGORY_NAMES
 from locoscore.report import charts
 from locoscore.report.document import Block, Figure
 

@@ -8,10 +8,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from locoscore.benchmarks.locomo.categories import ADVERSARIAL
 from locoscore.benchmarks.locomo.report.analysis import Analysis, MetricStats
 from locoscore.benchmarks.locomo.report.metrics import F1_LOCOMO, J
 from locoscore.benchmarks.locomo.report.tables import DASH, ci_text, fmt, seconds
-from locoscore.categories import ADVERSARIAL
 from locoscore.llm.endpoint import through_sentence
 from locoscore.report.document import Banner, Block, Contents, Heading, Paragraph, Table
 from locoscore.results.layout import SCORES, SUMMARY
@@ -106,7 +106,7 @@ def _recall(run: dict[str, Any] | None) -> list[str] | None:
     if run is None:
         return None
     overall = ((run.get("measures") or {}).get("evidence_recall") or {}).get("overall") or {}
-    k = "all" if (run.get("system") or {}).get("ignores_budget") else run.get("top_k")
+    k = run.get("top_k") or "all"  # none: the whole conversation, or a reference system
     mean = overall.get("mean")
     value = DASH if mean is None else f"{100 * mean:.1f} %"
     return [f"Evidence recall@{k}", value, "share of evidence turns placed in the prompt",

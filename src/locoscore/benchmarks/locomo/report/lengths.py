@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from locoscore.categories import LOCOMO_COLUMN_ORDER
+from locoscore.benchmarks.locomo.categories import LOCOMO_COLUMN_ORDER
 
 UNIT = "whitespace-separated words of the prediction"
 

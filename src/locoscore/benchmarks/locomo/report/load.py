@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES
 from locoscore.benchmarks.locomo.report.metrics import METRICS
-from locoscore.categories import CATEGORY_NAMES
 from locoscore.errors import InputError
 from locoscore.results.identity import check_consistent
 from locoscore.results.layout import SCORES, SUMMARY

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
 from locoscore.benchmarks.locomo.report.analysis import Analysis
 from locoscore.benchmarks.locomo.report.metrics import J
 from locoscore.benchmarks.locomo.report.tables import DASH, fmt
-from locoscore.categories import CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
 from locoscore.report.document import Block, Heading, Paragraph, Table
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
 from locoscore.benchmarks.locomo.report.analysis import Analysis
 from locoscore.benchmarks.locomo.report.tables import fmt
-from locoscore.categories import CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
 from locoscore.llm.endpoint import through_sentence
 from locoscore.report.document import Block, Heading, Notes, Paragraph, Preformatted, Table
 from locoscore.report.spend import answer_calls_phrase, attempts_phrase
@@ -36,6 +36,8 @@ def _setup_blocks(run: dict[str, Any]) -> list[Block]:
     budget = (
         "not applicable (the whole conversation is in the prompt)"
         if system.get("ignores_budget")
+        else f"not applicable (a reference system, the {system['reference']})"
+        if system.get("reference")
         else f"top-k {run.get('top_k')}, context budget "
         + (
             f"{run['context_budget']} tokens ({run.get('tokenizer')})"
@@ -87,6 +89,8 @@ def _setup_blocks(run: dict[str, Any]) -> list[Block]:
 def _probe_note(probe: Any) -> str:
     if not isinstance(probe, dict):
         return "Integration probe: skipped (--skip-probe)."
+    if probe.get("skipped"):
+        return f"Integration probe: not run; {probe['skipped']}."
     checks = probe.get("checks") or []
     searchable = probe.get("time_to_searchable_s")
     when = (
@@ -190,7 +194,7 @@ def run_blocks(a: Analysis) -> list[Block]:
         return []
     measures = run.get("measures") or {}
     blocks = _setup_blocks(run)
-    k = "all" if (run.get("system") or {}).get("ignores_budget") else run.get("top_k")
+    k = run.get("top_k") or "all"  # none: the whole conversation, or a reference system
     blocks += [
         Heading(f"Evidence recall@{k} by category", 3),
         Paragraph(

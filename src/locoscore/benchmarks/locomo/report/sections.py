@@ -6,6 +6,7 @@ from dataclasses import replace
 from typing import Any
 
 from locoscore.benchmarks.locomo import baselines
+from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES
 from locoscore.benchmarks.locomo.report import figures
 from locoscore.benchmarks.locomo.report.analysis import Analysis
 from locoscore.benchmarks.locomo.report.audit_view import audit_blocks
@@ -30,7 +31,6 @@ from locoscore.benchmarks.locomo.report.tables import (
     seconds,
 )
 from locoscore.benchmarks.locomo.report.verified_sections import verified_gold_blocks
-from locoscore.categories import CATEGORY_NAMES
 from locoscore.llm.endpoint import through_sentence
 from locoscore.report.document import Block, Heading, Notes, Paragraph, Preformatted, Table
 from locoscore.report.markdown import render_markdown

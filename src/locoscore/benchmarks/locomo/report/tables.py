@@ -11,6 +11,7 @@ from typing import Any
 
 from locoscore.benchmarks.locomo import baselines
 from locoscore.benchmarks.locomo.baselines import BaselineRow
+from locoscore.benchmarks.locomo.categories import ADVERSARIAL, CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
 from locoscore.benchmarks.locomo.report.analysis import (
     Analysis,
     CellStats,
@@ -18,19 +19,11 @@ from locoscore.benchmarks.locomo.report.analysis import (
     metric_stats,
 )
 from locoscore.benchmarks.locomo.report.metrics import F1_LOCOMO, J, Metric, judge_baseline_protocol
-from locoscore.categories import ADVERSARIAL, CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
 from locoscore.report.document import Block, Paragraph, Table
 from locoscore.report.markdown import render_markdown, render_table
+from locoscore.report.numbers import DASH as DASH
+from locoscore.report.numbers import fmt as fmt
 from locoscore.stats import LatencyStats
-
-DASH = "–"
-
-
-def fmt(value: float | None, decimals: int = 1, std: float | None = None) -> str:
-    if value is None:
-        return DASH
-    text = f"{value:.{decimals}f}"
-    return f"{text} ± {std:.{decimals}f}" if std is not None else text
 
 
 def seconds(value: float | None) -> str:

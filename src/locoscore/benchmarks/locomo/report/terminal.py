@@ -7,8 +7,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
 from locoscore.benchmarks.locomo.report.analysis import Analysis
-from locoscore.categories import CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
 from locoscore.report.plain import lexical_table_rows
 
 
@@ -26,7 +26,9 @@ def lexical_table(lexical: dict[str, Any], protocols: list[str] | None = None) -
     for cid in LOCOMO_COLUMN_ORDER:
         table.add_column(_short(cid), justify="right", overflow="fold")
     table.add_column("overall", justify="right", overflow="fold")
-    for label, _signature, cells in lexical_table_rows({"lexical": chosen}, with_counts=False):
+    for label, _signature, cells in lexical_table_rows(
+        {"lexical": chosen}, LOCOMO_COLUMN_ORDER, with_counts=False
+    ):
         table.add_row(label.replace(" (", " ").rstrip(")"), *cells)
     first = next(iter(chosen.values()))["metrics"]["f1"]
     counts = [

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from locoscore.benchmarks.locomo.categories import ADVERSARIAL, LOCOMO_COLUMN_ORDER
 from locoscore.benchmarks.locomo.data.errata import (
     ERRATA_SOURCE,
     ERROR_TYPES,
@@ -19,7 +20,6 @@ from locoscore.benchmarks.locomo.data.errata import (
     Errata,
 )
 from locoscore.benchmarks.locomo.report.load import Results
-from locoscore.categories import ADVERSARIAL, LOCOMO_COLUMN_ORDER
 from locoscore.errors import InputError
 from locoscore.results.folder import row_key
 from locoscore.results.layout import SUMMARY

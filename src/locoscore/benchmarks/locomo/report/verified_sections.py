@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections import Counter
 
+from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES
 from locoscore.benchmarks.locomo.data.errata import ERROR_TYPES, SCORE_CHANGING
 from locoscore.benchmarks.locomo.report.analysis import Analysis, VerifiedGoldView
 from locoscore.benchmarks.locomo.report.tables import DASH, breakdown_table, ci_text, fmt
 from locoscore.benchmarks.locomo.report.verified import Ceiling
-from locoscore.categories import CATEGORY_NAMES
 from locoscore.report.document import Block, Heading, Paragraph, Table
 
 

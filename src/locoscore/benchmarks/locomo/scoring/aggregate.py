@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
-from locoscore.categories import ADVERSARIAL, CATEGORY_NAMES
+from locoscore.benchmarks.locomo.categories import ADVERSARIAL, CATEGORY_NAMES
 
 
 def category_stats(values: Sequence[float]) -> dict[str, float | int]:

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 import nltk
 
 from locoscore._version import __version__
+from locoscore.benchmarks.locomo.categories import ADVERSARIAL
 from locoscore.benchmarks.locomo.scoring.locomo import score_f1_locomo
 from locoscore.benchmarks.locomo.scoring.mem0 import bleu1, score_f1_mem0
 from locoscore.benchmarks.locomo.scoring.spec import compute_token_f1
-from locoscore.categories import ADVERSARIAL
 from locoscore.stem import STEMMER_ID
 
 MetricFn = Callable[[str, str | int, int], float]

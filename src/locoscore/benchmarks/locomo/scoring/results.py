@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
+from locoscore.benchmarks.locomo.categories import parse_category
 from locoscore.benchmarks.locomo.data.models import PredictionRecord
 from locoscore.benchmarks.locomo.scoring.aggregate import category_stats, group_by_category
 from locoscore.benchmarks.locomo.scoring.protocols import get_protocol
-from locoscore.categories import parse_category
 
 _PREDICTION_FIELDS = ("predicted_answer", "prediction", "response")
 _GOLD_FIELDS = ("ground_truth", "answer", "golden_answer")

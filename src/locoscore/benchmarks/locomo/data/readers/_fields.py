@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from locoscore.categories import ADVERSARIAL, parse_category
+from locoscore.benchmarks.locomo.categories import ADVERSARIAL, parse_category
 from locoscore.errors import InputError
 
 GoldField = Literal["answer", "adversarial_answer"]

@@ -20,6 +20,22 @@ CATEGORY_NAMES: dict[int, str] = {
 LOCOMO_COLUMN_ORDER: tuple[int, ...] = (4, 1, 2, 3, 5)
 ADVERSARIAL = 5
 
+# What a good answer must get right, per LoCoMo category id (our own wording).
+CATEGORY_GUIDANCE: dict[int, str] = {
+    1: "The question needs facts joined from several parts of the conversation: every part "
+    "the reference names must be present; a partial answer earns partial credit at most.",
+    2: "The question is about time: the date, period or order of events must match the "
+    "reference exactly in substance (any date format is fine; a different day, month, "
+    "year or order is an error).",
+    3: "The question asks for an inference or an opinion grounded in the conversation: "
+    "judge whether the reasoning reaches the reference's conclusion and stays consistent "
+    "with what the speakers said.",
+    4: "The question asks for one fact stated in the conversation: the candidate must "
+    "state that fact.",
+    5: "The question may rest on a false premise: the right answer may be that the "
+    "conversation does not contain this information.",
+}
+
 _NAME_TO_ID: dict[str, int] = {}
 for _cid, _name in CATEGORY_NAMES.items():
     for _alias in (_name, _name.replace("-", "_"), _name.replace("-", " "), _name.replace("-", "")):

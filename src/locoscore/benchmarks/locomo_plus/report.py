@@ -1,0 +1,108 @@
+"""A LoCoMo-Plus results folder as its report (report.md and report.html from the same
+blocks) and its board row: J overall and per relation type, each with its 95 % interval,
+and the strict J without the short-gap items, shown beside it."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+from locoscore._io import write_text_atomic
+from locoscore.results.board_row import BoardMetric, BoardRow, cell, read_summary
+from locoscore.results.layout import REPORT_HTML, REPORT_MD
+
+_NOTE = (
+    "Each item is its own conversation: a LoCoMo conversation with the cue added as a dated "
+    "session, the stated time gap before the trigger (seeded, see the signature). J is the "
+    "mean judge level per reply (correct 1, partial 0.5, wrong 0) over its runs; a failed "
+    "judge call is no verdict, counted apart, never a wrong answer. The short-gap items "
+    "(a gap of a week or less, or one too vague to place) are left out of the strict J."
+)
+
+
+def _shown(block: dict[str, Any] | None) -> str:
+    if not block or block.get("mean") is None:
+        return "–"
+    low, high = block["ci95"]
+    return f"{block['mean']:.1f} [{low:.1f}, {high:.1f}]"
+
+
+def write_report(directory: Path, description: str) -> list[Path]:
+    from locoscore.judge.folder import over_phrase
+    from locoscore.report.document import Banner, Block, Heading, Notes, Paragraph, Table
+    from locoscore.report.html import render_html
+    from locoscore.report.markdown import render_markdown
+
+    summary = read_summary(directory)
+    run = summary.get("run") or {}
+    named = ((run.get("system") or {}).get("name"), (run.get("answer") or {}).get("model"))
+    who = " + ".join(str(x) for x in named if x)
+    title = f"{who or 'answers'} on {description}"
+    blocks: list[Block] = [Heading(title, 1)]
+    judge = summary.get("judge") or {}
+    sample = judge.get("sample") or run.get("sample")  # a judged run's, else the run's
+    if sample:
+        blocks.append(Banner(f"Subset ({sample['signature']}): not the full benchmark."))
+    for verb, part in (("answered", run.get("answer")), ("judged", judge)):
+        if ((part or {}).get("served") or {}).get("fake"):
+            blocks.append(Banner(f"{verb.capitalize()} by locoscore's fake provider, not a model."))
+    answers = summary.get("answers") or {}
+    parts = []
+    if judge:
+        strict, apart = judge.get("strict") or {}, judge.get("short_gap")
+        parts.append(
+            f"J: {_shown(judge['overall'])} {over_phrase(judge)}; strict J (without the "
+            f"{strict.get('left_out', 0)} short-gap items): "
+            f"{_shown(strict.get('overall'))}; short-gap items alone: {_shown(apart)}"
+        )
+    if answers:
+        parts.append(f"{answers['answered']} of {answers['questions']} triggers answered")
+    if judge.get("failed_answers"):  # never sent to the judge; they count 0 and are named
+        parts.append(f"{judge['failed_answers']} failed answers count 0 in J")
+    blocks.append(Paragraph("; ".join(parts) or "Not judged yet."))
+    if judge:
+        strict_types = (judge.get("strict") or {}).get("by_type") or {}
+        rows = [
+            [name, str(block["count"]), _shown(block), _shown(strict_types.get(name))]
+            for name, block in judge["by_type"].items()
+        ]
+        blocks += [
+            Heading("By relation type"),
+            Table(["relation", "n", "J", "J strict"], rows, numeric=(False, True, True, True)),
+        ]
+    signatures = [s for s in (run.get("signature"), judge.get("signature")) if s]
+    notes = [_NOTE, *(f"signature: {s}" for s in signatures)]
+    data = judge.get("dataset") or run.get("dataset") or {}
+    if data:
+        notes.append(f"data: {data.get('path')} (sha256 {data.get('sha256')})")
+    blocks += [Heading("How to read it"), Notes(notes)]
+    written = []
+    for name, text in (
+        (REPORT_MD, render_markdown(blocks)),
+        (REPORT_HTML, render_html(blocks, title)),
+    ):
+        write_text_atomic(directory / name, text)
+        written.append(directory / name)
+    return written
+
+
+def board_row(directory: Path) -> BoardRow:
+    """The generic row (J, else nothing) with the strict J as its second metric."""
+    from locoscore.generic.folder_view import board_row as generic_row
+
+    row: BoardRow = generic_row(directory)
+    strict = (read_summary(directory).get("judge") or {}).get("strict")
+    if not row.metrics or not isinstance(strict, dict):
+        return dataclasses.replace(row, type_word="relation")
+
+    def cell_of(block: dict[str, Any], name: str) -> Any:
+        return cell(block.get("mean"), block.get("ci95"), block.get("count"), directory, name)
+
+    extra = BoardMetric(
+        "j_strict",
+        "J strict",
+        cell_of(strict["overall"], "j.strict.overall"),
+        {t: cell_of(b, f"j.strict.by_type.{t}") for t, b in strict["by_type"].items()},
+    )
+    return dataclasses.replace(row, metrics=(*row.metrics, extra), type_word="relation")

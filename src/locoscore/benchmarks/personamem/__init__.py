@@ -1,0 +1,242 @@
+"""PersonaMem (Jiang et al., 2025; arXiv 2504.14225), 32k split, behind the benchmark
+interface: four-option questions about 20 personas over 37 shared contexts, scored by
+accuracy with no judge.
+
+What differs from the official evaluation, on purpose (`options`): the options are shown in
+a seeded order (signed), the reply is parsed strictly (an unparsable reply fails, never a
+guess), either letter of a doubled gold is right, and every score is shown beside the floors
+no model is needed for (always-longest, always-shortest, first option). The only copy here is
+a peer's derived folder (`data`): it signs as `personamem-32k-derived`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from locoscore.benchmarks.base import Benchmark, BlindBaseline, KnownFile, QuestionType
+from locoscore.benchmarks.personamem.data import (
+    LETTERS,
+    PINNED_SHA256,
+    QUESTION_TYPES,
+    PersonaMemData,
+)
+from locoscore.data.conversation import Conversation, Question, SessionInput, TurnInput
+from locoscore.results.board_row import BoardRow
+
+if TYPE_CHECKING:
+    from locoscore.benchmarks.commands import ScoreCall, Terminal
+
+TYPE_IDS = {key: i for i, key in enumerate(QUESTION_TYPES, 1)}
+SPEAKERS = ("system", "user", "assistant")
+VERSION = "personamem-32k-derived"
+PINNED_FOLDER = KnownFile(VERSION, "the derived 32k folder", PINNED_SHA256)
+FETCH_NAMES = {"personamem": PINNED_FOLDER}
+
+
+class PersonaMem(Benchmark):
+    name = "personamem"
+    description = "PersonaMem (Jiang et al., 2025): 32k split, 589 four-option questions"
+    types = tuple(QuestionType(i, key, key) for key, i in TYPE_IDS.items())
+    known_files = (PINNED_FOLDER,)
+    # scored by `run` (and `score` for an answers file); no judge: `require` says so
+    commands = frozenset({"run", "dataset", "score", "report", "compare"})
+    fetch_names = FETCH_NAMES
+    answer_prompt_name = "locoscore-personamem-answer-v1"
+    # answer_max_tokens stays the default 128: the prompt asks for one letter, but a model
+    # that explains itself first is still read (strictly) rather than cut off
+    # The option order's seed: part of the signature (`signature_part`) and of run.json's
+    # dataset section, so two runs shown in another order never pass for the same run.
+    shuffle_seed = 0
+
+    def require(self, command: str) -> None:
+        if command == "judge":
+            from locoscore.errors import InputError
+
+            raise InputError(
+                "personamem needs no judge: `run` scores the chosen option itself "
+                "(`locoscore score ANSWERS --benchmark personamem` scores an answers file)",
+                field="--benchmark",
+            )
+        super().require(command)
+
+    def fetch(self, name: str, url: str | None, dest: Path | None) -> Path:
+        from locoscore.benchmarks.personamem.fetch import fetch_personamem
+
+        return fetch_personamem(url, dest)
+
+    def load(self, path: str | Path | None) -> PersonaMemData:
+        from locoscore.benchmarks.personamem.data import load_personamem
+        from locoscore.benchmarks.personamem.fetch import default_destination
+        from locoscore.errors import DatasetError
+
+        if path is None:
+            path = default_destination()
+            if not path.is_dir():
+                raise DatasetError(
+                    "PersonaMem needs --dataset DIR (the 32k folder holding queries.json.gz "
+                    "and documents.json.gz); see `locoscore dataset fetch personamem`"
+                )
+        return load_personamem(Path(path))
+
+    def data_version(self, data: PersonaMemData) -> str:
+        return VERSION if data.pinned else "personamem-unknown"
+
+    def signature_part(self, data: PersonaMemData) -> str:
+        return f"{super().signature_part(data)}:shuffle{self.shuffle_seed}"
+
+    def describe_data(self, data: PersonaMemData) -> dict[str, Any]:
+        return {
+            **super().describe_data(data),
+            "files": dict(data.files),
+            "derived": "vectorize-io/agent-memory-benchmark @ de83fa7, data/personamem/32k/ "
+            "(session-level: the release's per-question turn cut is not applied)",
+            "shuffle_seed": self.shuffle_seed,
+        }
+
+    def conversations(self, data: PersonaMemData) -> list[Conversation]:
+        """One conversation per shared context, `pm-<n>` in the file's order (a context's
+        id is a hash, shown to no system); its sessions undated (the copy has none)."""
+        out = []
+        for n, sessions in enumerate(data.contexts.values(), 1):
+            cid = f"pm-{n:02d}"
+            made = tuple(
+                SessionInput(
+                    cid,
+                    s,
+                    None,
+                    None,
+                    tuple(
+                        TurnInput(role, f"S{s}:{t}", text)
+                        for t, (role, text) in enumerate(session.turns, 1)
+                    ),
+                    SPEAKERS,
+                )
+                for s, session in enumerate(sessions, 1)
+            )
+            out.append(Conversation(cid, SPEAKERS, made))
+        return out
+
+    def _conversation_ids(self, data: PersonaMemData) -> dict[str, str]:
+        return {c: f"pm-{n:02d}" for n, c in enumerate(data.contexts, 1)}
+
+    def questions(
+        self,
+        data: PersonaMemData,
+        conversations: Sequence[Conversation],
+        *,
+        include_excluded: bool = True,
+    ) -> list[Question]:
+        from locoscore.benchmarks.personamem.options import gold_text, question_text
+
+        wanted = {c.conversation_id for c in conversations}
+        ids = self._conversation_ids(data)
+        return [
+            Question(
+                question_id=item.question_id,
+                conversation_id=ids[item.context_id],
+                text=question_text(item, self.shuffle_seed),
+                category=TYPE_IDS[item.type_key],
+                gold=gold_text(item, self.shuffle_seed),
+                # the copy's gold sessions are all of the context's: no turn is evidence
+                evidence=(),
+                record_ids={
+                    "context_id": item.context_id,
+                    "persona_id": item.persona_id,
+                    "topic": item.topic,
+                    "stored_gold_letter": item.gold_letter,
+                },
+            )
+            for item in data.items
+            if ids[item.context_id] in wanted
+        ]
+
+    def blind_baselines(
+        self, data: PersonaMemData, questions: Sequence[Question]
+    ) -> tuple[BlindBaseline, ...]:
+        from locoscore.benchmarks.personamem.options import blind_pick, order
+
+        items = {i.question_id: i for i in data.items}
+        chosen = [items[q.question_id] for q in questions]
+
+        def floor(name: str, description: str, pick: Any) -> BlindBaseline:
+            scores = {i.question_id: float(pick(i) in i.gold_indexes) for i in chosen}
+            return BlindBaseline(name, description, scores)
+
+        return (
+            floor(
+                "always-longest",
+                "the option with the most characters (whole text after strip); ties to the "
+                "earlier letter as stored",
+                lambda i: blind_pick(i, "longest"),
+            ),
+            floor(
+                "always-shortest",
+                "the option with the fewest characters (whole text after strip); ties to the "
+                "earlier letter as stored",
+                lambda i: blind_pick(i, "shortest"),
+            ),
+            floor(
+                "first-option",
+                f"always ({LETTERS[0]}), the first option as shown (shuffle seed "
+                f"{self.shuffle_seed})",
+                lambda i: order(i.question_id, self.shuffle_seed)[0],
+            ),
+        )
+
+    def default_answer_prompt_text(self) -> str:
+        from locoscore.benchmarks.personamem.options import ANSWER_PROMPT
+
+        return ANSWER_PROMPT
+
+    def score_run(
+        self, predictions: Path, data: PersonaMemData, out: Path, run_section: dict[str, Any]
+    ) -> dict[str, Any]:
+        from locoscore.benchmarks.personamem import scoring
+        from locoscore.results.layout import PREDICTIONS, RUN_JSON
+
+        rows = scoring.score_rows(
+            scoring.read_records(predictions),
+            scoring.items_by_id(data),
+            self.shuffle_seed,
+            predictions,
+        )
+        summary = self.write_scores(rows, data, out, {"run": run_section})
+        return {**summary, "_written": (PREDICTIONS, RUN_JSON, *self.run_files)}
+
+    def write_scores(
+        self, rows: list[dict[str, Any]], data: PersonaMemData, out: Path, extra: dict[str, Any]
+    ) -> dict[str, Any]:
+        """scores.jsonl and summary.json of scored rows (a run's, or `score`'s answers),
+        with the floors over the same questions; `extra`: the run or answers section."""
+        from locoscore.benchmarks.personamem import scoring
+
+        asked = {r["question_id"] for r in rows}
+        questions = [
+            q for q in self.questions(data, self.conversations(data)) if q.question_id in asked
+        ]
+        fields = {**self.summary_fields(), "data": self.describe_data(data), **extra}
+        return scoring.write_scores(
+            rows, self.blind_baselines(data, questions), QUESTION_TYPES, fields, out
+        )
+
+    def score_command(self, call: ScoreCall, terminal: Terminal) -> bool:
+        from locoscore.benchmarks.personamem.folder import score_answers
+
+        return score_answers(self, call, terminal)
+
+    def report(self, directory: Path) -> list[Path]:
+        from locoscore.benchmarks.personamem.folder import write_report
+
+        return write_report(directory, self.description)
+
+    def board_row(self, directory: Path) -> BoardRow:
+        from locoscore.benchmarks.personamem.folder import board_row
+
+        return board_row(directory)
+
+
+PERSONAMEM = PersonaMem()
+
+__all__ = ["PERSONAMEM", "PersonaMem"]

@@ -1,0 +1,188 @@
+"""A PersonaMem results folder as the commands show it: `score` of an answers file, the
+report (accuracy beside the floors and its margin over the best one), and the board row
+(the generic row plus the margin). Everything is read from summary.json and scores.jsonl
+as `scoring` wrote them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from locoscore._io import sha256_file, write_text_atomic
+from locoscore.errors import InputError
+from locoscore.results.board_row import BoardMetric, BoardRow, cell, read_summary
+from locoscore.results.layout import REPORT_HTML, REPORT_MD, SCORES, SUMMARY
+
+if TYPE_CHECKING:
+    from locoscore.benchmarks.commands import ScoreCall, Terminal
+    from locoscore.benchmarks.personamem import PersonaMem
+
+
+def score_answers(bench: PersonaMem, call: ScoreCall, t: Terminal) -> bool:
+    """`locoscore score ANSWERS --benchmark personamem`: one JSONL line per question with
+    `question_id` and the reply (`prediction`, or --prediction-key), into --out."""
+    from locoscore.benchmarks.personamem import scoring
+    from locoscore.results.identity import answers_identity
+
+    for given, option in ((call.errata, "--errata"), (call.fmt, "--format")):
+        if given:
+            raise InputError(f"personamem takes no {option}", field=option)
+    data = bench.load(call.dataset)
+    records = scoring.read_answers(call.predictions)
+    key = call.prediction_key or "prediction"
+    rows = scoring.score_rows(
+        records, scoring.items_by_id(data), bench.shuffle_seed, call.predictions, key
+    )
+    pairs = [(str(r.get("question_id")), str(r.get(key))) for _, r in records if not r.get("error")]
+    ours = answers_identity(str(call.predictions), pairs, file_sha256=sha256_file(call.predictions))
+    # the folder guard first: another run's folder is refused (or, --replace, emptied)
+    t.claim(call.out, ours, replace=call.replace)
+    kept = _claim(call.out, ours, call.replace)
+    scored = {"path": str(call.predictions), "sha256": ours.file_sha256, **ours.to_json()}
+    summary = bench.write_scores(rows, data, call.out, {**kept, "scored": scored})
+    for line in summary_lines(summary):
+        t.out.print(line, highlight=False, soft_wrap=True)
+    t.out.print(f"wrote {call.out}/{SCORES}, {SUMMARY}", highlight=False)
+    return False
+
+
+def _claim(out: Path, ours: Any, replace: bool) -> dict[str, Any]:
+    """The run section to keep (scoring a run's own answers into its folder), after
+    refusing a folder that holds the scores of other answers (unless --replace)."""
+    if out.exists() and not out.is_dir():
+        raise InputError("exists and is not a folder", file=str(out), field="--out")
+    if not (out / SUMMARY).is_file():
+        return {}
+    summary = read_summary(out)
+    earlier = summary.get("scored")
+    if isinstance(earlier, dict) and earlier.get("fingerprint") != ours.fingerprint:
+        if not replace:
+            raise InputError(
+                f"holds the scores of other answers ({earlier.get('path')}): add --replace, "
+                "or choose another --out",
+                file=str(out),
+            )
+        return {}
+    return {"run": summary["run"]} if isinstance(summary.get("run"), dict) else {}
+
+
+def _pct(block: dict[str, Any] | None) -> str:
+    if not block or block.get("mean") is None:
+        return "–"
+    low, high = block["ci95"]
+    return f"{block['mean']:.1f} [{low:.1f}, {high:.1f}]"
+
+
+def summary_lines(summary: dict[str, Any]) -> list[str]:
+    answers, metric, floors = summary["answers"], summary["metric"], summary["floors"]
+    lines = [
+        f"accuracy {_pct(metric['overall'])} over {answers['questions']} questions "
+        f"({answers['failed']} failed, {answers['unparsable']} unparsable: counted wrong)"
+    ]
+    for floor in floors["baselines"]:
+        lines.append(f"  floor {floor['name']}: {_pct(floor)} ({floor['correct']:g} right)")
+    if floors.get("margin"):
+        lines.append(f"margin over {floors['margin']['over']}: {_signed(floors['margin'])}")
+    return lines
+
+
+def _signed(block: dict[str, Any]) -> str:
+    low, high = block["ci95"]
+    return f"{block['mean']:+.1f} [{low:+.1f}, {high:+.1f}]"
+
+
+def write_report(directory: Path, description: str) -> list[Path]:
+    from locoscore.report.document import Banner, Block, Heading, Notes, Paragraph, Table
+    from locoscore.report.html import render_html
+    from locoscore.report.markdown import render_markdown
+
+    summary = read_summary(directory)
+    metric = summary.get("metric")
+    if not isinstance(metric, dict) or not isinstance(summary.get("floors"), dict):
+        raise InputError(
+            "not a scored PersonaMem folder (no metric or floors)", file=str(directory / SUMMARY)
+        )
+    run = summary.get("run") or {}
+    who = (
+        " + ".join(
+            str(x)
+            for x in ((run.get("system") or {}).get("name"), (run.get("answer") or {}).get("model"))
+            if x
+        )
+        or "answers"
+    )
+    title = f"{who} on {description}"
+    blocks: list[Block] = [Heading(title, 1)]
+    if run.get("sample"):
+        blocks.append(Banner(f"Subset ({run['sample']['signature']}): not the full benchmark."))
+    if ((run.get("answer") or {}).get("served") or {}).get("fake"):
+        blocks.append(Banner("Answered by locoscore's fake provider, not a real model."))
+    floors = summary["floors"]
+    blocks += [Paragraph(summary_lines(summary)[0])]
+    if floors.get("margin"):
+        blocks.append(
+            Paragraph(
+                f"Margin over the best floor ({floors['margin']['over']}): "
+                f"{_signed(floors['margin'])} points, paired over the same questions. "
+                "A score is worth what it adds to this, not to chance (25 %)."
+            )
+        )
+    blocks += [
+        Heading("Floors (no model)"),
+        Table(
+            ["floor", "right", "accuracy", "how"],
+            [[f["name"], f"{f['correct']:g}/{f['count']}", _pct(f), f["description"]]
+             for f in floors["baselines"]],
+            numeric=(False, True, True, False),
+        ),
+    ]  # fmt: skip
+    names = [f["name"] for f in floors["baselines"]]
+    rows = [
+        [name, str(block["count"]), _pct(block)]
+        + [_one(f["by_type"].get(name)) for f in floors["baselines"]]
+        for name, block in (metric.get("by_type") or {}).items()
+        if block.get("count")
+    ]
+    blocks += [
+        Heading("By question type"),
+        Table(["type", "n", "accuracy", *names], rows, numeric=(False, *[True] * (2 + len(names)))),
+    ]
+    data = run.get("dataset") or summary.get("data") or {}
+    notes = [f"signature: {run['signature']}"] if run.get("signature") else []
+    if summary.get("scored"):
+        notes.append(f"answers: {summary['scored']['path']} (sha256 {summary['scored']['sha256']})")
+    notes.append(f"data: {data.get('path')} (sha256 {data.get('sha256')}, {data.get('version')})")
+    blocks += [Heading("Provenance"), Notes(notes)]
+    written = []
+    for name, text in (
+        (REPORT_MD, render_markdown(blocks)),
+        (REPORT_HTML, render_html(blocks, title)),
+    ):
+        write_text_atomic(directory / name, text)
+        written.append(directory / name)
+    return written
+
+
+def _one(value: float | None) -> str:
+    return "–" if value is None else f"{value:.1f}"
+
+
+def board_row(directory: Path) -> BoardRow:
+    """The generic row (accuracy overall and per type), then the margin over the best
+    floor as a second metric."""
+    from dataclasses import replace
+
+    from locoscore.generic.folder_view import board_row as generic_row
+
+    row: BoardRow = generic_row(directory)
+    margin = (read_summary(directory).get("floors") or {}).get("margin")
+    if not isinstance(margin, dict):
+        return row
+    extra = BoardMetric(
+        "floor_margin",
+        f"margin over {margin.get('over')}",
+        cell(
+            margin.get("mean"), margin.get("ci95"), margin.get("count"), directory, "floors.margin"
+        ),
+    )
+    return replace(row, metrics=(*row.metrics, extra))

@@ -1,0 +1,92 @@
+"""The paired comparison every benchmark's `compare` writes: B - A per group of questions.
+
+A benchmark decides which folders compare, which questions each row is over and what a
+question scores; this module does the rest, once for all: both means (x100), the mean
+paired difference with its 95 % percentile-bootstrap interval over questions, and a
+two-sided test (McNemar's exact test on score >= 0.5 for right/wrong scores, the Wilcoxon
+signed-rank test for graded ones), then compare.json, compare.md and compare.html, naming
+both folders (A and B mean nothing without them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from locoscore._io import write_json_atomic, write_text_atomic
+from locoscore.report.document import Block, Heading, Notes, Paragraph, Table
+from locoscore.report.html import render_html
+from locoscore.report.markdown import render_markdown
+from locoscore.results.layout import COMPARE_HTML, COMPARE_JSON, COMPARE_MD
+from locoscore.stats import bootstrap_mean_ci, mcnemar_exact, wilcoxon_signed_rank
+
+Test = Literal["mcnemar", "wilcoxon"]
+_TEST_HEADER = {"mcnemar": "McNemar p", "wilcoxon": "Wilcoxon p"}
+
+
+def paired_rows(
+    groups: Mapping[str, list[str]],
+    score_a: Callable[[str], float],
+    score_b: Callable[[str], float],
+    test: Test,
+) -> dict[str, dict[str, Any]]:
+    """One row per group with questions (`{test}_p` names the test); empty groups are left
+    out."""
+    rows: dict[str, dict[str, Any]] = {}
+    for name, ids in groups.items():
+        if not ids:
+            continue
+        a, b = [score_a(q) for q in ids], [score_b(q) for q in ids]
+        differences = [y - x for x, y in zip(a, b, strict=True)]
+        ci = bootstrap_mean_ci(differences)
+        row: dict[str, Any] = {
+            "count": len(ids),
+            "a": round(100 * sum(a) / len(a), 4),
+            "b": round(100 * sum(b) / len(b), 4),
+            "difference": round(100 * ci.estimate, 4),
+            "ci95": [round(100 * ci.low, 4), round(100 * ci.high, 4)],
+        }
+        if test == "mcnemar":
+            row["mcnemar_p"] = mcnemar_exact([x >= 0.5 for x in a], [y >= 0.5 for y in b]).p_value
+        else:
+            row["wilcoxon_p"] = wilcoxon_signed_rank(differences).p_value
+        rows[name] = row
+    return rows
+
+
+def write_comparison(
+    out: Path,
+    result: dict[str, Any],
+    title: str,
+    notes: list[str],
+    method: str,
+    test: Test,
+    labels: Mapping[str, str] | None = None,
+) -> None:
+    """compare.json (`result`), and compare.md / compare.html: the title, `notes` (after
+    which folder is A and which B, from `result["folders"]`), the method, the table of
+    `result["groups"]` (each row named by `labels`, else its key)."""
+    names = labels or {}
+    table = Table(
+        ["", "n", "A", "B", "B - A (95 % CI)", _TEST_HEADER[test]],
+        [
+            [names.get(k, k), str(v["count"]), f"{v['a']:.1f}", f"{v['b']:.1f}",
+             f"{v['difference']:+.1f} [{v['ci95'][0]:+.1f}, {v['ci95'][1]:+.1f}]",
+             f"{v[f'{test}_p']:.3g}"]
+            for k, v in result["groups"].items()
+        ],
+        numeric=(False, True, True, True, True, True),
+    )  # fmt: skip
+    folders = [f"{side} = {path}" for side, path in result["folders"].items()]
+    document: list[Block] = [
+        Heading(title, 1),
+        # which folder is which: a comparison that does not name them cannot be read
+        Notes([*folders, *notes]),
+        Paragraph(method),
+        table,
+    ]
+    out.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(out / COMPARE_JSON, result)
+    write_text_atomic(out / COMPARE_MD, render_markdown(document))
+    write_text_atomic(out / COMPARE_HTML, render_html(document, title))
