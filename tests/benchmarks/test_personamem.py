@@ -56,6 +56,19 @@ def test_the_real_copy_and_its_floors() -> None:
     # whole option after strip, ties to the earlier stored letter: 304 (51.6 %)
     assert sum(floors["always-longest"].scores.values()) == 304
     assert sum(floors["always-shortest"].scores.values()) == 138
+    # the summary's section (the generic writer), with a result that is the longest floor
+    # except on one question it gets wrong: margin -1/589 = -0.1698
+    from locoscore.generic.floors import blind_floors
+
+    longest = dict(floors["always-longest"].scores)
+    missed = next(q for q, v in longest.items() if v == 1.0)
+    section = blind_floors(BENCH, data, questions, {**longest, missed: 0.0})
+    assert section is not None and section["questions"] == 589
+    row = {b["name"]: b for b in section["blind"]}["always-longest"]
+    assert (row["total"], row["n"], row["score"]) == (304, 589, 51.6129)
+    assert row["by_type"]["suggest_new_ideas"]["mean"] == 0.0  # 0 of 93, as in the docs
+    margin = section["margin"]
+    assert (margin["over"], margin["mean"], margin["count"]) == ("always-longest", -0.1698, 589)
     # the one option over three lines: measured by its first line only, the floor is 305
     [multi] = [i for i in data.items if any("\n" in o for o in i.options)]
     assert [o.count("\n") for o in multi.options] == [0, 0, 2, 0]
@@ -137,11 +150,15 @@ def test_an_answers_file_scores_as_counted_by_hand(tmp_path: Path) -> None:
     assert summary["metric"]["overall"]["mean"] == 50.0  # 3 of 6
     assert summary["metric"]["by_type"]["suggest_new_ideas"]["mean"] == 50.0  # q6 of q2, q6
     assert summary["answers"] == {"questions": 6, "answered": 5, "failed": 1, "unparsable": 1}
-    floors = {f["name"]: f for f in summary["floors"]["baselines"]}
+    floors = {f["name"]: f for f in summary["floors"]["blind"]}
     # by hand: longest right on q1, q3, q5; shortest on q6 (q4's tie Rock./Jazz. goes to (b))
-    assert (floors["always-longest"]["correct"], floors["always-shortest"]["correct"]) == (3, 1)
-    assert summary["floors"]["margin"]["over"] == "always-longest"
-    assert summary["floors"]["margin"]["mean"] == 0.0
+    assert (floors["always-longest"]["total"], floors["always-shortest"]["total"]) == (3, 1)
+    assert (floors["always-longest"]["score"], floors["always-longest"]["n"]) == (50.0, 6)
+    # result - longest per question: 0, 0, 0, 0, -1 (q5), +1 (q6): mean 0; the Wilcoxon
+    # test ranks the two equal |differences| 1.5 each, W+ = W- = 1.5, z = 0, p = 1
+    margin = summary["floors"]["margin"]
+    assert (margin["over"], margin["mean"], margin["count"]) == ("always-longest", 0.0, 6)
+    assert margin["p_value"] == 1.0
     rows = {
         r["question_id"]: r
         for r in map(json.loads, (out / "scores.jsonl").read_text().splitlines())
@@ -253,7 +270,8 @@ def test_run_report_board_and_compare(fake: FakeProvider, tmp_path: Path) -> Non
 
     assert cli("report", str(longest)).exit_code == 0
     report = (longest / "report.md").read_text()
-    assert "| always-longest | 3/6 | 50.0" in report and "Margin over the best floor" in report
+    assert "| always-longest | 6 | 50.0 [" in report
+    assert "Margin over the best floor (always-longest): +0.0 [" in report
     assert "fake provider" in report
 
     board = cli("board", str(longest), str(extractive), "--out", str(tmp_path / "board"))
@@ -269,6 +287,35 @@ def test_run_report_board_and_compare(fake: FakeProvider, tmp_path: Path) -> Non
     assert compared.exit_code == 0, compared.output
     result = json.loads((tmp_path / "cmp" / "compare.json").read_text())
     assert (result["groups"]["overall"]["a"], result["groups"]["overall"]["b"]) == (0.0, 50.0)
+
+
+def test_the_no_memory_floor(fake: FakeProvider, tmp_path: Path) -> None:
+    """`--system no-memory` gives the answerer the question and its options and no
+    conversation: a model that picks the longest option it is shown scores exactly the
+    always-longest floor (3 of 6 by hand, as above), margin 0; the extractive answerer,
+    with nothing to quote, replies nothing: every answer unparsable, 0, margin -50."""
+    folder = write_folder(tmp_path / "32k")
+    base = ["run", "--benchmark", "personamem", "--dataset", str(folder), "--system",
+            "no-memory", "--no-progress"]  # fmt: skip
+    blind = tmp_path / "blind"
+    done = cli(*base, "--out", str(blind), "--answer-provider", "openai-compatible",
+               "--answer-model", "fake-answerer", "--answer-base-url", fake.openai_url)  # fmt: skip
+    assert done.exit_code == 0, done.output
+    summary = json.loads((blind / "summary.json").read_text())
+    assert summary["run"]["system"]["name"] == "no-memory"
+    assert summary["metric"]["overall"]["mean"] == 50.0
+    assert summary["floors"]["margin"]["over"] == "always-longest"
+    assert summary["floors"]["margin"]["mean"] == 0.0
+    records = [json.loads(line) for line in (blind / "predictions.jsonl").open()]
+    assert all(r["retrieved"] == [] for r in records)
+    sent = json.dumps(fake.requests_log)
+    assert "What should I do this weekend?" in sent and "Noted, session" not in sent
+    quiet = tmp_path / "quiet"
+    done = cli(*base, "--out", str(quiet), "--answer-provider", "extractive")
+    assert done.exit_code == 0, done.output
+    summary = json.loads((quiet / "summary.json").read_text())
+    assert summary["answers"]["unparsable"] == 6 and summary["metric"]["overall"]["mean"] == 0.0
+    assert summary["floors"]["margin"]["mean"] == -50.0
 
 
 def test_score_guards_a_run_folder(tmp_path: Path) -> None:

@@ -10,11 +10,20 @@ with the example's gold recall (share of the gold's words said). By hand, on the
 `--limit 4` (seed 0, stratified by type) asks ana-1, ben-1, ben-2 and cho-2:
 - always-2024: 0, 0, 1/3, 1/3 -> 16.6667; single fact 0, when 33.3333.
 - always-miso: 1, 0, 0, 0 -> 25.0; single fact 50.0, when 0.
+The runs here (`no-memory` with the extractive answerer) say nothing: 0 on every question.
+Their margin over the best floor is result - floor question by question:
+- all six, over always-2024: 0, -1/2, 0, -1/3, 0, -1/3 -> mean -7/36 = -19.4444. Wilcoxon
+  signed-rank on the three nonzero: |d| 1/3, 1/3 tie at ranks 1.5, 1.5, and 1/2 is rank 3;
+  W+ = 0, mean n(n+1)/4 = 3, var 3*4*7/24 - (2^3 - 2)/48 = 3.375, z = -3/sqrt(3.375),
+  p = erfc(|z|/sqrt 2).
+- the `--limit 4` sample, over always-miso: -1, 0, 0, 0 -> -25.0; one nonzero difference:
+  W+ = 0, mean 1/2, var 1/4, z = -1, p = erfc(1/sqrt 2).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -102,6 +111,19 @@ def test_floors_over_every_question(spec: str, tmp_path: Path) -> None:
     assert "## Blind baselines (floors without a model)" in report
     assert "| always-2024 | 6 | 19.4 [" in report
     assert "- always-miso: answers 'Miso' to every question" in report
+    # the run's margin over the best floor, paired over the six questions
+    margin = floors["margin"]
+    assert (margin["over"], margin["mean"], margin["count"]) == ("always-2024", -19.4444, 6)
+    assert margin["p_value"] == round(math.erfc(3 / math.sqrt(3.375) / math.sqrt(2)), 6)
+    low, high = margin["ci95"]
+    assert low <= -19.4444 <= high <= 0
+    assert "Margin over the best floor (always-2024): -19.4 [" in report
+    # the board shows it beside the headline
+    board = CliRunner().invoke(app, ["board", str(out), "--out", str(tmp_path / "board")])
+    assert board.exit_code == 0, board.output
+    [row] = [r for g in json.loads((tmp_path / "board" / "board.json").read_text())["groups"]
+             for r in g["rows"]]  # fmt: skip
+    assert row["metrics"]["floor_margin"]["overall"]["mean"] == -19.4444
 
 
 def test_a_judge_pass_keeps_the_floors(
@@ -124,6 +146,8 @@ def test_a_judge_pass_keeps_the_floors(
     summary = json.loads((out / "summary.json").read_text())
     assert summary["judge"]["overall"]["mean"] == 0.0  # no-memory said nothing
     assert summary["floors"] == before
+    # the margin is of the benchmark's metric, which the floors are scored with: kept
+    assert (before["margin"]["over"], before["margin"]["mean"]) == ("always-miso", -25.0)
 
 
 def test_floors_over_the_run_sample(spec: str, tmp_path: Path) -> None:
@@ -137,6 +161,9 @@ def test_floors_over_the_run_sample(spec: str, tmp_path: Path) -> None:
         "always-2024": (16.6667, 4, {"single fact": 0.0, "when": 33.3333}),
         "always-miso": (25.0, 4, {"single fact": 50.0, "when": 0.0}),
     }
+    margin = floors["margin"]
+    assert (margin["over"], margin["mean"], margin["count"]) == ("always-miso", -25.0, 4)
+    assert margin["p_value"] == round(math.erfc(1 / math.sqrt(2)), 6)
 
 
 @pytest.mark.parametrize("spec", [False], indirect=True)
@@ -150,6 +177,9 @@ def test_the_overall_leaves_out_the_types_the_headline_leaves_out(
         "always-2024": (0.0, 3, {"single fact": 0.0, "when": 38.8889}),
         "always-miso": (33.3333, 3, {"single fact": 33.3333, "when": 0.0}),
     }
+    # and so is the margin: over always-miso on the three facts, 0 - (1, 0, 0)
+    margin = _floors(out)["margin"]
+    assert (margin["over"], margin["mean"], margin["count"]) == ("always-miso", -33.3333, 3)
 
 
 def test_shards_merged_get_the_floors_of_every_question(spec: str, tmp_path: Path) -> None:
@@ -165,6 +195,9 @@ def test_shards_merged_get_the_floors_of_every_question(spec: str, tmp_path: Pat
         6,
         {"single fact": 0.0, "when": 38.8889},
     )
+    # the merged folder's margin is over every question, not a shard's
+    assert _floors(merged)["margin"]["mean"] == -19.4444
+    assert _floors(merged)["margin"]["count"] == 6
 
 
 def test_a_benchmark_without_baselines_records_no_floors(

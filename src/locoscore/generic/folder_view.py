@@ -123,7 +123,8 @@ def write_report(directory: Path, description: str) -> list[Path]:
 
 
 def board_row(directory: Path) -> Any:
-    """The folder as a board row: the headline (J, else the metric) overall and per type."""
+    """The folder as a board row: the headline (J, else the metric) overall and per type,
+    then the margin over the best blind floor when the folder records one."""
     summary = read_summary(directory)
     path = directory / SCORES
     rows = read_jsonl(path) if path.is_file() else []
@@ -149,7 +150,20 @@ def board_row(directory: Path) -> Any:
         str(r["question_id"]): 100 * float(r[column]) for r in rows if r.get(column) is not None
     }
     answered = int(answers.get("answered", len(scores)))
-    return BoardRow((metric,), ids, answered, failed, scores, judge.get("signature"))
+    metrics = (metric, *_floor_margin(summary, directory))
+    return BoardRow(metrics, ids, answered, failed, scores, judge.get("signature"))
+
+
+def _floor_margin(summary: dict[str, Any], directory: Path) -> tuple[BoardMetric, ...]:
+    """The margin over the best blind floor (summary.json `floors.margin`, written by
+    `generic.floors`) as a second metric, when the folder records one."""
+    margin = (summary.get("floors") or {}).get("margin")
+    if not isinstance(margin, dict):
+        return ()
+    figure = cell(
+        margin.get("mean"), margin.get("ci95"), margin.get("count"), directory, "floors.margin"
+    )
+    return (BoardMetric("floor_margin", f"margin over {margin.get('over')}", figure),)
 
 
 def compare_folders(dir_a: Path, dir_b: Path, out: Path) -> dict[str, Any]:

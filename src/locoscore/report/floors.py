@@ -1,6 +1,7 @@
-"""The report's block for a folder's blind baselines (summary.json `floors`, written by the
-run from `Benchmark.blind_baselines`): what a score no model made reaches on the same
-questions, overall and per type, so a headline near it reads as what it is."""
+"""The report's block for a folder's blind baselines (summary.json `floors`, written by
+`generic.floors` from `Benchmark.blind_baselines`): what a score no model made reaches on the
+same questions, overall and per type, and the folder's margin over the best of them, so a
+headline near a floor reads as what it is."""
 
 from __future__ import annotations
 
@@ -19,9 +20,26 @@ def _cell(mean: Any, ci95: Any) -> str:
     return f"{mean:.1f}"
 
 
-def floors_blocks(summary: dict[str, Any]) -> list[Block]:
-    """A heading, one row per baseline (overall, then each type), and each baseline's
-    description; nothing when the folder records none."""
+def margin_text(floors: dict[str, Any]) -> str | None:
+    """The margin over the best floor in one sentence; None when the folder has none."""
+    margin = floors.get("margin")
+    if not isinstance(margin, dict) or margin.get("mean") is None:
+        return None
+    low, high = margin["ci95"]
+    p = margin.get("p_value")
+    test = f"; Wilcoxon signed-rank p = {p:.3g}" if isinstance(p, int | float) else ""
+    return (
+        f"Margin over the best floor ({margin.get('over')}): {margin['mean']:+.1f} "
+        f"[{low:+.1f}, {high:+.1f}] points of the benchmark's metric, paired over the "
+        f"{margin.get('count')} questions both hold{test}. A result is worth what it adds "
+        "to this floor."
+    )
+
+
+def floors_blocks(summary: dict[str, Any], per_type: bool = True) -> list[Block]:
+    """A heading, the margin over the best floor, one row per baseline (overall, then each
+    type unless `per_type` is False: a report that shows them beside its own per-type
+    table), and each baseline's description; nothing when the folder records none."""
     floors = summary.get("floors")
     if not isinstance(floors, dict) or not isinstance(floors.get("blind"), list):
         return []
@@ -29,7 +47,7 @@ def floors_blocks(summary: dict[str, Any]) -> list[Block]:
     if not blind:
         return []
     types: list[str] = []
-    for entry in blind:
+    for entry in blind if per_type else []:
         types += [t for t in entry.get("by_type") or {} if t not in types]
     rows = []
     for entry in blind:
@@ -40,8 +58,10 @@ def floors_blocks(summary: dict[str, Any]) -> list[Block]:
             + [_cell((by_type.get(t) or {}).get("mean"), None) for t in types]
         )
     headers = ["baseline", "n", "overall", *types]
+    margin = margin_text(floors)
     return [
         Heading(HEADING),
+        *([Paragraph(margin)] if margin else []),
         Paragraph(
             "Scores (0-100) that a rule reading no conversation reaches on the "
             f"{floors.get('questions')} questions of this folder, computed by the benchmark "

@@ -33,10 +33,10 @@ from locoscore._io import read_jsonl, write_json_atomic, write_jsonl_atomic
 from locoscore.benchmarks import Benchmark, get_benchmark
 from locoscore.data.shard import shard_of, without_shard
 from locoscore.errors import InputError
+from locoscore.generic.floors import record_floors
 from locoscore.llm.ledger import append_attempts
 from locoscore.results.folder import load_summary
 from locoscore.results.layout import JUDGE_CACHE, PREDICTIONS, RUN_JSON, RUN_STATE, SUMMARY
-from locoscore.run.floors import record_floors
 
 
 @dataclass

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from locoscore._io import sha256_file, write_json_atomic, write_jsonl_atomic
+from locoscore.generic.floors import record_floors
 from locoscore.llm.ledger import Spend, attempts_json, tokens_apart
 from locoscore.results.layout import PREDICTIONS, RUN_JSON
-from locoscore.run.floors import record_floors
 from locoscore.run.folder import claim_for_predictions
 from locoscore.run.measures import ingestion_totals, run_measures
 from locoscore.run.pipeline import RunResult

@@ -23,7 +23,6 @@ from locoscore.benchmarks.personamem.data import (
     PersonaMemData,
 )
 from locoscore.data.conversation import Conversation, Question, SessionInput, TurnInput
-from locoscore.results.board_row import BoardRow
 
 if TYPE_CHECKING:
     from locoscore.benchmarks.commands import ScoreCall, Terminal
@@ -208,18 +207,18 @@ class PersonaMem(Benchmark):
     def write_scores(
         self, rows: list[dict[str, Any]], data: PersonaMemData, out: Path, extra: dict[str, Any]
     ) -> dict[str, Any]:
-        """scores.jsonl and summary.json of scored rows (a run's, or `score`'s answers),
-        with the floors over the same questions; `extra`: the run or answers section."""
+        """scores.jsonl and summary.json of scored rows (a run's, or `score`'s answers);
+        `extra`: the run or answers section. The floors are added by the generic
+        `record_floors` (the run's, or `score`'s through `asked`)."""
         from locoscore.benchmarks.personamem import scoring
 
-        asked = {r["question_id"] for r in rows}
-        questions = [
-            q for q in self.questions(data, self.conversations(data)) if q.question_id in asked
-        ]
         fields = {**self.summary_fields(), "data": self.describe_data(data), **extra}
-        return scoring.write_scores(
-            rows, self.blind_baselines(data, questions), QUESTION_TYPES, fields, out
-        )
+        return scoring.write_scores(rows, QUESTION_TYPES, fields, out)
+
+    def asked(self, data: PersonaMemData, rows: list[dict[str, Any]]) -> list[Question]:
+        """The questions scored rows answer, in the benchmark's order."""
+        ids = {r["question_id"] for r in rows}
+        return [q for q in self.questions(data, self.conversations(data)) if q.question_id in ids]
 
     def score_command(self, call: ScoreCall, terminal: Terminal) -> bool:
         from locoscore.benchmarks.personamem.folder import score_answers
@@ -230,11 +229,6 @@ class PersonaMem(Benchmark):
         from locoscore.benchmarks.personamem.folder import write_report
 
         return write_report(directory, self.description)
-
-    def board_row(self, directory: Path) -> BoardRow:
-        from locoscore.benchmarks.personamem.folder import board_row
-
-        return board_row(directory)
 
 
 PERSONAMEM = PersonaMem()

@@ -1,7 +1,7 @@
-"""A PersonaMem results folder as the commands show it: `score` of an answers file, the
-report (accuracy beside the floors and its margin over the best one), and the board row
-(the generic row plus the margin). Everything is read from summary.json and scores.jsonl
-as `scoring` wrote them."""
+"""A PersonaMem results folder as the commands show it: `score` of an answers file and the
+report (accuracy beside the floors and its margin over the best one). Everything is read
+from summary.json and scores.jsonl as `scoring` and `generic.floors` wrote them; the board
+row is the generic one (accuracy, then the margin over the best floor)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from locoscore._io import sha256_file, write_text_atomic
 from locoscore.errors import InputError
-from locoscore.results.board_row import BoardMetric, BoardRow, cell, read_summary
+from locoscore.results.board_row import read_summary
 from locoscore.results.layout import REPORT_HTML, REPORT_MD, SCORES, SUMMARY
 
 if TYPE_CHECKING:
@@ -22,6 +22,7 @@ def score_answers(bench: PersonaMem, call: ScoreCall, t: Terminal) -> bool:
     """`locoscore score ANSWERS --benchmark personamem`: one JSONL line per question with
     `question_id` and the reply (`prediction`, or --prediction-key), into --out."""
     from locoscore.benchmarks.personamem import scoring
+    from locoscore.generic.floors import record_floors
     from locoscore.results.identity import answers_identity
 
     for given, option in ((call.errata, "--errata"), (call.fmt, "--format")):
@@ -40,6 +41,7 @@ def score_answers(bench: PersonaMem, call: ScoreCall, t: Terminal) -> bool:
     kept = _claim(call.out, ours, call.replace)
     scored = {"path": str(call.predictions), "sha256": ours.file_sha256, **ours.to_json()}
     summary = bench.write_scores(rows, data, call.out, {**kept, "scored": scored})
+    summary = record_floors(call.out, summary, bench, data, bench.asked(data, rows))
     for line in summary_lines(summary):
         t.out.print(line, highlight=False, soft_wrap=True)
     t.out.print(f"wrote {call.out}/{SCORES}, {SUMMARY}", highlight=False)
@@ -74,16 +76,25 @@ def _pct(block: dict[str, Any] | None) -> str:
 
 
 def summary_lines(summary: dict[str, Any]) -> list[str]:
-    answers, metric, floors = summary["answers"], summary["metric"], summary["floors"]
+    answers, metric = summary["answers"], summary["metric"]
+    floors = summary.get("floors") or {}
     lines = [
         f"accuracy {_pct(metric['overall'])} over {answers['questions']} questions "
         f"({answers['failed']} failed, {answers['unparsable']} unparsable: counted wrong)"
     ]
-    for floor in floors["baselines"]:
-        lines.append(f"  floor {floor['name']}: {_pct(floor)} ({floor['correct']:g} right)")
+    for floor in floors.get("blind") or []:
+        lines.append(f"  floor {floor['name']}: {_pct(_overall(floor))} ({_right(floor)} right)")
     if floors.get("margin"):
         lines.append(f"margin over {floors['margin']['over']}: {_signed(floors['margin'])}")
     return lines
+
+
+def _overall(floor: dict[str, Any]) -> dict[str, Any]:
+    return {"mean": floor.get("score"), "ci95": floor.get("ci95")}
+
+
+def _right(floor: dict[str, Any]) -> str:
+    return f"{floor.get('total', 0):g}/{floor.get('n')}"
 
 
 def _signed(block: dict[str, Any]) -> str:
@@ -93,14 +104,15 @@ def _signed(block: dict[str, Any]) -> str:
 
 def write_report(directory: Path, description: str) -> list[Path]:
     from locoscore.report.document import Banner, Block, Heading, Notes, Paragraph, Table
+    from locoscore.report.floors import floors_blocks
     from locoscore.report.html import render_html
     from locoscore.report.markdown import render_markdown
 
     summary = read_summary(directory)
     metric = summary.get("metric")
-    if not isinstance(metric, dict) or not isinstance(summary.get("floors"), dict):
+    if not isinstance(metric, dict) or not isinstance(summary.get("answers"), dict):
         raise InputError(
-            "not a scored PersonaMem folder (no metric or floors)", file=str(directory / SUMMARY)
+            "not a scored PersonaMem folder (no metric or answers)", file=str(directory / SUMMARY)
         )
     run = summary.get("run") or {}
     who = (
@@ -117,29 +129,15 @@ def write_report(directory: Path, description: str) -> list[Path]:
         blocks.append(Banner(f"Subset ({run['sample']['signature']}): not the full benchmark."))
     if ((run.get("answer") or {}).get("served") or {}).get("fake"):
         blocks.append(Banner("Answered by locoscore's fake provider, not a real model."))
-    floors = summary["floors"]
-    blocks += [Paragraph(summary_lines(summary)[0])]
-    if floors.get("margin"):
-        blocks.append(
-            Paragraph(
-                f"Margin over the best floor ({floors['margin']['over']}): "
-                f"{_signed(floors['margin'])} points, paired over the same questions. "
-                "A score is worth what it adds to this, not to chance (25 %)."
-            )
-        )
-    blocks += [
-        Heading("Floors (no model)"),
-        Table(
-            ["floor", "right", "accuracy", "how"],
-            [[f["name"], f"{f['correct']:g}/{f['count']}", _pct(f), f["description"]]
-             for f in floors["baselines"]],
-            numeric=(False, True, True, False),
-        ),
-    ]  # fmt: skip
-    names = [f["name"] for f in floors["baselines"]]
+    blocks.append(Paragraph(summary_lines(summary)[0]))
+    # the generic floors block (margin, each floor overall); per type they sit in the table
+    # below, beside the accuracy of each type
+    blocks += floors_blocks(summary, per_type=False)
+    floors = (summary.get("floors") or {}).get("blind") or []
+    names = [f["name"] for f in floors]
     rows = [
         [name, str(block["count"]), _pct(block)]
-        + [_one(f["by_type"].get(name)) for f in floors["baselines"]]
+        + [_mean((f.get("by_type") or {}).get(name)) for f in floors]
         for name, block in (metric.get("by_type") or {}).items()
         if block.get("count")
     ]
@@ -163,26 +161,5 @@ def write_report(directory: Path, description: str) -> list[Path]:
     return written
 
 
-def _one(value: float | None) -> str:
-    return "–" if value is None else f"{value:.1f}"
-
-
-def board_row(directory: Path) -> BoardRow:
-    """The generic row (accuracy overall and per type), then the margin over the best
-    floor as a second metric."""
-    from dataclasses import replace
-
-    from locoscore.generic.folder_view import board_row as generic_row
-
-    row: BoardRow = generic_row(directory)
-    margin = (read_summary(directory).get("floors") or {}).get("margin")
-    if not isinstance(margin, dict):
-        return row
-    extra = BoardMetric(
-        "floor_margin",
-        f"margin over {margin.get('over')}",
-        cell(
-            margin.get("mean"), margin.get("ci95"), margin.get("count"), directory, "floors.margin"
-        ),
-    )
-    return replace(row, metrics=(*row.metrics, extra))
+def _mean(block: dict[str, Any] | None) -> str:
+    return "–" if not block or block.get("mean") is None else f"{block['mean']:.1f}"

@@ -1,11 +1,11 @@
 """PersonaMem's accuracy: each answer parsed strictly (`options.parse_reply`) and checked
 against the shown letter(s) of the gold; an unparsable reply or a failed answer scores 0 and
 stays in the denominator. Overall and per question type with bootstrap 95 % intervals
-(`generic.scoring.aggregate`), beside the floors no model is needed for and the result's
-margin over the best of them (paired over the same questions).
+(`generic.scoring.aggregate`). The floors no model is needed for, and the result's margin
+over the best of them, are added by `generic.floors.record_floors`, as for any benchmark.
 
 scores.jsonl and summary.json keep the generic shape (`metric` column and section), so the
-generic board and compare read them; summary.json adds `floors` and `answers.unparsable`.
+generic board, compare and floors read them; summary.json adds `answers.unparsable`.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from locoscore._io import read_jsonl, write_json_atomic, write_jsonl_atomic
-from locoscore.benchmarks.base import BlindBaseline
 from locoscore.benchmarks.personamem.data import Item, PersonaMemData
 from locoscore.benchmarks.personamem.options import correct_letters, parse_reply
 from locoscore.errors import InputError
@@ -68,55 +67,8 @@ def score_rows(
     return rows
 
 
-def floors_section(
-    rows: Sequence[Mapping[str, Any]], baselines: Sequence[BlindBaseline]
-) -> dict[str, Any]:
-    """Each floor over the questions the rows hold, the best of them, and the result's
-    margin over it: the mean of (result - floor) per question, with its paired bootstrap
-    95 % interval, x100."""
-    from locoscore.stats import bootstrap_mean_ci
-
-    ids = [str(r["question_id"]) for r in rows]
-    result = {str(r["question_id"]): float(r["metric"]) for r in rows}
-    by_type: dict[str, list[str]] = {}
-    for r in rows:
-        by_type.setdefault(str(r["type"]), []).append(str(r["question_id"]))
-    listed = []
-    for floor in baselines:
-        values = [float(floor.scores[q]) for q in ids]
-        ci = bootstrap_mean_ci(values) if values else None
-        listed.append(
-            {
-                "name": floor.name,
-                "description": floor.description,
-                "correct": round(sum(values), 6),
-                "count": len(values),
-                "mean": None if ci is None else round(100 * ci.estimate, 4),
-                "ci95": None if ci is None else [round(100 * ci.low, 4), round(100 * ci.high, 4)],
-                "by_type": {
-                    t: round(100 * sum(floor.scores[q] for q in qs) / len(qs), 4)
-                    for t, qs in by_type.items()
-                },
-            }
-        )
-    section: dict[str, Any] = {"baselines": listed, "best": None, "margin": None}
-    if not ids or not listed:
-        return section
-    best = max(baselines, key=lambda f: sum(f.scores[q] for q in ids))
-    diff = bootstrap_mean_ci([result[q] - float(best.scores[q]) for q in ids])
-    section["best"] = best.name
-    section["margin"] = {
-        "over": best.name,
-        "mean": round(100 * diff.estimate, 4),
-        "ci95": [round(100 * diff.low, 4), round(100 * diff.high, 4)],
-        "count": len(ids),
-    }
-    return section
-
-
 def write_scores(
     rows: list[dict[str, Any]],
-    baselines: Sequence[BlindBaseline],
     type_order: Sequence[str],
     fields: dict[str, Any],
     out: Path,
@@ -132,7 +84,6 @@ def write_scores(
             "unparsable": sum(r["unparsable"] for r in rows),
         },
         "metric": {**METRIC, **aggregate(values, types, list(type_order))},
-        "floors": floors_section(rows, baselines),
     }
     write_jsonl_atomic(out / SCORES, rows)
     write_json_atomic(out / SUMMARY, summary)
