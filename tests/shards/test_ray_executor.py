@@ -51,9 +51,14 @@ def test_three_ray_tasks_merge_to_the_unsharded_run(tmp_path: Path) -> None:
     assert cli(*_args(whole)).exit_code == 0
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
-        result = cli(*_args(out, "--executor", "ray", "--shards", "3"))
+        with pytest.MonkeyPatch.context() as env:
+            env.setenv("LOCOSCORE_PROGRESS_EVERY", "0.5")
+            result = cli(*_args(out, "--executor", "ray", "--shards", "3"), "--progress")
         assert result.exit_code == 0, result.output
         assert_same_results(whole, out, ("predictions.jsonl", "scores.jsonl"))
+        # one progress line for the three tasks together, ending at every question
+        questions = len(jsonl(whole / "predictions.jsonl"))
+        assert f"answering (all shards): {questions:,}/{questions:,} questions" in result.output
         shards = sorted(p.name for p in (out / "shards").iterdir())
         assert shards == ["shard-0", "shard-1", "shard-2"]
         run = json.loads((out / "run.json").read_text())
@@ -65,3 +70,28 @@ def test_three_ray_tasks_merge_to_the_unsharded_run(tmp_path: Path) -> None:
         assert jsonl(out / "predictions.jsonl") == before
     finally:
         ray.shutdown()
+
+
+def test_the_dry_run_prints_each_shard_and_their_sum_before_anything_starts(
+    tmp_path: Path,
+) -> None:
+    import re
+
+    out = tmp_path / "dry"
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("ANTHROPIC_API_KEY", "sk-ant-test-0123456789")
+        result = cli(
+            *_args(out, "--executor", "ray", "--shards", "3", "--dry-run"),
+            "--answer-provider", "anthropic", "--answer-model", "claude-sonnet-4-5",
+        )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    parts = re.split(r"shard \d/3: |all 3 shards together: ", text)[1:]
+    assert len(parts) == 4, text
+    calls = [
+        int(re.search(r"answer calls to make: ([\d,]+)", p)[1].replace(",", "")) for p in parts
+    ]
+    costs = [float(re.search(r"estimated cost: \$([\d.]+)", p)[1]) for p in parts]
+    assert calls[3] == sum(calls[:3]) > 0 and all(calls[:3])  # every shard has questions
+    assert costs[3] == pytest.approx(sum(costs[:3]), abs=0.015)  # each shown to the cent
+    assert not out.exists()  # a dry run writes nothing

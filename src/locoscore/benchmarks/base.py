@@ -246,6 +246,37 @@ class Benchmark(ABC):
         multiple-choice benchmark's always-longest option); none by default."""
         return ()
 
+    # -- the claim card (`claim/`): what a results folder's numbers can be believed for ----
+    def headline_scores(self, directory: Path) -> tuple[str, dict[str, float]] | None:
+        """(label, question id -> headline score 0-100) of a results folder: what the card
+        reports and tests against a floor, question by question. Default: the board row's
+        headline; None when the folder is not scored yet."""
+        row = self.board_row(directory)
+        if row is None or not row.metrics:
+            return None
+        return row.metrics[0].label, dict(row.scores)
+
+    def unscored_questions(self, directory: Path) -> int | None:
+        """Questions of a judged folder the judge left without a verdict (every run of them
+        failed). Default: the judge section's `unscored` count."""
+        from locoscore.results.folder import load_summary
+
+        judge = load_summary(directory).get("judge")
+        count = judge.get("unscored") if isinstance(judge, dict) else None
+        return count if isinstance(count, int) else None
+
+    def question_total(self, data: Any, *, include_excluded: bool = True) -> int:
+        """How many questions the data file holds (a folder with fewer is a subset)."""
+        conversations = self.conversations(data)
+        return len(self.questions(data, conversations, include_excluded=include_excluded))
+
+    def errata_ceiling(self, directory: Path) -> dict[str, Any] | None:
+        """The best score a perfect system can get against the gold as written, on the
+        folder's questions, when the benchmark has a gold errata list: `{"ceiling": 0-100,
+        "n", "gold_wrong", "source"}`, or `{"ceiling": None, "how": ...}` when the list is
+        not at hand. None: the benchmark has no errata."""
+        return None
+
     def published(self) -> tuple[Any, ...]:
         """Published numbers, each with its protocol and source (listed, never ranked
         against a row of another protocol)."""
@@ -285,8 +316,11 @@ class Benchmark(ABC):
     def build_run_reports(self, directory: Path, errata: Any | None = None) -> None:
         """The reports a run's folder holds beside its scores (in `run_files`), built once
         `score_run` has written them: after `run`, a shard's run and a merge. `errata`: the
-        run's gold errata list (None: what the folder records). Default: none."""
-        return None
+        run's gold errata list (None: what the folder records). Default: the claim card
+        (summary.json `claim`), and the report when the folder has one."""
+        from locoscore.benchmarks.commands import refresh_claim
+
+        refresh_claim(self, directory)
 
     def print_run_scores(self, summary: dict[str, Any], t: Terminal) -> None:
         """What `run` prints of the scores `score_run` summarised; default nothing."""
@@ -346,8 +380,10 @@ class Benchmark(ABC):
     # The report and comparison are written through `report` and `compare` (default: from
     # the declared parts, `generic.folder_view`).
     def report(self, directory: Path) -> list[Path]:
+        from locoscore.claim.refresh import write_claim
         from locoscore.generic.folder_view import write_report
 
+        write_claim(directory, self)  # the report's first box
         return write_report(directory, self.description)
 
     def compare(self, dir_a: Path, dir_b: Path, out: Path) -> dict[str, Any]:

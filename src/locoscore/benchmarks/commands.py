@@ -19,9 +19,12 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from rich.markup import escape
 
+from locoscore.results.layout import SUMMARY
+
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from locoscore.benchmarks.base import Benchmark
     from locoscore.data.sample import QuestionSample, SampleSpec
     from locoscore.data.shard import Shard
     from locoscore.judge.engine import PassResult
@@ -241,6 +244,8 @@ def judge_command(bench: Hooks, call: JudgeCall, t: Terminal) -> bool:
             max_unscored=call.max_unscored,
         )
     )
+    if not call.dry_run and section is not None:
+        refresh_claim(bench, call.out)
     print_pass(t, bench, call, result, section, bench.judge_lines, "judged")
     return failed(t, None if section is None else section.get("error"))
 
@@ -271,6 +276,9 @@ def audit_command(bench: Hooks, call: AuditCall, t: Terminal) -> bool:
             sample=call.spec,
         )
     )
+    # a results folder: its card says "audited"
+    if not call.dry_run and document is not None and (call.out / SUMMARY).is_file():
+        refresh_claim(bench, call.out)
     print_pass(t, bench, call, result, document, bench.audit_lines, "audited")
     return False
 
@@ -279,6 +287,18 @@ def report_command(bench: Hooks, call: ReportCall, t: Terminal) -> bool:
     for path in bench.report(call.directory):
         t.out.print(f"wrote {path}", highlight=False)
     return False
+
+
+def refresh_claim(bench: Hooks, out: Path) -> None:
+    """The folder's claim card (summary.json `claim`) after a command changed the folder;
+    its report too when it has one, so that the report's first box is the new card."""
+    from locoscore.claim.refresh import write_claim
+    from locoscore.results.layout import REPORT_MD
+
+    if (out / REPORT_MD).is_file():
+        bench.report(out)  # records the card first
+    else:
+        write_claim(out, cast("Benchmark", bench))
 
 
 def print_names(t: Terminal, folders: list[Path]) -> None:

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import typer
 
-from locoscore.benchmarks import DEFAULT_BENCHMARK, get_benchmark
+from locoscore.benchmarks import DEFAULT_BENCHMARK, Benchmark, get_benchmark
 from locoscore.benchmarks.commands import JudgeCall
 from locoscore.cli._app import (
     EXIT_FAILED,
     app,
+    console,
     handle_errors,
 )
 from locoscore.cli._judge_options import (
@@ -117,6 +120,18 @@ def judge(
     ),
     replace: ReplaceOpt = False,
     shard: ShardOpt = None,
+    executor: str = typer.Option(
+        "local",
+        "--executor",
+        help="local | ray: judge --shards N shards as Ray tasks (DIR/shards/shard-I), then "
+        "every question in DIR from their joined caches.",
+    ),
+    shards: int | None = typer.Option(
+        None, "--shards", help="With --executor ray: how many shards.", min=1
+    ),
+    ray_address: str | None = typer.Option(
+        None, "--ray-address", help="With --executor ray: an existing cluster (default: local)."
+    ),
     panel: Path | None = typer.Option(
         None,
         "--panel",
@@ -178,11 +193,57 @@ def judge(
     )  # fmt: skip
     if gold_evidence is not None and panel is None:
         raise InputError("goes with --panel", field="--gold-evidence")
+    if panel is not None and (executor != "local" or shards is not None):
+        raise InputError(
+            "a panel is judged on this machine: drop --executor/--shards", field="--panel"
+        )
     if panel is not None:
         from locoscore.benchmarks.panel_command import panel_command
 
         if panel_command(bench, call, panel, terminal(), gold_evidence):
             raise typer.Exit(EXIT_FAILED)
         return
+    if executor not in ("local", "ray"):
+        raise InputError(f"{executor}: expected local or ray", field="--executor")
+    if executor == "ray" or shards is not None:
+        if call.shard is not None or ran_shard is not None:
+            raise InputError(
+                "--executor ray judges every shard: drop --shard (and give it the whole "
+                "run's predictions, not a shard's)",
+                field="--shard",
+            )
+        if executor != "ray" or shards is None:
+            raise InputError("--shards N goes with --executor ray", field="--shards")
+        _judge_sharded(bench, call, shards, ray_address)
     if bench.judge_command(call, terminal()):
         raise typer.Exit(EXIT_FAILED)
+
+
+def _judge_shard(bench: Benchmark, call: JudgeCall) -> bool:
+    """One shard's judge, in a Ray worker (what it prints stays in the worker's log)."""
+    return bench.judge_command(call, terminal())
+
+
+def _judge_sharded(bench: Benchmark, call: JudgeCall, shards: int, address: str | None) -> None:
+    """Every shard's judge (a dry run: each shard's estimate, here, before the whole's)."""
+    from dataclasses import replace
+
+    from locoscore.run.ray_executor import judge_on_ray, require_ray, shard_folder
+
+    if call.dry_run:
+        for index in range(shards):
+            console.print(f"shard {index}/{shards}:", highlight=False)
+            part = replace(call, shard=Shard(index, shards), out=shard_folder(call.out, index))
+            bench.judge_command(part, terminal())
+        console.print(f"all {shards} shards together:", highlight=False)
+        return
+    require_ray()
+
+    def done(outcome: dict[str, Any], finished: int, total: int) -> None:
+        failed = " (some calls failed; rerun to retry them)" if outcome["failed"] else ""
+        console.print(
+            f"shard {outcome['index']}/{total} judged ({finished} of {total} done){failed}",
+            highlight=False,
+        )
+
+    judge_on_ray(partial(_judge_shard, bench), call, shards, address, on_done=done)

@@ -9,7 +9,7 @@ from typing import Any
 import typer
 from rich.markup import escape
 
-from locoscore.benchmarks import DEFAULT_BENCHMARK
+from locoscore.benchmarks import DEFAULT_BENCHMARK, get_benchmark
 from locoscore.cli._app import (
     EXIT_FAILED,
     app,
@@ -206,7 +206,10 @@ def run(
     if executor == "ray" or shards is not None:
         if executor != "ray":
             raise InputError("needs --executor ray (or use --shard I/N)", field="--shards")
-        _run_on_ray(settings, shards, ray_address)
+        if dry_run and shards is not None:
+            _dry_run_shards(settings, shards)
+            return
+        _run_on_ray(settings, shards, ray_address, progress)
         return
     resolved = resolve_run(settings)
     print_signatures([resolved.signature])
@@ -299,7 +302,9 @@ def failure_advice(by_kind: Counter[str], resolved: ResolvedRun) -> str:
     return advice if not others else f"{advice}; {rerun} for the other {others}"
 
 
-def _run_on_ray(settings: RunSettings, shards: int | None, address: str | None) -> None:
+def _run_on_ray(
+    settings: RunSettings, shards: int | None, address: str | None, progress: bool
+) -> None:
     from locoscore.run.ray_executor import run_on_ray
 
     if shards is None:
@@ -313,7 +318,13 @@ def _run_on_ray(settings: RunSettings, shards: int | None, address: str | None) 
             highlight=False,
         )
 
-    summary, outcomes = run_on_ray(settings, shards, address, on_done=done)
+    bar = progress_for(err_console, progress, "answering (all shards)", "questions")
+    try:
+        summary, outcomes = run_on_ray(settings, shards, address, on_done=done, progress=bar)
+    finally:
+        bar.stop()
+    # the merged folder's reports, as after any run (built in place: they name the folder)
+    get_benchmark(settings.benchmark).build_run_reports(settings.out)
     run = summary.get("run") or {}
     console.print(escape(str(run.get("signature"))), highlight=False, soft_wrap=True)
     written = ", ".join(summary.get("_written", ()))
@@ -329,6 +340,41 @@ def _run_on_ray(settings: RunSettings, shards: int | None, address: str | None) 
             soft_wrap=True,
         )
         raise typer.Exit(EXIT_FAILED)
+
+
+def _dry_run_shards(settings: RunSettings, shards: int) -> None:
+    """Each shard's dry run, here, one after the other (no Ray: nothing is answered), then
+    the shards' estimates summed: what the Ray run would ask for, before it starts."""
+    from dataclasses import replace
+
+    from locoscore.run.ray_executor import shard_concurrency, shard_folder
+
+    if shards < 1:
+        raise InputError("must be at least 1", field="--shards")
+    if settings.shard is not None:
+        raise InputError("--executor ray runs every shard: drop --shard", field="--shard")
+    summed: dict[str, Any] = {}
+    for index in range(shards):
+        part = replace(
+            settings,
+            shard=Shard(index, shards),
+            out=shard_folder(settings.out, index),
+            concurrency=shard_concurrency(settings.concurrency, shards),
+        )
+        resolved = resolve_run(part)
+        estimate = run_pass(execute_run(resolved), None).dry_run_estimate or {}
+        console.print(f"shard {index}/{shards}:", highlight=False)
+        _print_estimate(estimate)
+        for key, value in estimate.items():
+            if key in ("calls", "cached", "cost_usd") or key.endswith("_tokens"):
+                held = summed.get(key, 0)  # None (unpriced) in one shard: in the total too
+                summed[key] = None if held is None or value is None else held + value
+            elif key == "search_errors":
+                summed[key] = [*summed.get(key, []), *value]
+            elif key != "context_fit":  # each shard's own prompts: shown above, per shard
+                summed.setdefault(key, value)
+    console.print(f"all {shards} shards together:", highlight=False)
+    _print_estimate(summed)
 
 
 def _print_estimate(estimate: dict[str, Any]) -> None:

@@ -60,6 +60,7 @@ def _title(summary: dict[str, Any], description: str) -> str:
 
 
 def write_report(directory: Path, description: str) -> list[Path]:
+    from locoscore.claim.render import card_blocks
     from locoscore.report.document import Banner, Block, Heading, Notes, Paragraph, Table
     from locoscore.report.floors import floors_blocks
     from locoscore.report.html import render_html
@@ -67,7 +68,7 @@ def write_report(directory: Path, description: str) -> list[Path]:
 
     summary = read_summary(directory)
     title = _title(summary, description)
-    blocks: list[Block] = [Heading(title, 1)]
+    blocks: list[Block] = [Heading(title, 1), *card_blocks(summary.get("claim"))]
     judge, metric = summary.get("judge") or {}, summary.get("metric") or {}
     if judge.get("sample"):
         blocks.append(Banner(f"Subset ({judge['sample']['signature']}): not the full benchmark."))

@@ -219,7 +219,7 @@ def merged_document(
     return doc
 
 
-def _join_sqlite(target: Path, sources: list[Path], tables: dict[str, str]) -> None:
+def join_sqlite(target: Path, sources: list[Path], tables: dict[str, str]) -> None:
     """Copy the rows of `tables` ({table: job column or ''}) of every source into target
     (the first source is copied whole first); the `attempts` ledger is renumbered so
     the shards' attempts all count as earlier attempts of the merged folder."""
@@ -313,7 +313,7 @@ def _write(
     identity = bench.records_identity(str(predictions), records)
     document["predictions"] = identity.to_json()
     write_json_atomic(folder / RUN_JSON, document)
-    _join_sqlite(
+    join_sqlite(
         folder / RUN_STATE,
         [s.path / RUN_STATE for s in shards],
         {"answers": "", "questions": "", "ingested": ""},
@@ -326,7 +326,7 @@ def _write(
             )
         finally:
             conn.close()
-    _join_sqlite(folder / JUDGE_CACHE, [s.path / JUDGE_CACHE for s in shards], {"judgments": ""})
+    join_sqlite(folder / JUDGE_CACHE, [s.path / JUDGE_CACHE for s in shards], {"judgments": ""})
     run_section = {k: v for k, v in document.items() if k != "finished_at"}
     summary = bench.score_run(predictions, data, folder, run_section)
     if not (folder / SUMMARY).is_file():

@@ -11,9 +11,16 @@ Each task is one shard, exactly as `run --shard I/N --out DIR/shards/shard-I` wo
 shards are merged into DIR (`run.merge`), so DIR holds the unsharded run's results beside
 `shards/`. A rerun of the same command after an interruption resumes every shard.
 
-Rate limits: each shard keeps its own (`--concurrency`, the adaptive limit per process), so
-N shards sharing one provider key may together send up to N times one run's concurrency;
-give each shard `--concurrency` divided by N when the key's limit matters.
+`judge --executor ray --shards N` is the same for a judge: each task is `judge --shard I/N
+--out DIR/shards/shard-I`; then the shards' judge caches are joined into DIR and the judge
+of every question runs there from the joined cache (no call is made twice), so DIR holds
+the unsharded judge's results and its spend is the shards' summed.
+
+Rate limits stay global: every shard gets `--concurrency` divided by N (at least 1), so N
+shards sharing one provider key never have more calls in flight together than one run
+would (the fake provider's peak in-flight count checks it in the tests). A shared limiter
+(a Ray actor every call would ask) was not chosen: a round trip per call to one actor, and
+a single point of failure, for a bound the division already gives.
 """
 
 from __future__ import annotations
@@ -21,13 +28,16 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from locoscore.benchmarks import get_benchmark
 from locoscore.data.shard import Shard
 from locoscore.errors import InputError
-from locoscore.results.layout import SUMMARY
+from locoscore.llm.progress import ProgressSink
+from locoscore.results.layout import JUDGE_CACHE, RUN_STATE, SUMMARY
 from locoscore.run.settings import RunSettings
 
 SHARDS_DIR = "shards"
@@ -84,10 +94,16 @@ def check(settings: RunSettings, shards: int) -> None:
 
 
 def run_on_ray(
-    settings: RunSettings, shards: int, address: str | None, *, on_done: Any = None
+    settings: RunSettings,
+    shards: int,
+    address: str | None,
+    *,
+    on_done: Any = None,
+    progress: ProgressSink | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Every shard as a Ray task, then the merge into `settings.out`: the merged summary
-    and each shard's outcome."""
+    and each shard's outcome. `progress` gets the questions every shard has answered
+    together (read from their run states while they run): one line for the whole run."""
     check(settings, shards)
     ray = require_ray()
     from locoscore.run.pipeline import resolve_run
@@ -95,6 +111,46 @@ def run_on_ray(
     # every input checked here, before a task starts (bad input: one line, nothing written)
     first = dataclasses.replace(settings, shard=Shard(0, shards), out=shard_folder(settings.out, 0))
     resolve_run(first)
+    states = [shard_folder(settings.out, i) / RUN_STATE for i in range(shards)]
+    tick = None
+    if progress is not None:
+        whole = resolve_run(dataclasses.replace(settings, shard=None))
+        progress.start(len(whole.questions), sum(answered(p) for p in states), 0)
+        seen = [answered(p) for p in states]
+
+        def tick() -> None:
+            now = [answered(p) for p in states]
+            progress.update(sum(now) - sum(seen), 0, 0, None)
+            seen[:] = now
+
+    with ray_session(ray, address):
+        task = ray.remote(run_shard).options(max_retries=1, retry_exceptions=True)
+        pending = {
+            task.remote(
+                dataclasses.replace(
+                    settings,
+                    shard=Shard(i, shards),
+                    out=shard_folder(settings.out, i),
+                    concurrency=shard_concurrency(settings.concurrency, shards),
+                )
+            ): i
+            for i in range(shards)
+        }
+        outcomes = wait_all(ray, pending, shards, on_done, tick)
+    if tick is not None:
+        tick()
+    return merge_into(settings.out, shards), sorted(outcomes, key=lambda o: o["index"])
+
+
+def shard_concurrency(concurrency: int, shards: int) -> int:
+    """One shard's share of `--concurrency`: the shards together stay within it."""
+    return max(1, concurrency // shards)
+
+
+@contextmanager
+def ray_session(ray: Any, address: str | None) -> Iterator[None]:
+    """Ray, connected (to `address`, else a local Ray) unless the caller already is; shut
+    down after only when connected here."""
     started = not ray.is_initialized()
     if started:
         path = os.environ.get("PYTHONPATH")
@@ -106,31 +162,113 @@ def run_on_ray(
             runtime_env={"env_vars": {"PYTHONPATH": path}} if path else None,
         )
     try:
-        task = ray.remote(run_shard).options(max_retries=1, retry_exceptions=True)
-        pending = {
-            task.remote(
-                dataclasses.replace(
-                    settings, shard=Shard(i, shards), out=shard_folder(settings.out, i)
-                )
-            ): i
-            for i in range(shards)
-        }
-        outcomes: list[dict[str, Any]] = []
-        while pending:
-            done, _ = ray.wait(list(pending), num_returns=1)
-            ref = done[0]
-            pending.pop(ref)
-            outcome = ray.get(ref)
-            outcomes.append(outcome)
-            if on_done is not None:
-                on_done(outcome, len(outcomes), shards)
+        yield
     finally:
         if started:
             ray.shutdown()
-    summary = merge_into(settings.out, shards)
-    # the merged folder's reports, as after any run (built in place: they name the folder)
-    get_benchmark(settings.benchmark).build_run_reports(settings.out)
-    return summary, sorted(outcomes, key=lambda o: o["index"])
+
+
+def answered(state: Path) -> int:
+    """Questions a shard's run state holds (0 before its task has made it); read while the
+    task writes it, so a locked or half-made file counts as nothing yet."""
+    if not state.is_file():
+        return 0
+    try:
+        conn = sqlite3.connect(f"file:{state}?mode=ro", uri=True, timeout=0.5)
+        try:
+            return int(conn.execute("SELECT COUNT(*) FROM questions").fetchone()[0])
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return 0
+
+
+def wait_all(
+    ray: Any,
+    pending: dict[Any, int],
+    shards: int,
+    on_done: Any,
+    tick: Callable[[], None] | None = None,
+    tick_s: float = 1.0,
+) -> list[dict[str, Any]]:
+    """Every task's outcome, as each finishes (`on_done(outcome, finished, total)`);
+    `tick()` about every `tick_s` seconds while they run."""
+    outcomes: list[dict[str, Any]] = []
+    while pending:
+        done, _ = ray.wait(list(pending), num_returns=1, timeout=tick_s if tick else None)
+        if tick is not None:
+            tick()
+        if not done:
+            continue
+        ref = done[0]
+        pending.pop(ref)
+        outcome = ray.get(ref)
+        outcomes.append(outcome)
+        if on_done is not None:
+            on_done(outcome, len(outcomes), shards)
+    return outcomes
+
+
+def judge_shard(judge: Callable[[Any], bool], call: Any) -> dict[str, Any]:
+    """One judge shard, in a Ray worker: `judge(call)` is the command's own pass."""
+    failed = judge(call)
+    return {"index": call.shard.index, "failed": bool(failed), "folder": str(call.out)}
+
+
+def judge_on_ray(
+    judge: Callable[[Any], bool], call: Any, shards: int, address: str | None, *, on_done: Any
+) -> list[dict[str, Any]]:
+    """`judge(call)` for every shard as a Ray task (`call` a `JudgeCall`, each shard's into
+    DIR/shards/shard-I with its share of the concurrency), then their caches joined into
+    DIR's; the caller judges DIR from it. Each shard's outcome, in shard order."""
+    if shards < 1:
+        raise InputError("must be at least 1", field="--shards")
+    ray = require_ray()
+    settings = call.settings
+    with ray_session(ray, address):
+        task = ray.remote(judge_shard).options(max_retries=1, retry_exceptions=True)
+        pending = {
+            task.remote(
+                judge,
+                dataclasses.replace(
+                    call,
+                    out=shard_folder(call.out, i),
+                    shard=Shard(i, shards),
+                    progress=False,
+                    settings=dataclasses.replace(
+                        settings, concurrency=shard_concurrency(settings.concurrency, shards)
+                    ),
+                ),
+            ): i
+            for i in range(shards)
+        }
+        outcomes = wait_all(ray, pending, shards, on_done)
+    join_judge_caches(call.out, shards)
+    return sorted(outcomes, key=lambda o: o["index"])
+
+
+def join_judge_caches(out: Path, shards: int) -> None:
+    """DIR's judge cache rebuilt from the shards' (their verdicts and their attempts, so
+    the judge's spend is theirs summed); verdicts DIR held of other settings are kept.
+    Rebuilt, not appended to: a rerun does not count the shards' attempts twice."""
+    from locoscore.run.merge import join_sqlite
+
+    staging = out / SHARDS_DIR / f".{JUDGE_CACHE}"
+    staging.unlink(missing_ok=True)
+    caches = [shard_folder(out, i) / JUDGE_CACHE for i in range(shards)]
+    join_sqlite(staging, caches, {"judgments": ""})
+    if not staging.is_file():
+        return
+    target = out / JUDGE_CACHE
+    if target.is_file():
+        conn = sqlite3.connect(str(staging), isolation_level=None)
+        try:
+            conn.execute("ATTACH DATABASE ? AS held", (str(target),))
+            conn.execute("INSERT OR IGNORE INTO main.judgments SELECT * FROM held.judgments")
+            conn.execute("DETACH DATABASE held")
+        finally:
+            conn.close()
+    os.replace(staging, target)
 
 
 def merge_into(out: Path, shards: int) -> dict[str, Any]:

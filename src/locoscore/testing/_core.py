@@ -139,6 +139,10 @@ class Core:
         self.fault_counts: collections.Counter[str] = collections.Counter()
         self.requests_log: list[dict[str, Any]] = []
         self.embedding_inputs = 0  # texts embedded by /v1/embeddings
+        # Requests being served at once, and the most seen (what clients sharing a key sent
+        # together: shards on several machines must not exceed one run's limit).
+        self.in_flight = 0
+        self.peak_in_flight = 0
         # Stored batches and files, by id.
         self.anthropic_batches: dict[str, dict[str, Any]] = {}
         self.openai_batches: dict[str, dict[str, Any]] = {}
@@ -153,6 +157,15 @@ class Core:
             self.requests += 1
             if self.config.log_requests:
                 self.requests_log.append(entry)
+
+    def enter(self) -> None:
+        with self.lock:
+            self.in_flight += 1
+            self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+
+    def leave(self) -> None:
+        with self.lock:
+            self.in_flight -= 1
 
     def record_sent(self, status: int, generations: int, undo: bool = False) -> None:
         with self.lock:
@@ -173,6 +186,7 @@ class Core:
             self.fault_counts.clear()
             self.requests_log.clear()
             self.embedding_inputs = 0
+            self.peak_in_flight = self.in_flight
 
     def stats(self) -> dict[str, Any]:
         with self.lock:
@@ -182,6 +196,7 @@ class Core:
                 "status_counts": {str(k): v for k, v in self.status_counts.items()},
                 "fault_counts": dict(self.fault_counts),
                 "embedding_inputs": self.embedding_inputs,
+                "peak_in_flight": self.peak_in_flight,
             }
 
     # -- faults and verdicts --------------------------------------------------------------

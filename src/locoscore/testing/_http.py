@@ -160,12 +160,16 @@ class _Handler(TrackingHandler):
             "body": body,
         }
         self.core.record_request(entry)
+        self.core.enter()
         try:
-            reply = self._route(method, path, body, raw)
-        except Exception:  # a bug in the fake must show as a 500, not a hung client
-            traceback.print_exc(file=sys.stderr)
-            reply = json_reply({"error": {"message": "fake provider crashed"}}, status=500)
-        self._send(reply, entry)
+            try:
+                reply = self._route(method, path, body, raw)
+            except Exception:  # a bug in the fake must show as a 500, not a hung client
+                traceback.print_exc(file=sys.stderr)
+                reply = json_reply({"error": {"message": "fake provider crashed"}}, status=500)
+            self._send(reply, entry)
+        finally:
+            self.core.leave()
 
     def _route(self, method: str, path: str, body: Any, raw: bytes) -> Reply:
         anthropic_path = path.startswith("/v1/messages")

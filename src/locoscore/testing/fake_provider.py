@@ -159,6 +159,11 @@ class FakeProvider:
         return self._core.generation_calls
 
     @property
+    def peak_in_flight(self) -> int:
+        """The most requests served at once since the start (or `reset_counters`)."""
+        return self._core.peak_in_flight
+
+    @property
     def requests(self) -> int:
         return self._core.requests
 

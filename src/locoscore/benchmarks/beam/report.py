@@ -94,7 +94,9 @@ def blocks(summary: dict[str, Any]) -> list[Block]:
     judge = summary.get("judge")
     run = summary.get("run") or {}
     data = summary["data"]
-    out: list[Block] = [Heading(_title(summary), 1)]
+    from locoscore.claim.render import card_blocks
+
+    out: list[Block] = [Heading(_title(summary), 1), *card_blocks(summary.get("claim"))]
     if judge is None:
         out.append(
             Paragraph("Not judged yet: run `locoscore judge --benchmark beam` on this folder.")

@@ -39,7 +39,9 @@ def write_report(directory: Path, description: str) -> list[Path]:
     named = ((run.get("system") or {}).get("name"), (run.get("answer") or {}).get("model"))
     who = " + ".join(str(x) for x in named if x)
     title = f"{who or 'answers'} on {description}"
-    blocks: list[Block] = [Heading(title, 1)]
+    from locoscore.claim.render import card_blocks
+
+    blocks: list[Block] = [Heading(title, 1), *card_blocks(summary.get("claim"))]
     judge = summary.get("judge") or {}
     sample = judge.get("sample") or run.get("sample")  # a judged run's, else the run's
     if sample:

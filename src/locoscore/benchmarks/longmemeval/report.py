@@ -190,7 +190,10 @@ def _baseline_blocks() -> list[Block]:
 def blocks(summary: dict[str, Any], run: dict[str, Any]) -> list[Block]:
     """Title, headline, then the detail: per-type J, recorded J, retrieval, data, published."""
     judge = summary.get("judge")
+    from locoscore.claim.render import card_blocks
+
     out: list[Block] = [Heading(_title(run or summary.get("run") or {}), 1)]
+    out += card_blocks(summary.get("claim"))
     if judge:
         out += _headline(judge)
     else:

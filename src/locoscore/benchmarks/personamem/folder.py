@@ -124,7 +124,9 @@ def write_report(directory: Path, description: str) -> list[Path]:
         or "answers"
     )
     title = f"{who} on {description}"
-    blocks: list[Block] = [Heading(title, 1)]
+    from locoscore.claim.render import card_blocks
+
+    blocks: list[Block] = [Heading(title, 1), *card_blocks(summary.get("claim"))]
     if run.get("sample"):
         blocks.append(Banner(f"Subset ({run['sample']['signature']}): not the full benchmark."))
     if ((run.get("answer") or {}).get("served") or {}).get("fake"):
