@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from locoscore.data.conversation import Conversation, Question
+from locoscore.generic.parts import BlindBaseline
 from locoscore.results.identity import InputIdentity, answers_identity, submitted_pairs
 from locoscore.results.layout import PREDICTIONS, RUN_JSON, SCORES, SUMMARY
 
@@ -63,17 +64,6 @@ class KnownFile:
     size: int | None = None
     url: str | None = None  # pinned download, when `dataset fetch` offers it
     note: str | None = None  # what `dataset fetch` says of it (default: nothing beyond its name)
-
-
-@dataclass(frozen=True)
-class BlindBaseline:
-    """A floor the benchmark computes without any model (multiple choice: always the longest
-    option, always the first): `scores` maps every question id of the set to its score
-    (0..1), so a result is compared with it question by question."""
-
-    name: str  # "always-longest"
-    description: str  # how it is computed, in one line (shown on the card and the report)
-    scores: Mapping[str, float]
 
 
 class BenchmarkData(Protocol):

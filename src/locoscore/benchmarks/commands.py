@@ -24,7 +24,7 @@ from locoscore.results.layout import SUMMARY
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from locoscore.benchmarks.base import Benchmark
+    from locoscore.claim.benchmark import ClaimedBenchmark
     from locoscore.data.sample import QuestionSample, SampleSpec
     from locoscore.data.shard import Shard
     from locoscore.judge.engine import PassResult
@@ -298,7 +298,7 @@ def refresh_claim(bench: Hooks, out: Path) -> None:
     if (out / REPORT_MD).is_file():
         bench.report(out)  # records the card first
     else:
-        write_claim(out, cast("Benchmark", bench))
+        write_claim(out, cast("ClaimedBenchmark", bench))
 
 
 def print_names(t: Terminal, folders: list[Path]) -> None:

@@ -16,7 +16,7 @@ from locoscore.claim.parts import Folder, question_id, read_folder, section
 from locoscore.claim.reference import blind_floors, reference_section
 
 if TYPE_CHECKING:
-    from locoscore.benchmarks.base import Benchmark
+    from locoscore.claim.benchmark import ClaimedBenchmark
 
 CARD_VERSION = 1
 FAMILY_RULE = (
@@ -43,7 +43,9 @@ def _bare(model: str | None) -> str | None:
 
 
 @lru_cache(maxsize=8)
-def _question_total(bench: Benchmark, path: str, sha256: str, include_excluded: bool) -> int | None:
+def _question_total(
+    bench: ClaimedBenchmark, path: str, sha256: str, include_excluded: bool
+) -> int | None:
     """The questions of the data file the folder names, when it is at hand unchanged: the
     recorded file, else the benchmark's default data (inline data is recorded under its
     module's path), whichever has the recorded sha256."""
@@ -57,7 +59,7 @@ def _question_total(bench: Benchmark, path: str, sha256: str, include_excluded: 
     return None
 
 
-def _benchmark(folder: Folder, bench: Benchmark) -> dict[str, Any]:
+def _benchmark(folder: Folder, bench: ClaimedBenchmark) -> dict[str, Any]:
     data = folder.data()
     sha = data.get("sha256")
     known = bench.known_file(sha) if isinstance(sha, str) else None
@@ -71,7 +73,7 @@ def _benchmark(folder: Folder, bench: Benchmark) -> dict[str, Any]:
 
 
 def _questions(
-    folder: Folder, bench: Benchmark, headline: tuple[str, dict[str, float]] | None
+    folder: Folder, bench: ClaimedBenchmark, headline: tuple[str, dict[str, float]] | None
 ) -> dict[str, Any]:
     ids = folder.question_ids()
     records = folder.predictions
@@ -173,7 +175,7 @@ def _judge(folder: Folder) -> dict[str, Any] | None:
 _UNPARSED = ("unparseable reply", "empty reply")
 
 
-def _unscored(folder: Folder, bench: Benchmark) -> tuple[int, int]:
+def _unscored(folder: Folder, bench: ClaimedBenchmark) -> tuple[int, int]:
     """(questions the judge left without a verdict, of them: unparsable replies)."""
     if folder.judge is None:
         return 0, 0
@@ -192,7 +194,7 @@ def _unscored(folder: Folder, bench: Benchmark) -> tuple[int, int]:
     return unscored, min(unparsable, unscored)
 
 
-def _failures(folder: Folder, bench: Benchmark) -> dict[str, Any]:
+def _failures(folder: Folder, bench: ClaimedBenchmark) -> dict[str, Any]:
     records = folder.predictions or []
     overflow = sum(1 for r in records if str(r.get("error") or "").startswith("context_overflow"))
     errors = sum(1 for r in records if r.get("error") is not None) - overflow
@@ -250,7 +252,7 @@ def _retrieval(folder: Folder) -> dict[str, Any]:
     }
 
 
-def _headline(bench: Benchmark, folder: Folder) -> tuple[str, dict[str, float]] | None:
+def _headline(bench: ClaimedBenchmark, folder: Folder) -> tuple[str, dict[str, float]] | None:
     found = bench.headline_scores(folder.path)
     if found is None:
         return None
@@ -260,7 +262,7 @@ def _headline(bench: Benchmark, folder: Folder) -> tuple[str, dict[str, float]] 
 
 def build_card(
     directory: Path,
-    bench: Benchmark,
+    bench: ClaimedBenchmark,
     *,
     floor: Path | None = None,
     ceiling: Path | None = None,

@@ -17,7 +17,7 @@ from locoscore.results.folder import row_key
 from locoscore.results.layout import AUDIT_JSON, JUDGMENTS, PREDICTIONS, RUN_JSON, SCORES, SUMMARY
 
 if TYPE_CHECKING:
-    from locoscore.benchmarks.base import Benchmark
+    from locoscore.claim.benchmark import ClaimedBenchmark
 
 
 def _json(path: Path) -> dict[str, Any] | None:
@@ -134,7 +134,7 @@ def read_folder(directory: Path) -> Folder:
     )
 
 
-def disagreements(folder: Folder, bench: Benchmark) -> list[str]:
+def disagreements(folder: Folder, bench: ClaimedBenchmark) -> list[str]:
     """The parts of the folder that disagree, one line each: the predictions every part
     records (`results.identity.check_consistent`), run.json against predictions.jsonl (count
     and fingerprint), summary.json's run signature against run.json's, and the questions of

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from locoscore.errors import InputError
 
 if TYPE_CHECKING:
-    from locoscore.benchmarks.base import Benchmark
+    from locoscore.claim.benchmark import ClaimedBenchmark
 
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
@@ -28,16 +28,17 @@ def _system(folder: Any) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def same_questions(role: str, directory: Path, bench: Benchmark, card: dict[str, Any],
+def same_questions(role: str, directory: Path, bench: ClaimedBenchmark, card: dict[str, Any],
                    ids: list[str]) -> Any:  # fmt: skip
     """The reference folder, read, when it is of the result's benchmark, data file and
     question set; else bad input naming the first difference."""
-    from locoscore.benchmarks import recorded_benchmark
     from locoscore.claim.parts import read_folder
+    from locoscore.results.folder import recorded_benchmark_name
 
     option = f"--{role}"
     other = read_folder(directory)
-    theirs = recorded_benchmark(directory)
+    # a folder that records no benchmark predates the field: its data file decides below
+    theirs = recorded_benchmark_name(directory) or bench.name
     if theirs not in (bench.name, bench.source):
         raise InputError(
             f"is a {theirs} folder, the result is {bench.name}: not the same benchmark",
@@ -71,7 +72,7 @@ def same_questions(role: str, directory: Path, bench: Benchmark, card: dict[str,
 def reference_section(
     role: str,
     directory: Path,
-    bench: Benchmark,
+    bench: ClaimedBenchmark,
     card: dict[str, Any],
     ids: list[str],
     headline: tuple[str, dict[str, float]] | None,

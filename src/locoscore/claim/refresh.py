@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING, Any
 from locoscore.results.layout import SUMMARY
 
 if TYPE_CHECKING:
-    from locoscore.benchmarks.base import Benchmark
+    from locoscore.claim.benchmark import ClaimedBenchmark
 
 
-def claim_section(directory: Path, bench: Benchmark) -> dict[str, Any]:
+def claim_section(directory: Path, bench: ClaimedBenchmark) -> dict[str, Any]:
     """The folder's card, gates (default thresholds) and warnings, as summary.json holds it."""
     from locoscore.claim.card import build_card
     from locoscore.claim.gates import evaluate, warnings_of
@@ -24,7 +24,7 @@ def claim_section(directory: Path, bench: Benchmark) -> dict[str, Any]:
     return {**card, "gates": [g.to_json() for g in gates], "warnings": warnings_of(card)}
 
 
-def recorded_claim(directory: Path, bench: Benchmark) -> dict[str, Any]:
+def recorded_claim(directory: Path, bench: ClaimedBenchmark) -> dict[str, Any]:
     """The section a writing command records: the card, or, when a part of the folder it
     reads cannot be read, the reason (the command's own outputs do not depend on it;
     `verify` refuses such a folder as bad input)."""
@@ -36,7 +36,7 @@ def recorded_claim(directory: Path, bench: Benchmark) -> dict[str, Any]:
         return {"version": 1, "error": str(exc)}
 
 
-def write_claim(directory: Path, bench: Benchmark) -> dict[str, Any] | None:
+def write_claim(directory: Path, bench: ClaimedBenchmark) -> dict[str, Any] | None:
     """Recompute and record the folder's claim in summary.json (atomically); None when the
     folder has no summary.json yet."""
     from locoscore._io import write_json_atomic

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from locoscore.claim.gates import Gate, Thresholds
 
 if TYPE_CHECKING:
-    from locoscore.benchmarks.base import Benchmark
+    from locoscore.claim.benchmark import ClaimedBenchmark
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ class Verdict:
 
 def verify(
     directory: Path,
-    bench: Benchmark,
+    bench: ClaimedBenchmark,
     *,
     floor: Path | None = None,
     ceiling: Path | None = None,
@@ -62,7 +62,7 @@ def verify(
     return Verdict(card, gates, warnings_of(card))
 
 
-def compare_lines(folders: list[Path], bench: Benchmark) -> list[str]:
+def compare_lines(folders: list[Path], bench: ClaimedBenchmark) -> list[str]:
     """`compare`'s claim lines: the card lines that differ between the folders, named A, B,
     ... as compare names them (none when the cards agree; one line saying why when a card
     cannot be read: the comparison itself stands)."""
