@@ -1,11 +1,14 @@
-"""locoscore: defensible LoCoMo scores for conversational memory systems.
+"""locoscore: defensible scores for conversational memory systems, on LoCoMo, LongMemEval,
+BEAM or a benchmark of your own (each a registered object: `locoscore.benchmarks`).
 
-Stable public API: `score_f1`, `bleu1`, the seed's `score_results_f1`,
-`aggregate_f1_by_category`, `compute_overall_f1`, and the spec-variant helpers
-`normalize_answer`, `porter_stem`, `tokenize`, `compute_token_f1`.
+Stable public API, LoCoMo's lexical scoring as the seed published it: `score_f1`, `bleu1`,
+`score_results_f1`, `aggregate_f1_by_category`, `compute_overall_f1`, the spec-variant
+helpers `normalize_answer`, `porter_stem`, `tokenize`, `compute_token_f1`, and the lexical
+protocols (`PROTOCOLS`, `get_protocol`).
 
-The scoring names are loaded on first use (PEP 562), so `import locoscore` (and with it
-`locoscore --help` and `--version`) does not import NLTK and NumPy.
+They are re-exported from the benchmark's package and loaded on first use (PEP 562), so
+`import locoscore` (and with it `locoscore --help` and `--version`) imports no benchmark,
+nor NLTK and NumPy.
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if name in __all__:
+    if name in __all__:  # a public name: LoCoMo's scoring, loaded once asked for
         from locoscore.benchmarks.locomo import scoring
 
         return getattr(scoring, name)

@@ -50,3 +50,18 @@ def test_fetch_writes_the_verified_file_into_the_user_cache(
     dataset = load_dataset()
     assert dataset.path == target and dataset.checksum_ok
     assert sum(dataset.category_counts().values()) == 1986
+
+
+def test_fetch_locomo_is_the_dataset_by_its_other_name(
+    served_dataset: str, locomo_path: Path, tmp_path: Path
+) -> None:
+    """`locomo` is a name of the dataset the benchmark declares (`fetch_names`), kept from
+    before the names came from the registry; it is taken but not listed twice."""
+    dest = tmp_path / "copy.json"
+    args = ["dataset", "fetch", "locomo", "--url", served_dataset, "--dest", str(dest)]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert dest.read_bytes() == locomo_path.read_bytes()
+    assert f"saved {dest} (sha256 {LOCOMO_SHA256})" in " ".join(result.output.split())
+    usage = CliRunner().invoke(app, ["dataset", "fetch", "--help"], env={"COLUMNS": "400"})
+    assert "[dataset|errata|probes|" in usage.output and "|locomo|" not in usage.output

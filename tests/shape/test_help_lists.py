@@ -91,7 +91,11 @@ def test_run_help_promises_each_benchmark_only_the_files_it_writes() -> None:
 
     text = _help(["run"])
     listed = dict(
-        re.findall(r"([\w-]+): ([\w./]+(?:, [\w./]+)*)", text.split("Writes into DIR")[1])
+        # the paragraph only: options' help composes notes as `name: note` too
+        re.findall(
+            r"([\w-]+): ([\w./]+(?:, [\w./]+)*)",
+            text.split("Writes into DIR")[1].split("A dry run")[0],
+        )
     )
     for name, bench in BENCHMARKS.items():
         files = getattr(bench, "run_files", None)
@@ -108,3 +112,30 @@ def test_type_template_help_names_the_benchmarks_that_take_per_type_templates() 
     assert takes == ["longmemeval"]  # its judge reads one rule per question type
     assert f"per-type rules ({', '.join(takes)})" in listed, listed
     assert "beam" not in listed and "locomo" not in listed
+
+
+def test_options_some_benchmarks_read_say_what_each_declares() -> None:
+    """--format, --prediction-key, --errata, --dataset, --protocols: composed from every
+    benchmark's `option_help`, none naming a benchmark by hand (the CLI imports no
+    benchmark's module)."""
+    from locoscore.benchmarks import BENCHMARKS
+    from locoscore.benchmarks.locomo.data.readers import FORMATS
+
+    for args, option in (
+        (["score"], "--format"),
+        (["judge"], "--format"),
+        (["judge"], "--prediction-key"),
+        (["run"], "--errata"),
+        (["run"], "--dataset"),
+        (["score"], "--protocols"),
+    ):
+        listed = _option_help(_help(args), option)
+        notes = {
+            b.name: b.option_help[option] for b in BENCHMARKS.values() if option in b.option_help
+        }
+        assert notes, option
+        for name, note in notes.items():
+            assert f"{name}: {' '.join(note.split())}" in listed, (args, option, listed)
+    listed = _option_help(_help(["audit"]), "--format")
+    assert all(re.search(rf"\b{f}\b", listed) for f in FORMATS), listed
+    assert "locomo, mem0, spec" in _option_help(_help(["score"]), "--protocols")

@@ -17,7 +17,7 @@ and BEAM override the hooks with their own rules.
 from __future__ import annotations
 
 from abc import ABC
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -63,6 +63,7 @@ class KnownFile:
     sha256: str
     size: int | None = None
     url: str | None = None  # pinned download, when `dataset fetch` offers it
+    note: str | None = None  # what `dataset fetch` says of it (default: nothing beyond its name)
 
 
 class BenchmarkData(Protocol):
@@ -96,6 +97,10 @@ class Benchmark(ABC):
     # its folders record it so that later commands find it again.
     source: str | None = None
     scores_lexically = False  # token-F1 protocols apply (LoCoMo's short gold answers)
+    # What the help of an option only some benchmarks read says of this one (`--dataset`,
+    # `--format`, `--prediction-key`, `--errata`): the CLI composes each option's help from
+    # every benchmark's note, so no option speaks of one benchmark by name.
+    option_help: Mapping[str, str] = {}
     answer_prompt_name = "locoscore-answer-v1"
     # The answer step's max_tokens: part of the benchmark (its golds set how long a full
     # answer runs), so it is in every run's signature and run.json.
@@ -112,10 +117,13 @@ class Benchmark(ABC):
                 field="--benchmark",
             )
 
-    # `locoscore dataset fetch <name>`: the released files it can download
+    # `locoscore dataset fetch <name>`: the released files it can download (two names of
+    # one file: the later is an alias, taken but not listed)
     fetch_names: Mapping[str, KnownFile] = {}
 
     def fetch(self, name: str, url: str | None, dest: Path | None) -> Path:
+        """Download `fetch_names[name]` (from `url`, else its pinned one) into `dest`, else
+        the user cache, checked against its sha256: the file or folder written."""
         raise NotImplementedError
 
     # -- question types --------------------------------------------------------------
@@ -294,6 +302,25 @@ class Benchmark(ABC):
         fields = {**self.summary_fields(), "data": self.describe_data(data)}
         summary = score_run(predictions, self.metric, self.type_names, fields, out, run_section)
         return {**summary, "_written": (PREDICTIONS, RUN_JSON, *self.run_files)}
+
+    def build_run_reports(self, directory: Path, errata: Any | None = None) -> None:
+        """The reports a run's folder holds beside its scores (in `run_files`), built once
+        `score_run` has written them: after `run`, a shard's run and a merge. `errata`: the
+        run's gold errata list (None: what the folder records). Default: the claim card
+        (summary.json `claim`), and the report when the folder has one."""
+        from locoscore.benchmarks.commands import refresh_claim
+
+        refresh_claim(self, directory)
+
+    def print_run_scores(self, summary: dict[str, Any], t: Terminal) -> None:
+        """What `run` prints of the scores `score_run` summarised; default nothing."""
+        return None
+
+    def evidence_metric(self) -> tuple[str, Callable[[str, Any, int], float]] | None:
+        """The per-question metric a run splits by how much of each question's evidence
+        retrieval found (run.json's `measures.f1_by_evidence`): its name there, and the
+        function (prediction, gold, type id) -> 0..1. None (default): no split."""
+        return None
 
     def records_identity(self, name: str, records: list[dict[str, Any]]) -> InputIdentity:
         """A run's prediction lines as the folder guard records them: the (question id,

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from locoscore.claim.benchmark import ClaimedBenchmark
     from locoscore.data.sample import QuestionSample, SampleSpec
     from locoscore.data.shard import Shard
+    from locoscore.judge.engine import PassResult
     from locoscore.judge.settings import JudgeSettings
     from locoscore.judge.shard import ShardedBenchmark
     from locoscore.results.identity import InputIdentity
@@ -95,6 +96,10 @@ class JudgeCall:
     run_answers: dict[Path, dict[str, Any] | None] = field(default_factory=dict)
 
 
+# `audit --accept-threshold`: a rubric run (0-100) accepts an answer scored at least this
+DEFAULT_ACCEPT_THRESHOLD = 50.0
+
+
 @dataclass(frozen=True)
 class AuditCall:
     out: Path
@@ -142,22 +147,70 @@ class ScoreCall:
     prediction_key: str | None
     strict: bool
     out: Path
-    protocols: str
+    protocols: str | None  # comma-separated; None: every one the benchmark has
     errata: Path | None
     replace: bool
 
 
-def print_outcome(
-    t: Terminal, lines: list[str] | None, result: Any, dry_run_lines: list[str] | None, batch: bool
+def print_pass(
+    t: Terminal,
+    bench: Hooks,
+    call: JudgeCall | AuditCall,
+    result: Any,
+    section: dict[str, Any] | None,
+    lines_of: Callable[[dict[str, Any], Path], list[str]],
+    done: str,
 ) -> None:
-    """What a benchmark's own judge or audit printed: its dry-run lines (None: the shared
-    estimate of one pass), or the lines it made of its summary."""
-    if lines is None:  # a dry run
+    """What a benchmark's own judge or audit pass printed: the subset banner of a sample
+    (`done`: "judged", "audited"), then the lines `lines_of` makes of its section or
+    document, or a dry run's lines (None: the shared estimate of one pass)."""
+    if section is not None and (drawn := section.get("sample")):
+        scope = "; J is a subset" if isinstance(call, JudgeCall) else " in every probe set"
+        t.out.print(
+            f"smoke test: {done} a sample of {drawn['size']:,} of {drawn['population']:,} "
+            f"questions ({drawn['signature']}){scope}",
+            highlight=False,
+        )
+    if call.dry_run or section is None:
+        dry_run_lines = bench.dry_run_lines(result)
         if dry_run_lines is None:
-            t.estimate(result, batch)
+            t.estimate(result, call.batch)
         lines = dry_run_lines or []
+    else:
+        lines = lines_of(section, call.out)
     for line in lines:
         t.out.print(line, highlight=False, soft_wrap=True)
+
+
+def pass_results_in(t: Terminal, result: PassResult, *, user_cache: bool) -> bool:
+    """What every judge pass says first (how many verdicts the user-level cache gave);
+    True when its results are in: False for a dry run (the caller shows its estimate) and
+    for a batch still running (said here)."""
+    if user_cache:
+        from locoscore.judge.cache import user_cache_path
+
+        t.out.print(
+            f"user cache: {result.user_cache_hits:,} verdict(s) reused from {user_cache_path()}",
+            highlight=False,
+        )
+    if result.run is None:
+        return False
+    if result.run.pending_batch is not None:
+        t.out.print(
+            f"batch {result.run.pending_batch} is still running; rerun the same command to "
+            "collect it (nothing is resubmitted)."
+        )
+        return False
+    return True
+
+
+def failed(t: Terminal, problem: str | None) -> bool:
+    """A command that fails after writing its outputs: the problem on one red line, True;
+    False when there is none."""
+    if not problem:
+        return False
+    t.err.print(f"[red]error:[/] {escape(problem)}", highlight=False, soft_wrap=True)
+    return True
 
 
 def judge_command(bench: Hooks, call: JudgeCall, t: Terminal) -> bool:
@@ -191,21 +244,10 @@ def judge_command(bench: Hooks, call: JudgeCall, t: Terminal) -> bool:
             max_unscored=call.max_unscored,
         )
     )
-    if section is not None and (drawn := section.get("sample")):
-        t.out.print(
-            f"smoke test: judged a sample of {drawn['size']:,} of {drawn['population']:,} "
-            f"questions ({drawn['signature']}); J is a subset",
-            highlight=False,
-        )
-    done = not call.dry_run and section is not None
-    if done:
+    if not call.dry_run and section is not None:
         refresh_claim(bench, call.out)
-    lines = bench.judge_lines(section, call.out) if done and section is not None else None
-    print_outcome(t, lines, result, None if done else bench.dry_run_lines(result), call.batch)
-    if section is not None and section.get("error"):
-        t.err.print(f"[red]error:[/] {escape(section['error'])}", highlight=False, soft_wrap=True)
-        return True
-    return False
+    print_pass(t, bench, call, result, section, bench.judge_lines, "judged")
+    return failed(t, None if section is None else section.get("error"))
 
 
 def refuse_audit_files(bench: Hooks, predictions: Path | None, probes: list[Path] | None) -> None:
@@ -234,17 +276,10 @@ def audit_command(bench: Hooks, call: AuditCall, t: Terminal) -> bool:
             sample=call.spec,
         )
     )
-    if document is not None and (drawn := document.get("sample")):
-        t.out.print(
-            f"smoke test: audited a sample of {drawn['size']:,} of {drawn['population']:,} "
-            f"questions ({drawn['signature']}) in every probe set",
-            highlight=False,
-        )
-    done = not call.dry_run and document is not None
-    if done and (call.out / SUMMARY).is_file():  # a results folder: its card says "audited"
+    # a results folder: its card says "audited"
+    if not call.dry_run and document is not None and (call.out / SUMMARY).is_file():
         refresh_claim(bench, call.out)
-    lines = bench.audit_lines(document, call.out) if done and document is not None else None
-    print_outcome(t, lines, result, None if done else bench.dry_run_lines(result), call.batch)
+    print_pass(t, bench, call, result, document, bench.audit_lines, "audited")
     return False
 
 

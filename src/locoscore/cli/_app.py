@@ -37,7 +37,8 @@ _flags_show_no_type()
 
 
 def benchmark_titles() -> str:
-    """The registered benchmarks as people name them (`LoCoMo, LongMemEval and BEAM`)."""
+    """The registered benchmarks as people name them (`A, B and C`: each description's
+    words before its first parenthesis)."""
     titles = list(dict.fromkeys(b.description.split(" (")[0] for b in BENCHMARKS.values()))
     return ", ".join(titles[:-1]) + f" and {titles[-1]}" if len(titles) > 1 else titles[0]
 
@@ -120,6 +121,13 @@ def handle_errors(func: F) -> F:
             raise typer.Exit(EXIT_FAILED) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def print_signatures(signatures: list[str]) -> None:
+    """Each signature alone on its line, never wrapped or cut at the terminal's width (nor
+    at 80 columns when piped), so it can be copied whole."""
+    for signature in signatures:
+        console.print(signature, soft_wrap=True, highlight=False, markup=False)
 
 
 def report_dropped(dropped: list[str], out: object) -> None:

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from locoscore.cli._app import console
+from locoscore.cli._app import console, print_signatures
 from locoscore.data.sample import QuestionSample, with_sample
 from locoscore.errors import InputError
 from locoscore.judge.engine import PassResult
@@ -197,10 +197,8 @@ def print_estimate(result: PassResult, batch: bool, sample: QuestionSample | Non
         if estimate.cost_usd is None
         else (f"${estimate.cost_usd:.2f}" + (" (batch price)" if batch else ""))
     )
-    from locoscore.benchmarks.locomo.report.terminal import print_signatures
-
     console.print("[bold]dry run[/] of", highlight=False)
-    print_signatures(console, [with_sample(result.judge.signature, sample)])
+    print_signatures([with_sample(result.judge.signature, sample)])
     console.print(
         f"calls to make: {estimate.calls:,} (cached: {result.plan.cached:,}, "
         f"graded 0 without a call: {result.plan.short_circuited:,})\n"

@@ -9,7 +9,6 @@ from typing import Annotated
 import typer
 
 from locoscore.benchmarks import BENCHMARKS, DEFAULT_BENCHMARK, ENTRY_POINT_GROUP
-from locoscore.benchmarks.locomo.data.readers import FORMATS
 
 
 def benchmark_choices() -> str:
@@ -20,6 +19,26 @@ def benchmark_choices() -> str:
         f"{', '.join(names)}; or your own: python:module:NAME, or an installed "
         f"`{ENTRY_POINT_GROUP}` entry point"
     )
+
+
+def benchmark_notes(option: str) -> str:
+    """What each benchmark reading `option` declares of it (`Benchmark.option_help`), as
+    `name: note; name: note`: help of an option only some benchmarks read."""
+    notes = [
+        f"{b.name}: {b.option_help[option]}" for b in BENCHMARKS.values() if option in b.option_help
+    ]
+    return "; ".join(notes) or "none built in"
+
+
+def left_out_types() -> str:
+    """The question types each benchmark's overall leaves out (`QuestionType.in_overall`),
+    as `name: type, type`."""
+    notes = []
+    for bench in BENCHMARKS.values():
+        names = [t.name for t in bench.types if not t.in_overall]
+        if names:
+            notes.append(f"{bench.name}: {', '.join(names)}")
+    return "; ".join(notes) or "none built in"
 
 
 BenchmarkOpt = Annotated[
@@ -39,19 +58,22 @@ DatasetOpt = Annotated[
     Path | None,
     typer.Option(
         "--dataset",
-        help="The data file: LoCoMo's locomo10.json (default: $LOCOSCORE_DATASET, then the copy "
-        "`locoscore dataset fetch` saved, then, for a results folder, the one its summary.json "
-        "records); another benchmark's file or folder (default: its fetched copy, or the data "
-        "its module holds).",
+        help=f"The benchmark's data file or folder ({benchmark_notes('--dataset')}; another "
+        "benchmark's: its fetched copy by default, else the data its module holds).",
     ),
 ]
 FormatOpt = Annotated[
     str | None,
-    typer.Option("--format", help=f"One of {', '.join(FORMATS)}; auto-detected when omitted."),
+    typer.Option(
+        "--format", help=f"The predictions file's format ({benchmark_notes('--format')})."
+    ),
 ]
 PredictionKeyOpt = Annotated[
     str | None,
-    typer.Option("--prediction-key", help="locomo format: use `<KEY>_prediction` fields."),
+    typer.Option(
+        "--prediction-key",
+        help=f"Which predictions of the file to read ({benchmark_notes('--prediction-key')}).",
+    ),
 ]
 StrictOpt = Annotated[
     bool,
@@ -63,8 +85,7 @@ ErrataOpt = Annotated[
     Path | None,
     typer.Option(
         "--errata",
-        help="Gold errata list (dial481/locomo-audit errors.json) for the verified-gold view "
-        "(default: $LOCOSCORE_ERRATA, then the copy `dataset fetch errata` saved).",
+        help=f"The gold errata list of a benchmark that has one ({benchmark_notes('--errata')}).",
     ),
 ]
 ReplaceOpt = Annotated[

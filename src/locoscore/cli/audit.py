@@ -6,11 +6,8 @@ from pathlib import Path
 
 import typer
 
-from locoscore.benchmarks import get_benchmark
-from locoscore.benchmarks.commands import AuditCall
-from locoscore.benchmarks.locomo.judge.audit import (
-    DEFAULT_ACCEPT_THRESHOLD,
-)
+from locoscore.benchmarks import DEFAULT_BENCHMARK, get_benchmark
+from locoscore.benchmarks.commands import DEFAULT_ACCEPT_THRESHOLD, AuditCall
 from locoscore.cli._app import (
     EXIT_FAILED,
     app,
@@ -100,7 +97,7 @@ def audit(
     batch_wait: BatchWaitOpt = 24 * 3600.0,
     progress: ProgressOpt = True,
     user_cache: UserCacheOpt = False,
-    benchmark: BenchmarkOpt = "locomo",
+    benchmark: BenchmarkOpt = DEFAULT_BENCHMARK,
     limit: LimitOpt = None,
     limit_per: LimitPerOpt = None,
     seed: SeedOpt = None,

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import typer
 from rich.table import Table
 
-from locoscore.benchmarks import BENCHMARKS, get_benchmark
-from locoscore.benchmarks.locomo.data.dataset import LOCOMO_SHA256, LOCOMO_URL, fetch_dataset
-from locoscore.benchmarks.locomo.data.errata import ERRATA_SHA256, ERRATA_URL, fetch_errata
-from locoscore.benchmarks.locomo.data.probes import PROBE_SOURCES, PROBES_BASE_URL, fetch_probes
+from locoscore.benchmarks import BENCHMARKS, DEFAULT_BENCHMARK, Benchmark, KnownFile, get_benchmark
 from locoscore.cli._app import app, console, handle_errors
 from locoscore.cli._options import BenchmarkOpt, DatasetOpt
 from locoscore.errors import InputError
@@ -27,7 +22,7 @@ app.add_typer(dataset_app, name="dataset")
 @handle_errors
 def info(
     dataset: DatasetOpt = None,
-    benchmark: BenchmarkOpt = "locomo",
+    benchmark: BenchmarkOpt = DEFAULT_BENCHMARK,
 ) -> None:
     """Print the dataset's checksum and per-type question counts.
 
@@ -55,48 +50,55 @@ def info(
     console.print(table)
 
 
-@dataclass(frozen=True)
-class _Fetchable:
-    url: str
-    sha256: str
-    fetch: Callable[[str, Path | None], Path]
+def _fetchable() -> dict[str, tuple[Benchmark, KnownFile]]:
+    """Every name `dataset fetch` takes, the default benchmark's first: each benchmark's
+    released files, by the names its `fetch_names` gives them."""
+    found: dict[str, tuple[Benchmark, KnownFile]] = {}
+    for bench in sorted(BENCHMARKS.values(), key=lambda b: b.name != DEFAULT_BENCHMARK):
+        for name, known in bench.fetch_names.items():
+            found.setdefault(name, (bench, known))  # a name two declare: the first's
+    return found
 
 
-def _fetch_probes(url: str, dest: Path | None) -> Path:
-    paths = fetch_probes(url, dest)
-    return paths[0].parent
+_FETCHABLE = _fetchable()
 
 
-# What `dataset fetch` can download; each is sha256-pinned and saved in the user cache.
-_FETCHABLE = {
-    "dataset": _Fetchable(LOCOMO_URL, LOCOMO_SHA256, fetch_dataset),
-    "errata": _Fetchable(ERRATA_URL, ERRATA_SHA256, fetch_errata),
-    "probes": _Fetchable(
-        PROBES_BASE_URL, ", ".join(s.sha256 for s in PROBE_SOURCES), _fetch_probes
-    ),
-}
-_FETCHABLE["locomo"] = _FETCHABLE["dataset"]
-# Each benchmark's released files, by the names its `fetch_names` gives them.
-_BENCHMARK_FILES = [(name, bench) for bench in BENCHMARKS.values() for name in bench.fetch_names]
-for _name, _bench in _BENCHMARK_FILES:
-    _known = _bench.fetch_names[_name]
-    _FETCHABLE[_name] = _Fetchable(
-        _known.url or "",
-        _known.sha256,
-        lambda url, dest, name=_name, bench=_bench: bench.fetch(name, url, dest),  # type: ignore[misc]
-    )
+def _benchmarks() -> list[Benchmark]:
+    """The benchmarks with files to fetch, the default first."""
+    return list(dict.fromkeys(b for b, _ in _FETCHABLE.values()))
+
+
+def _listed(bench: Benchmark) -> dict[str, list[str]]:
+    """A benchmark's fetch names, each file once (its first name), with its aliases."""
+    names: dict[str, list[str]] = {}
+    firsts: dict[int, str] = {}
+    for name, known in bench.fetch_names.items():
+        first = firsts.setdefault(id(known), name)
+        names.setdefault(first, []).extend([] if first == name else [name])
+    return names
 
 
 def _fetch_help() -> str:
-    """Every name `fetch` takes, each benchmark's files built from its `fetch_names`."""
-    by_benchmark: dict[str, list[str]] = {}
-    for name, bench in _BENCHMARK_FILES:
-        by_benchmark.setdefault(bench.name, []).append(name)
-    files = "; ".join(f"{', '.join(names)} ({b})" for b, names in by_benchmark.items())
-    return (
-        "dataset (locomo10.json; also 'locomo'), errata (the audited list of wrong gold "
-        "answers) or probes (the judge-audit probe sets), from dial481/locomo-audit; a "
-        f"benchmark's released files, at a pinned revision: {files}."
+    """Every name `fetch` takes, from each benchmark's `fetch_names` (with their notes)."""
+    parts = []
+    for bench in _benchmarks():
+        files = []
+        for name, aliases in _listed(bench).items():
+            known = bench.fetch_names[name]
+            said = [known.filename + (f", {known.note}" if known.note else "")]
+            said += [f"also {a!r}" for a in aliases]
+            files.append(f"{name} ({'; '.join(said)})")
+        parts.append(f"{', '.join(files)} ({bench.name})")
+    return f"A released file, at a pinned revision: {'; '.join(parts)}."
+
+
+def _unknown(what: str) -> InputError:
+    """The names of the default benchmark's files first, then every other benchmark's."""
+    ours = list(_listed(BENCHMARKS[DEFAULT_BENCHMARK]))
+    others = ", ".join(n for n, (b, _) in _FETCHABLE.items() if b.name != DEFAULT_BENCHMARK)
+    return InputError(
+        f"expected one of {', '.join(ours)}, got {what!r} (benchmark files: {others})",
+        field="WHAT",
     )
 
 
@@ -104,26 +106,19 @@ def _fetch_help() -> str:
 @handle_errors
 def fetch(
     what: str = typer.Argument(
-        "dataset",
+        next(iter(_FETCHABLE), ""),
         help=_fetch_help(),
-        metavar="[" + "|".join(n for n in _FETCHABLE if n != "locomo") + "]",
+        metavar="[" + "|".join(n for b in _benchmarks() for n in _listed(b)) + "]",
     ),
     url: str | None = typer.Option(None, help="Where to download from (default: the pinned URL)."),
     dest: Path | None = typer.Option(None, help="Destination (default: the user cache dir)."),
 ) -> None:
-    """Download a released data file (LoCoMo's locomo10.json, its gold errata and judge probe
-    sets, or another benchmark's release) into the user cache, checked against its pinned
-    sha256.
+    """Download a benchmark's released data file (or another file it declares: WHAT) into
+    the user cache, checked against its pinned sha256.
 
-    Writes into the user cache folder (or --dest): locomo10.json, locomo-audit-errors.json
-    (errata), judge-probes/specific-but-wrong.json and vague-but-topical.json (probes), or the
-    benchmark's file or folder."""
-    item = _FETCHABLE.get(what)
-    if item is None:
-        files = ", ".join(name for name, _ in _BENCHMARK_FILES)
-        raise InputError(
-            f"expected one of dataset, errata, probes, got {what!r} (benchmark files: {files})",
-            field="WHAT",
-        )
-    path = item.fetch(url or item.url, dest)
-    console.print(f"saved {path} (sha256 {item.sha256})", highlight=False)
+    Writes into the user cache folder (or --dest): the file or folder WHAT names."""
+    if what not in _FETCHABLE:
+        raise _unknown(what)
+    bench, known = _FETCHABLE[what]
+    path = bench.fetch(what, url, dest)
+    console.print(f"saved {path} (sha256 {known.sha256})", highlight=False)

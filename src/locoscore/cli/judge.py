@@ -8,7 +8,7 @@ from typing import Any
 
 import typer
 
-from locoscore.benchmarks import Benchmark, get_benchmark
+from locoscore.benchmarks import DEFAULT_BENCHMARK, Benchmark, get_benchmark
 from locoscore.benchmarks.commands import JudgeCall
 from locoscore.cli._app import (
     EXIT_FAILED,
@@ -57,6 +57,7 @@ from locoscore.cli._options import (
     SeedOpt,
     ShardOpt,
     StrictOpt,
+    left_out_types,
 )
 from locoscore.cli._terminal import terminal
 from locoscore.data.sample import judged_sample, sample_spec
@@ -91,7 +92,10 @@ def judge(
     sampling: SamplingOpt = "explicit",
     api_version: ApiVersionOpt = None,
     include_adversarial: bool = typer.Option(
-        False, "--include-adversarial", help="Also judge category 5 (excluded by default)."
+        False,
+        "--include-adversarial",
+        help=f"Also judge the question types left out of the overall ({left_out_types()}); "
+        "not judged by default.",
     ),
     prompt_template: PromptTemplateOpt = None,
     prices: PricesOpt = None,
@@ -108,7 +112,7 @@ def judge(
     limit: LimitOpt = None,
     limit_per: LimitPerOpt = None,
     seed: SeedOpt = None,
-    benchmark: BenchmarkOpt = "locomo",
+    benchmark: BenchmarkOpt = DEFAULT_BENCHMARK,
     type_template: list[str] = typer.Option(
         [],
         "--type-template",

@@ -37,17 +37,11 @@ def merge(
     benchmark's reports (report.md, report.html, scores.csv; hypotheses.jsonl where the
     benchmark's evaluator reads it)."""
     # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
-    from locoscore.benchmarks.locomo.report.build import build_reports
+    from locoscore.benchmarks import benchmark_of
     from locoscore.run.merge import merge_folders
 
     summary = merge_folders(folders, out, dataset=dataset, allow_partial=allow_partial)
-    if "lexical" in summary:  # as `run` does: the lexical benchmarks' reports
-        build_reports(out)
-    else:  # the claim card (the lexical benchmarks' reports record it)
-        from locoscore.benchmarks import get_benchmark, recorded_benchmark
-        from locoscore.benchmarks.commands import refresh_claim
-
-        refresh_claim(get_benchmark(recorded_benchmark(out)), out)
+    benchmark_of([out], None).build_run_reports(out)  # as `run` does: its reports
     run = summary.get("run") or {}
     shards = len(run.get("merged_from", {}).get("shards", []))
     console.print(

@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from locoscore._io import write_json_atomic
-from locoscore.benchmarks import BENCHMARKS, get_benchmark
+from locoscore.benchmarks import BENCHMARKS, DEFAULT_BENCHMARK, get_benchmark
 from locoscore.cli._app import EXIT_FAILED, app, console, handle_errors
 from locoscore.cli._options import benchmark_choices
 from locoscore.errors import InputError
@@ -146,7 +146,7 @@ def probe(
             + "; ".join(f"{b.name}: {', '.join(b.probe_checks)}" for b in _WITH_CHECKS)
             + f"). The benchmark: {benchmark_choices()}.",
         ),
-    ] = "locomo",
+    ] = DEFAULT_BENCHMARK,
 ) -> None:
     """Check that a memory system keeps session dates and image captions, isolates
     conversations, empties on reset and honours top-k, on a synthetic conversation pair it

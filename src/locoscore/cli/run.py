@@ -9,12 +9,14 @@ from typing import Any
 import typer
 from rich.markup import escape
 
+from locoscore.benchmarks import DEFAULT_BENCHMARK, get_benchmark
 from locoscore.cli._app import (
     EXIT_FAILED,
     app,
     console,
     err_console,
     handle_errors,
+    print_signatures,
     report_dropped,
 )
 from locoscore.cli._interrupt import run_pass
@@ -27,6 +29,7 @@ from locoscore.cli._options import (
     ReplaceOpt,
     SeedOpt,
     ShardOpt,
+    left_out_types,
 )
 from locoscore.data.sample import sample_spec
 from locoscore.data.shard import Shard
@@ -88,7 +91,8 @@ def run(
     exclude_adversarial: bool = typer.Option(
         False,
         "--exclude-adversarial",
-        help="Skip category 5 (the official F1 needs it, so it is included by default).",
+        help=f"Skip the question types left out of the overall ({left_out_types()}); "
+        "asked by default, as a benchmark's official score may count them.",
     ),
     answer_provider: str = typer.Option(
         "openai", "--answer-provider", help=" | ".join(ANSWER_PROVIDERS)
@@ -148,7 +152,7 @@ def run(
     limit: LimitOpt = None,
     limit_per: LimitPerOpt = None,
     seed: SeedOpt = None,
-    benchmark: BenchmarkOpt = "locomo",
+    benchmark: BenchmarkOpt = DEFAULT_BENCHMARK,
     replace: ReplaceOpt = False,
     shard: ShardOpt = None,
     executor: str = typer.Option(
@@ -163,12 +167,7 @@ def run(
 ) -> None:
     """Ingest, ask, answer and score (the help text is `_run_help`, built from the registry)."""
     # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
-    from locoscore.benchmarks.locomo.report.build import build_reports
-    from locoscore.benchmarks.locomo.report.terminal import (
-        lexical_signatures,
-        lexical_table,
-        print_signatures,
-    )
+    from locoscore.cli._terminal import terminal
     from locoscore.run.measures import failure_kinds
     from locoscore.run.outputs import write_run_outputs
 
@@ -213,7 +212,7 @@ def run(
         _run_on_ray(settings, shards, ray_address, progress)
         return
     resolved = resolve_run(settings)
-    print_signatures(console, [resolved.signature])
+    print_signatures([resolved.signature])
     if resolved.sample is not None:
         console.print(f"smoke test on {resolved.sample.describe()}: every number is a subset")
     bar = progress_for(err_console, progress and not dry_run, "answering", "questions")
@@ -223,16 +222,11 @@ def run(
         return
     summary = write_run_outputs(result, out)
     report_dropped(result.dropped, out)
-    if "lexical" in summary:  # a benchmark with lexical protocols: their scores and reports
-        build_reports(out, errata=resolved.errata)
-        console.print(lexical_table(summary["lexical"]), highlight=False)
-        print_signatures(console, lexical_signatures(summary["lexical"]))
-    else:  # the claim card (the lexical benchmarks' reports record it)
-        from locoscore.benchmarks.commands import refresh_claim
-
-        refresh_claim(resolved.benchmark, out)
+    bench = resolved.benchmark
+    bench.build_run_reports(out, errata=resolved.errata)  # its reports, beside the scores
+    bench.print_run_scores(summary, terminal())
     if result.signature != resolved.signature:  # what the server said it served, now known
-        print_signatures(console, [result.signature])
+        print_signatures([result.signature])
     calls = summary["run"]["answer_calls"]
     if not (resolved.answer.is_extractive or resolved.system.answers_itself):
         cost = calls["cost_usd"]
@@ -329,15 +323,8 @@ def _run_on_ray(
         summary, outcomes = run_on_ray(settings, shards, address, on_done=done, progress=bar)
     finally:
         bar.stop()
-    if "lexical" in summary:  # the lexical benchmarks' reports, as after any run
-        from locoscore.benchmarks.locomo.report.build import build_reports
-
-        build_reports(settings.out)
-    else:  # the claim card (the lexical benchmarks' reports record it)
-        from locoscore.benchmarks import get_benchmark
-        from locoscore.benchmarks.commands import refresh_claim
-
-        refresh_claim(get_benchmark(settings.benchmark), settings.out)
+    # the merged folder's reports, as after any run (built in place: they name the folder)
+    get_benchmark(settings.benchmark).build_run_reports(settings.out)
     run = summary.get("run") or {}
     console.print(escape(str(run.get("signature"))), highlight=False, soft_wrap=True)
     written = ", ".join(summary.get("_written", ()))

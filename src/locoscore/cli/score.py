@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from locoscore.benchmarks import get_benchmark
+from locoscore.benchmarks import DEFAULT_BENCHMARK, get_benchmark
 from locoscore.benchmarks.commands import ScoreCall
 from locoscore.cli._app import EXIT_FAILED, app, handle_errors
 from locoscore.cli._options import (
@@ -18,6 +18,7 @@ from locoscore.cli._options import (
     PredictionsArg,
     ReplaceOpt,
     StrictOpt,
+    benchmark_notes,
 )
 from locoscore.cli._terminal import terminal
 
@@ -31,11 +32,14 @@ def score(
     prediction_key: PredictionKeyOpt = None,
     strict: StrictOpt = False,
     out: Path = typer.Option(Path("locoscore-out"), "--out", help="Output folder."),
-    protocols: str = typer.Option(
-        "locomo,mem0,spec", "--protocols", help="Comma-separated: locomo, mem0, spec."
+    protocols: str | None = typer.Option(
+        None,
+        "--protocols",
+        help=f"Comma-separated, of the benchmark's ({benchmark_notes('--protocols')}); "
+        "default: all of them.",
     ),
     errata: ErrataOpt = None,
-    benchmark: BenchmarkOpt = "locomo",
+    benchmark: BenchmarkOpt = DEFAULT_BENCHMARK,
     replace: ReplaceOpt = False,
 ) -> None:
     """Score predictions with exact lexical protocols.

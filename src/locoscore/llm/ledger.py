@@ -30,6 +30,18 @@ CREATE TABLE IF NOT EXISTS attempts (
 """
 # Added later: a state file from before gains them on open (0: nothing was cached then).
 _CACHE_COLUMNS = ("cache_read_tokens", "cache_write_tokens")
+# A row's columns, in the order `record` writes them.
+COLUMNS = (
+    "job",
+    "attempt",
+    "started_at",
+    "requests",
+    "results",
+    "input_tokens",
+    "output_tokens",
+    "cost_usd",
+    *_CACHE_COLUMNS,
+)
 
 
 @dataclass(frozen=True)
@@ -129,9 +141,8 @@ class Ledger:
         if spend.requests == 0:
             return
         self.conn.execute(
-            "INSERT OR REPLACE INTO attempts (job, attempt, started_at, requests, results, "
-            "input_tokens, output_tokens, cost_usd, cache_read_tokens, cache_write_tokens) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT OR REPLACE INTO attempts ({', '.join(COLUMNS)}) "
+            f"VALUES ({', '.join('?' * len(COLUMNS))})",
             (
                 self.job,
                 self.attempt,
@@ -145,6 +156,26 @@ class Ledger:
                 spend.cache_write_tokens,
             ),
         )
+
+
+def append_attempts(conn: sqlite3.Connection, source: str) -> None:
+    """The attempts of the attached database `source` appended to `main`'s as later
+    attempts of the same jobs (renumbered after main's own): a merge of shards counts every
+    shard's attempts. The columns added later are copied where both ledgers have them."""
+
+    def columns(db: str) -> set[str]:
+        return {r[1] for r in conn.execute(f"PRAGMA {db}.table_info(attempts)")}
+
+    shared = columns("main") & columns(source)
+    copied = [c for c in COLUMNS if c in shared]
+    renumbered = (
+        "(SELECT COALESCE(MAX(attempt), 0) FROM main.attempts m WHERE m.job = a.job) + a.attempt"
+    )
+    values = ", ".join(renumbered if c == "attempt" else f"a.{c}" for c in copied)
+    conn.execute(
+        f"INSERT INTO main.attempts ({', '.join(copied)}) SELECT {values} "
+        f"FROM {source}.attempts a ORDER BY a.attempt"
+    )
 
 
 def attempts_json(now: Spend, earlier: Spend, results_name: str = "results") -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """The numbers a comparison of memory systems needs, from a run's prediction lines:
-latency and context-token percentiles, evidence recall by category, answer length, official
-F1 split by whether the evidence was retrieved, and the ingestion and answer-side costs."""
+latency and context-token percentiles, evidence recall by question type, answer length, the
+benchmark's per-question metric split by whether the evidence was retrieved (where it
+declares one: `Benchmark.evidence_metric`), and the ingestion and answer-side costs."""
 
 from __future__ import annotations
 
@@ -10,11 +11,10 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES
-from locoscore.benchmarks.locomo.scoring.protocols import get_protocol
 from locoscore.stats import LatencyStats
 
-LOCOMO_TYPES = tuple(CATEGORY_NAMES)
+# (its name in the measures, (prediction, gold, type id) -> 0..1): `Benchmark.evidence_metric`
+EvidenceMetric = tuple[str, Callable[[str, Any, int], float]]
 
 
 def _latency(values: Sequence[float | None]) -> dict[str, Any] | None:
@@ -51,17 +51,17 @@ def evidence_bucket(recall: float | None) -> str:
     return "some" if recall > 0 else "none"
 
 
-def f1_by_evidence(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Official LoCoMo F1 (x100) of questions whose evidence was all / partly / not retrieved."""
-    f1 = get_protocol("locomo").metrics["f1"]
+def f1_by_evidence(records: Sequence[dict[str, Any]], metric: EvidenceMetric) -> dict[str, Any]:
+    """The metric (x100) of questions whose evidence was all / partly / not retrieved."""
+    name, score_of = metric
     buckets: dict[str, list[float]] = {"all": [], "some": [], "none": [], "unknown": []}
     for r in records:
         if r["error"] is None:
-            score = f1(r["prediction"], r["answer"], r["category"])
+            score = score_of(r["prediction"], r["answer"], r["category"])
             buckets[evidence_bucket(r["evidence_recall"])].append(100.0 * score)
     return {
-        name: {"n": len(v), "f1_locomo": round(statistics.fmean(v), 4) if v else None}
-        for name, v in buckets.items()
+        bucket: {"n": len(v), name: round(statistics.fmean(v), 4) if v else None}
+        for bucket, v in buckets.items()
     }
 
 
@@ -97,12 +97,11 @@ def failure_kinds(records: Sequence[dict[str, Any]]) -> Counter[str]:
 
 def run_measures(
     records: Sequence[dict[str, Any]],
-    types: Sequence[int] = LOCOMO_TYPES,
-    *,
-    lexical: bool = True,
+    types: Sequence[int],
+    evidence_metric: EvidenceMetric | None = None,
 ) -> dict[str, Any]:
     """Per-run distributions of the per-question measures, per question type (`types`: the
-    benchmark's ids); F1 by evidence only for a benchmark scored lexically (LoCoMo)."""
+    benchmark's ids); the split by evidence only for a benchmark declaring its metric."""
     ok = [r for r in records if r["error"] is None]
     tokens_in = sum(int((r.get("answer_tokens") or {}).get("input", 0)) for r in records)
     tokens_out = sum(int((r.get("answer_tokens") or {}).get("output", 0)) for r in records)
@@ -117,7 +116,9 @@ def run_measures(
         "context_tokens": _latency([r["context_tokens"] for r in ok]),
         "evidence_recall": _by_category(ok, lambda r: r["evidence_recall"], types),
         "answer_words": _by_category(ok, lambda r: float(r["answer_words"]), types),
-        "f1_by_evidence": f1_by_evidence(records) if lexical else None,
+        "f1_by_evidence": None
+        if evidence_metric is None
+        else f1_by_evidence(records, evidence_metric),
         "answer_tokens": {"input": tokens_in, "output": tokens_out},
         "answer_queued_s": _latency([r.get("answer_queued_s") for r in ok]),
     }

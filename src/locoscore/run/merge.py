@@ -34,6 +34,7 @@ from locoscore.benchmarks import Benchmark, get_benchmark
 from locoscore.data.shard import shard_of, without_shard
 from locoscore.errors import InputError
 from locoscore.generic.floors import record_floors
+from locoscore.llm.ledger import append_attempts
 from locoscore.results.folder import load_summary
 from locoscore.results.layout import JUDGE_CACHE, PREDICTIONS, RUN_JSON, RUN_STATE, SUMMARY
 
@@ -204,7 +205,7 @@ def merged_document(
         },
         answer_calls=answer_calls,
         context_fit=_context_fit([d.get("context_fit") for d in docs]),
-        measures=run_measures(records, bench.type_order, lexical=bench.scores_lexically),
+        measures=run_measures(records, bench.type_order, bench.evidence_metric()),
         warnings=list(dict.fromkeys(w for d in docs for w in d.get("warnings") or [])),
         stop_reason=next((d["stop_reason"] for d in docs if d.get("stop_reason")), None),
         merged_from={
@@ -241,23 +242,7 @@ def join_sqlite(target: Path, sources: list[Path], tables: dict[str, str]) -> No
                 if table in names:
                     conn.execute(f"INSERT OR IGNORE INTO main.{table} SELECT * FROM shard.{table}")
             if "attempts" in names:
-                # the prompt-cache columns, where both ledgers have them (older: none)
-                cache = "".join(
-                    f", {c}"
-                    for c in ("cache_read_tokens", "cache_write_tokens")
-                    if all(
-                        c in {r[1] for r in conn.execute(f"PRAGMA {db}.table_info(attempts)")}
-                        for db in ("main", "shard")
-                    )
-                )
-                conn.execute(
-                    "INSERT INTO main.attempts (job, attempt, started_at, requests, results, "
-                    f"input_tokens, output_tokens, cost_usd{cache}) SELECT a.job, "
-                    "(SELECT COALESCE(MAX(attempt), 0) FROM main.attempts m WHERE m.job = a.job)"
-                    " + a.attempt, a.started_at, a.requests, a.results, a.input_tokens, "
-                    f"a.output_tokens, a.cost_usd{cache.replace(', ', ', a.')} "
-                    "FROM shard.attempts a ORDER BY a.attempt"
-                )
+                append_attempts(conn, "shard")
             conn.execute("DETACH DATABASE shard")
     finally:
         conn.close()

@@ -54,7 +54,7 @@ def run_document(result: RunResult) -> dict[str, Any]:
         },
         "context_fit": result.context_fit,
         "measures": run_measures(
-            result.records, run.benchmark.type_order, lexical=run.benchmark.scores_lexically
+            result.records, run.benchmark.type_order, run.benchmark.evidence_metric()
         ),
         "probe": result.probe,
         "warnings": result.warnings,

@@ -61,15 +61,13 @@ def run_shard(settings: RunSettings) -> dict[str, Any]:
     """One shard, in a Ray worker: the run, its outputs and reports, as `run` writes them."""
     import asyncio
 
-    from locoscore.benchmarks.locomo.report.build import build_reports
     from locoscore.run.outputs import write_run_outputs
     from locoscore.run.pipeline import execute_run, resolve_run
 
     resolved = resolve_run(settings)
     result = asyncio.run(execute_run(resolved))
-    summary = write_run_outputs(result, settings.out)
-    if "lexical" in summary:
-        build_reports(settings.out, errata=resolved.errata)
+    write_run_outputs(result, settings.out)
+    resolved.benchmark.build_run_reports(settings.out, errata=resolved.errata)
     assert settings.shard is not None
     return {
         "index": settings.shard.index,

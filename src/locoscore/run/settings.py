@@ -77,7 +77,7 @@ class ResolvedRun:
             budget = "top_k:n/a|budget:n/a"
         else:
             budget = f"top_k:{s.top_k}|budget:{s.context_budget or 'none'}"
-        # `adv:` only where a type is excluded from the overall (LoCoMo's category 5)
+        # `adv:` only where the benchmark excludes a type from the overall (`excluded_from_overall`)
         adv = f"|adv:{'yes' if s.include_adversarial else 'no'}"
         if not self.benchmark.excluded_from_overall:
             adv = ""

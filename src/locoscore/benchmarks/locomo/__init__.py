@@ -5,7 +5,7 @@ published baselines (`locoscore.benchmarks.locomo.baselines`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,8 +16,16 @@ from locoscore.benchmarks.locomo.data.dataset import (
     LOCOMO_SHA256,
     LOCOMO_URL,
     Dataset,
+    fetch_dataset,
     load_dataset,
 )
+from locoscore.benchmarks.locomo.data.errata import ERRATA_SHA256, ERRATA_URL, fetch_errata
+from locoscore.benchmarks.locomo.data.probes import (
+    PROBE_SOURCES,
+    PROBES_BASE_URL,
+    fetch_probes,
+)
+from locoscore.benchmarks.locomo.data.readers import FORMATS
 from locoscore.data.conversation import Conversation, Question
 from locoscore.results.board_row import BoardRow
 from locoscore.results.identity import InputIdentity, identity_of_rows
@@ -35,6 +43,38 @@ if TYPE_CHECKING:
     from locoscore.judge.panel.questions import JudgedQuestion
     from locoscore.judge.prompts import PromptTemplate
 
+_DATASET = KnownFile("locomo10", "locomo10.json", LOCOMO_SHA256, url=LOCOMO_URL)
+_AUDIT_REPO = "dial481/locomo-audit"
+
+# `dataset fetch` names: the data file ("locomo" too), the gold errata, the probe sets
+FETCH_NAMES = {
+    "dataset": _DATASET,
+    "locomo": _DATASET,
+    "errata": KnownFile(
+        "locomo-audit-errors",
+        "locomo-audit-errors.json",
+        ERRATA_SHA256,
+        url=ERRATA_URL,
+        note=f"the audited list of wrong gold answers, from {_AUDIT_REPO}",
+    ),
+    "probes": KnownFile(
+        "judge-probes",
+        "judge-probes/" + " and ".join(f"{s.name}.json" for s in PROBE_SOURCES),
+        ", ".join(s.sha256 for s in PROBE_SOURCES),
+        url=PROBES_BASE_URL,
+        note=f"the judge-audit probe sets, from {_AUDIT_REPO}",
+    ),
+}
+OPTION_HELP = {
+    "--dataset": "locomo10.json; by default $LOCOSCORE_DATASET, else the copy `locoscore "
+    "dataset fetch` saved, else the one a results folder's summary.json records",
+    "--format": f"one of {', '.join(FORMATS)}; auto-detected when omitted",
+    "--prediction-key": "its locomo format's `<KEY>_prediction` fields",
+    "--errata": f"{_AUDIT_REPO} errors.json, for the verified-gold view; by default "
+    "$LOCOSCORE_ERRATA, else the copy `dataset fetch errata` saved",
+    "--protocols": "locomo, mem0, spec",
+}
+
 
 class LoCoMo(Benchmark):
     name = "locomo"
@@ -43,7 +83,9 @@ class LoCoMo(Benchmark):
         QuestionType(cid, CATEGORY_NAMES[cid], CATEGORY_NAMES[cid], cid != ADVERSARIAL)
         for cid in LOCOMO_COLUMN_ORDER
     )
-    known_files = (KnownFile("locomo10", "locomo10.json", LOCOMO_SHA256, url=LOCOMO_URL),)
+    known_files = (_DATASET,)
+    fetch_names = FETCH_NAMES
+    option_help = OPTION_HELP
     scores_lexically = True
     commands = frozenset({"run", "dataset", "score", "judge", "report", "compare", "audit"})
     run_files = (SCORES, SUMMARY, *REPORT_FILES)
@@ -125,6 +167,36 @@ class LoCoMo(Benchmark):
         loaded = load_predictions(predictions, "native", dataset=data)
         summary = score_into_folder(loaded, out, list(PROTOCOLS), {"run": run_section})
         return {**summary, "_written": (PREDICTIONS, RUN_JSON, *self.run_files)}
+
+    def fetch(self, name: str, url: str | None, dest: Path | None) -> Path:
+        if name == "probes":  # two files, in one folder
+            return fetch_probes(url or PROBES_BASE_URL, dest)[0].parent
+        if name == "errata":
+            return fetch_errata(url or ERRATA_URL, dest)
+        return fetch_dataset(url or LOCOMO_URL, dest)
+
+    def build_run_reports(self, directory: Path, errata: Any | None = None) -> None:
+        """report.md, report.html and scores.csv, the statistics section of summary.json."""
+        from locoscore.benchmarks.locomo.report.build import build_reports
+
+        build_reports(directory, errata=errata)
+
+    def print_run_scores(self, summary: dict[str, Any], t: Terminal) -> None:
+        """The lexical protocols' table, then their signatures."""
+        from locoscore.benchmarks.locomo.report.terminal import (
+            lexical_signatures,
+            lexical_table,
+            print_signatures,
+        )
+
+        t.out.print(lexical_table(summary["lexical"]), highlight=False)
+        print_signatures(t.out, lexical_signatures(summary["lexical"]))
+
+    def evidence_metric(self) -> tuple[str, Callable[[str, Any, int], float]]:
+        """The official LoCoMo F1 (`measures.f1_by_evidence`, as `f1_locomo`)."""
+        from locoscore.benchmarks.locomo.scoring.protocols import get_protocol
+
+        return "f1_locomo", get_protocol("locomo").metrics["f1"]
 
     def records_identity(self, name: str, records: list[dict[str, Any]]) -> InputIdentity:
         """LoCoMo folders record their rows' key, gold and prediction (`score` and `judge`

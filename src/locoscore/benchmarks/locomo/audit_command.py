@@ -45,6 +45,7 @@ def _print_sets(t: Terminal, document: dict[str, object]) -> None:
 
 def audit_command(bench: Benchmark, call: AuditCall, t: Terminal) -> bool:
     # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
+    from locoscore.benchmarks.commands import failed, pass_results_in
     from locoscore.benchmarks.locomo.data.dataset import load_dataset
     from locoscore.benchmarks.locomo.data.probes import cached_probe_paths
     from locoscore.benchmarks.locomo.judge.audit import calls_per_set, run_audit, sample_sets
@@ -57,7 +58,6 @@ def audit_command(bench: Benchmark, call: AuditCall, t: Terminal) -> bool:
     from locoscore.benchmarks.locomo.report.audit_report import audit_document, write_audit
     from locoscore.benchmarks.locomo.report.build import build_reports
     from locoscore.data.sample import judged_sample
-    from locoscore.judge.cache import user_cache_path
     from locoscore.llm.endpoint import through_sentence
     from locoscore.report.spend import judge_calls_line
 
@@ -94,23 +94,13 @@ def audit_command(bench: Benchmark, call: AuditCall, t: Terminal) -> bool:
         ),
         bar,
     )
-    if call.user_cache:
-        console.print(
-            f"user cache: {result.user_cache_hits:,} verdict(s) reused from {user_cache_path()}",
-            highlight=False,
-        )
-    if call.dry_run:
-        t.estimate(result, call.batch, sample)
-        per_set = ", ".join(f"{name} {n:,}" for name, n in calls_per_set(sets, result).items())
-        console.print(f"calls per probe set: {per_set}", highlight=False)
+    if not pass_results_in(t, result, user_cache=call.user_cache):
+        if call.dry_run:
+            t.estimate(result, call.batch, sample)
+            per_set = ", ".join(f"{name} {n:,}" for name, n in calls_per_set(sets, result).items())
+            console.print(f"calls per probe set: {per_set}", highlight=False)
         return False
     assert result.run is not None
-    if result.run.pending_batch is not None:
-        console.print(
-            f"batch {result.run.pending_batch} is still running; rerun the same command to "
-            "collect it (nothing is resubmitted)."
-        )
-        return False
     document = audit_document(sets, result, ds, call.accept_threshold, sample)
     write_audit(out, document)
     if (out / SCORES).is_file() and (out / SUMMARY).is_file():
@@ -127,11 +117,4 @@ def audit_command(bench: Benchmark, call: AuditCall, t: Terminal) -> bool:
     for warning in document["warnings"]:
         warnings.warn(warning, stacklevel=1)
     console.print(f"wrote {out}/{AUDIT_MD}, {AUDIT_HTML}, {AUDIT_JSON}", highlight=False)
-    if result.run.stop_reason:
-        t.err.print(
-            f"[red]error:[/] stopped early: {result.run.stop_reason}",
-            highlight=False,
-            soft_wrap=True,
-        )
-        return True
-    return False
+    return failed(t, result.run.stop_reason and f"stopped early: {result.run.stop_reason}")

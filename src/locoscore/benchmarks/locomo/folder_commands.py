@@ -132,10 +132,13 @@ def score_command(bench: Benchmark, call: ScoreCall, t: Terminal) -> bool:
     return False
 
 
-def parse_protocols(value: str) -> list[str]:
+def parse_protocols(value: str | None) -> list[str]:
+    """`--protocols`: the names given, in their order; None: every protocol."""
     from locoscore.benchmarks.locomo.scoring.protocols import PROTOCOLS
     from locoscore.errors import InputError
 
+    if value is None:
+        return list(PROTOCOLS)
     names = [name.strip() for name in value.split(",") if name.strip()]
     for name in names:
         if name not in PROTOCOLS:

@@ -19,13 +19,13 @@ if TYPE_CHECKING:
 
 def judge_command(bench: Benchmark, call: JudgeCall, t: Terminal) -> bool:
     # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
+    from locoscore.benchmarks.commands import failed, pass_results_in
     from locoscore.benchmarks.locomo.data.errata import errata_for
     from locoscore.benchmarks.locomo.data.load import load_predictions
     from locoscore.benchmarks.locomo.judge.api import judge_pass, judge_sample
     from locoscore.benchmarks.locomo.judge.shard import records_shard_sample
     from locoscore.benchmarks.locomo.report.build import build_reports
     from locoscore.benchmarks.locomo.report.terminal import verified_gold_line
-    from locoscore.judge.cache import user_cache_path
     from locoscore.judge.folder import unscored_problem
 
     console, out, request = t.out, call.out, call.request
@@ -70,22 +70,11 @@ def judge_command(bench: Benchmark, call: JudgeCall, t: Terminal) -> bool:
         ),
         bar,
     )
-    if call.user_cache:
-        console.print(
-            f"user cache: {result.user_cache_hits:,} verdict(s) reused from {user_cache_path()}",
-            highlight=False,
-        )
-    if call.dry_run:
-        t.estimate(result, call.batch, sample)
+    if not pass_results_in(t, result, user_cache=call.user_cache):
+        if call.dry_run:
+            t.estimate(result, call.batch, sample)
         return False
-    assert result.run is not None
-    if result.run.pending_batch is not None:
-        console.print(
-            f"batch {result.run.pending_batch} is still running; rerun the same command to "
-            f"collect it (nothing is resubmitted)."
-        )
-        return False
-    assert result.summary is not None
+    assert result.run is not None and result.summary is not None
     _print_table(t, result.summary)
     for warning in result.summary.get("warnings") or []:
         warnings.warn(warning, stacklevel=1)
@@ -105,16 +94,8 @@ def judge_command(bench: Benchmark, call: JudgeCall, t: Terminal) -> bool:
         highlight=False,
     )
     if result.run.stop_reason:
-        t.err.print(
-            f"[red]error:[/] stopped early: {result.run.stop_reason}",
-            highlight=False,
-            soft_wrap=True,
-        )
-        return True
-    if (problem := unscored_problem(result.run.rows, call.max_unscored)) is not None:
-        t.err.print(f"[red]error:[/] {escape(problem)}", highlight=False, soft_wrap=True)
-        return True
-    return False
+        return failed(t, f"stopped early: {result.run.stop_reason}")
+    return failed(t, unscored_problem(result.run.rows, call.max_unscored))
 
 
 def _warn_if_self_judging(

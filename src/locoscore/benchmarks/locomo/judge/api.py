@@ -28,9 +28,8 @@ from locoscore.judge.cache import JudgeStore
 from locoscore.judge.engine import PassResult, run_pass
 from locoscore.judge.plan import plan_calls
 from locoscore.judge.prompts import builtin_template
-from locoscore.judge.runner import ProgressSink, run_plan
+from locoscore.judge.runner import run_plan
 from locoscore.judge.settings import JudgeSettings
-from locoscore.llm.providers import LLMClient
 from locoscore.results.layout import JUDGE_CACHE
 
 __all__ = [
@@ -73,40 +72,23 @@ async def judge_pass(
     settings: JudgeSettings,
     out_dir: Path,
     *,
-    batch: bool = False,
-    dry_run: bool = False,
-    progress: ProgressSink | None = None,
-    client: LLMClient | None = None,
-    poll_interval_s: float = 30.0,
-    max_wait_s: float = 24 * 3600.0,
-    initial_concurrency: int | None = None,
     input_info: dict[str, Any] | None = None,
-    user_cache: bool = False,
     sample: QuestionSample | None = None,
+    **options: Any,
 ) -> PassResult:
     """Judge every record (cache first) and write judgments, scores and summary to out_dir.
 
-    A dry run only plans and estimates. A batch still pending after `max_wait_s` leaves
-    the outputs untouched (`result.run.pending_batch` names it); rerun to collect it.
-    With `user_cache`, the user-level cache (`cache.user_cache_path()`) backs the folder's.
-    With `sample` (see `judge_sample`), only its questions are judged; the summary says so.
+    `options` are the engine's (`engine.run_pass`: batch, dry_run, progress, client,
+    poll_interval_s, max_wait_s, initial_concurrency, user_cache). A dry run only plans and
+    estimates. A batch still pending after `max_wait_s` leaves the outputs untouched
+    (`result.run.pending_batch` names it); rerun to collect it. With `user_cache`, the
+    user-level cache (`cache.user_cache_path()`) backs the folder's. With `sample` (see
+    `judge_sample`), only its questions are judged; the summary says so.
     """
     judged = judged_records(records, settings.include_adversarial)
     if sample is not None:
         judged = sample.keep(judged, lambda r: r.key)
-    result = await run_pass(
-        judge_items(judged),
-        settings,
-        out_dir / JUDGE_CACHE,
-        batch=batch,
-        dry_run=dry_run,
-        progress=progress,
-        client=client,
-        poll_interval_s=poll_interval_s,
-        max_wait_s=max_wait_s,
-        initial_concurrency=initial_concurrency,
-        user_cache=user_cache,
-    )
+    result = await run_pass(judge_items(judged), settings, out_dir / JUDGE_CACHE, **options)
     if result.run is not None and result.run.pending_batch is None:
         result.summary = write_outputs(
             out_dir,

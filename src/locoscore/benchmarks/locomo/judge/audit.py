@@ -25,7 +25,6 @@ from locoscore.benchmarks.locomo.judge.from_records import judge_items
 from locoscore.data.sample import QuestionSample, SampleSpec
 from locoscore.errors import InputError
 from locoscore.judge.engine import PassResult, run_pass
-from locoscore.judge.runner import ProgressSink
 from locoscore.judge.settings import JudgeSettings
 from locoscore.results.identity import InputIdentity
 from locoscore.results.layout import JUDGE_CACHE
@@ -33,7 +32,6 @@ from locoscore.results.layout import JUDGE_CACHE
 Kind = Literal["gold", "probe", "predictions"]
 GOLD_SET = "gold"
 PREDICTIONS_SET = "predictions"
-DEFAULT_ACCEPT_THRESHOLD = 50.0
 
 
 class ProbeRecord(PredictionRecord):
@@ -113,18 +111,10 @@ def audit_settings(settings: JudgeSettings) -> JudgeSettings:
 
 
 async def run_audit(
-    sets: list[ProbeSet],
-    settings: JudgeSettings,
-    out_dir: Path,
-    *,
-    batch: bool = False,
-    dry_run: bool = False,
-    progress: ProgressSink | None = None,
-    poll_interval_s: float = 30.0,
-    max_wait_s: float = 24 * 3600.0,
-    user_cache: bool = False,
+    sets: list[ProbeSet], settings: JudgeSettings, out_dir: Path, **options: Any
 ) -> PassResult:
-    """One judge pass over every probe set, cached in `out_dir/judge_cache.sqlite`."""
+    """One judge pass over every probe set, cached in `out_dir/judge_cache.sqlite`;
+    `options` are the engine's (`engine.run_pass`)."""
     check_names(sets)
     records: list[PredictionRecord] = [r for s in sets for r in s.records]
     judged = audit_settings(settings)
@@ -132,13 +122,8 @@ async def run_audit(
         judge_items(records, judged.include_adversarial),
         judged,
         out_dir / JUDGE_CACHE,
-        batch=batch,
-        dry_run=dry_run,
-        progress=progress,
-        poll_interval_s=poll_interval_s,
         job="audit",
-        max_wait_s=max_wait_s,
-        user_cache=user_cache,
+        **options,
     )
 
 
