@@ -88,6 +88,7 @@ WRITES = {
     "probe": ["--json FILE"],
     "serve": ["--state-dir"],
     "dataset info": ["Writes nothing"],
+    "verify": ["Writes nothing"],
     "dataset fetch": ["locomo10.json", "locomo-audit-errors.json", "specific-but-wrong.json",
                       "vague-but-topical.json"],
 }  # fmt: skip

@@ -75,7 +75,9 @@ def verify(
     (--max-failed); a subset presented without its size; with --floor, the result not
     significantly above it (--alpha); the folder's parts disagree. Warnings (printed, never
     failing): the judge is the answer model or of its family; the judge was not audited;
-    top-k reaches the whole haystack (not a memory test)."""
+    top-k reaches the whole haystack (not a memory test).
+
+    Writes nothing: the card is read from what the folder holds."""
     from locoscore.benchmarks import benchmark_of
     from locoscore.claim.gates import Thresholds
     from locoscore.claim.verify import verify as run_verify
