@@ -6,20 +6,17 @@ text overlaps, and the charts and tables are named for the benchmark's own group
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from browser_layout import CHROMIUM, SKIP_REASON, WIDTH, layout
+from locomo_plus_helpers import PLUS, write_cut  # tests/benchmarks: on the path (conftest)
+from personamem_helpers import REAL_32K, pick_longest
 from typer.testing import CliRunner
 
 from locoscore.cli import app
 from locoscore.testing.fake_provider import FakeConfig, FakeProvider
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-from locomo_plus_helpers import PLUS, write_cut  # noqa: E402
-from personamem_helpers import REAL_32K, pick_longest  # noqa: E402
 
 pytestmark = [
     pytest.mark.skipif(CHROMIUM is None, reason=SKIP_REASON),
@@ -62,7 +59,8 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]
         mp.delenv("OPENAI_BASE_URL", raising=False)
         mp.setenv("XDG_CACHE_HOME", str(root / "empty-user-cache"))
         answerer = ["--answer-provider", "openai-compatible", "--answer-model", "fake-answerer",
-                    "--answer-base-url", fake.openai_url, "--skip-probe", "--no-progress"]  # fmt: skip
+                    "--answer-base-url", fake.openai_url, "--skip-probe",
+                    "--no-progress"]  # fmt: skip
         for bench, data, extra in (
             ("personamem", REAL_32K, ["--limit", "40"]),  # all seven question types
             ("locomo-plus", plus, []),  # nine items, the four relations
