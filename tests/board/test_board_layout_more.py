@@ -120,3 +120,18 @@ def test_the_board_names_the_benchmarks_own_groups(
     assert f">{label}</text>" in board
     assert "by category" not in board and "1 rows" not in board
     assert "2 rows in 1 comparable group" in board
+
+
+def test_a_benchmark_scored_without_a_judge_is_not_called_not_judged(
+    pages: dict[str, Path],
+) -> None:
+    """PersonaMem takes no judge (`score`, not `judge`): its board says it is scored without
+    one and shows no judge columns; LoCoMo-Plus, judged, keeps them."""
+    text = pages["personamem board"].read_text(encoding="utf-8")
+    assert "not judged" not in text
+    assert "all questions; scored without a judge; ranked by accuracy" in text
+    assert "judge: none (scored without a judge)" in text
+    assert "J run-to-run" not in text and "Recorded J" not in text
+    assert ">no judge</td>" in text  # the judge cost cell
+    judged = pages["locomo-plus board"].read_text(encoding="utf-8")
+    assert "J run-to-run" in judged and "Recorded J" in judged
