@@ -66,8 +66,10 @@ def test_report_writes_md_and_html_headline_first_escaped(
     # 1 of 10 questions submitted, judged correct: 10 % with missing = wrong, 100 % submitted
     for text in (html, md):
         title = text.index("on LongMemEval")
+        card = text.index("Claim card")  # the report's first box, then the headline
         headline = text.index("J overall, missing = wrong: 10.0")
+        assert title < card < headline
         submitted = text.index("over submitted answers (the official figure): 100.0")
         detail = text.index("Judge accuracy (J)")
         assert title < headline < submitted < detail < text.index("Published numbers")
-    assert html.count("<table>") == 2  # per-type J and the published numbers
+    assert html.count("<table>") == 3  # the claim card, per-type J, the published numbers

@@ -10,7 +10,6 @@ benchmark's name.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ from locoscore.benchmarks.longmemeval import LONGMEMEVAL
 from locoscore.benchmarks.personamem import PERSONAMEM
 from locoscore.errors import InputError
 from locoscore.python_spec import PYTHON_PREFIX, import_spec
-from locoscore.results.layout import RUN_JSON, SUMMARY
+from locoscore.results.folder import recorded_benchmark_name
 
 DEFAULT_BENCHMARK = "locomo"
 ENTRY_POINT_GROUP = "locoscore.benchmarks"
@@ -95,20 +94,9 @@ def judge_protocols() -> list[str]:
 
 
 def recorded_benchmark(directory: Path) -> str:
-    """The benchmark a results folder records (summary.json, else run.json; else LoCoMo,
-    whose folders predate the field): a third-party benchmark's `benchmark_source`
-    (`python:module:NAME`), else its name."""
-    for name in (SUMMARY, RUN_JSON):
-        path = directory / name
-        if path.is_file():
-            try:
-                document = json.loads(path.read_text(encoding="utf-8"))
-                value = document.get("benchmark_source") or document.get("benchmark")
-            except (ValueError, AttributeError):
-                continue  # the command reading the folder reports a bad file itself
-            if isinstance(value, str):
-                return value
-    return DEFAULT_BENCHMARK
+    """The benchmark a results folder records (`results.folder.recorded_benchmark_name`);
+    LoCoMo's when it records none (its folders predate the field)."""
+    return recorded_benchmark_name(directory) or DEFAULT_BENCHMARK
 
 
 def benchmark_of(directories: Sequence[Path], requested: str | None) -> Benchmark:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from locoscore.data.conversation import Conversation, Question
+from locoscore.generic.parts import BlindBaseline
 from locoscore.results.identity import InputIdentity, answers_identity, submitted_pairs
 from locoscore.results.layout import PREDICTIONS, RUN_JSON, SCORES, SUMMARY
 
@@ -62,17 +63,6 @@ class KnownFile:
     sha256: str
     size: int | None = None
     url: str | None = None  # pinned download, when `dataset fetch` offers it
-
-
-@dataclass(frozen=True)
-class BlindBaseline:
-    """A floor the benchmark computes without any model (multiple choice: always the longest
-    option, always the first): `scores` maps every question id of the set to its score
-    (0..1), so a result is compared with it question by question."""
-
-    name: str  # "always-longest"
-    description: str  # how it is computed, in one line (shown on the card and the report)
-    scores: Mapping[str, float]
 
 
 class BenchmarkData(Protocol):
@@ -238,6 +228,37 @@ class Benchmark(ABC):
         multiple-choice benchmark's always-longest option); none by default."""
         return ()
 
+    # -- the claim card (`claim/`): what a results folder's numbers can be believed for ----
+    def headline_scores(self, directory: Path) -> tuple[str, dict[str, float]] | None:
+        """(label, question id -> headline score 0-100) of a results folder: what the card
+        reports and tests against a floor, question by question. Default: the board row's
+        headline; None when the folder is not scored yet."""
+        row = self.board_row(directory)
+        if row is None or not row.metrics:
+            return None
+        return row.metrics[0].label, dict(row.scores)
+
+    def unscored_questions(self, directory: Path) -> int | None:
+        """Questions of a judged folder the judge left without a verdict (every run of them
+        failed). Default: the judge section's `unscored` count."""
+        from locoscore.results.folder import load_summary
+
+        judge = load_summary(directory).get("judge")
+        count = judge.get("unscored") if isinstance(judge, dict) else None
+        return count if isinstance(count, int) else None
+
+    def question_total(self, data: Any, *, include_excluded: bool = True) -> int:
+        """How many questions the data file holds (a folder with fewer is a subset)."""
+        conversations = self.conversations(data)
+        return len(self.questions(data, conversations, include_excluded=include_excluded))
+
+    def errata_ceiling(self, directory: Path) -> dict[str, Any] | None:
+        """The best score a perfect system can get against the gold as written, on the
+        folder's questions, when the benchmark has a gold errata list: `{"ceiling": 0-100,
+        "n", "gold_wrong", "source"}`, or `{"ceiling": None, "how": ...}` when the list is
+        not at hand. None: the benchmark has no errata."""
+        return None
+
     def published(self) -> tuple[Any, ...]:
         """Published numbers, each with its protocol and source (listed, never ranked
         against a row of another protocol)."""
@@ -322,8 +343,10 @@ class Benchmark(ABC):
     # The report and comparison are written through `report` and `compare` (default: from
     # the declared parts, `generic.folder_view`).
     def report(self, directory: Path) -> list[Path]:
+        from locoscore.claim.refresh import write_claim
         from locoscore.generic.folder_view import write_report
 
+        write_claim(directory, self)  # the report's first box
         return write_report(directory, self.description)
 
     def compare(self, dir_a: Path, dir_b: Path, out: Path) -> dict[str, Any]:

@@ -19,9 +19,12 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from rich.markup import escape
 
+from locoscore.results.layout import SUMMARY
+
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from locoscore.claim.benchmark import ClaimedBenchmark
     from locoscore.data.sample import QuestionSample, SampleSpec
     from locoscore.data.shard import Shard
     from locoscore.judge.settings import JudgeSettings
@@ -195,6 +198,8 @@ def judge_command(bench: Hooks, call: JudgeCall, t: Terminal) -> bool:
             highlight=False,
         )
     done = not call.dry_run and section is not None
+    if done:
+        refresh_claim(bench, call.out)
     lines = bench.judge_lines(section, call.out) if done and section is not None else None
     print_outcome(t, lines, result, None if done else bench.dry_run_lines(result), call.batch)
     if section is not None and section.get("error"):
@@ -236,6 +241,8 @@ def audit_command(bench: Hooks, call: AuditCall, t: Terminal) -> bool:
             highlight=False,
         )
     done = not call.dry_run and document is not None
+    if done and (call.out / SUMMARY).is_file():  # a results folder: its card says "audited"
+        refresh_claim(bench, call.out)
     lines = bench.audit_lines(document, call.out) if done and document is not None else None
     print_outcome(t, lines, result, None if done else bench.dry_run_lines(result), call.batch)
     return False
@@ -245,6 +252,18 @@ def report_command(bench: Hooks, call: ReportCall, t: Terminal) -> bool:
     for path in bench.report(call.directory):
         t.out.print(f"wrote {path}", highlight=False)
     return False
+
+
+def refresh_claim(bench: Hooks, out: Path) -> None:
+    """The folder's claim card (summary.json `claim`) after a command changed the folder;
+    its report too when it has one, so that the report's first box is the new card."""
+    from locoscore.claim.refresh import write_claim
+    from locoscore.results.layout import REPORT_MD
+
+    if (out / REPORT_MD).is_file():
+        bench.report(out)  # records the card first
+    else:
+        write_claim(out, cast("ClaimedBenchmark", bench))
 
 
 def print_names(t: Terminal, folders: list[Path]) -> None:

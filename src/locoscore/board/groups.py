@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from locoscore import stats
 from locoscore.board.entries import Entry
+from locoscore.board.gates import failed_gates
 from locoscore.board.identity import Identity
 from locoscore.results.board_row import MetricColumn
 from locoscore.stats import ALPHA
@@ -38,9 +39,10 @@ class Versus:
 @dataclass(frozen=True)
 class Row:
     entry: Entry
-    rank: int
+    rank: int  # 0: not ranked (the row fails a claim gate)
     tied: bool
     versus: Versus | None  # None for the leader, or with no shared scored question
+    failed_gates: tuple[str, ...] = ()  # `board.gates`: never the leader when not empty
     # its order against the leader flips under another judge of the same panel
     # (`board.rank_stability`): neither is better, whatever this judge's test says
     flips: bool = False
@@ -75,26 +77,31 @@ def rank_group(number: int, entries: Sequence[Entry]) -> Group:
         value = e.mean(headline) if headline is not None else None
         return float("-inf") if value is None else value
 
-    ordered = sorted(entries, key=lambda e: (-score(e), e.folder))
+    failing = {id(e): failed_gates(e) for e in entries}
+    # a row failing a claim gate is never the leader: passing rows first
+    ordered = sorted(entries, key=lambda e: (bool(failing[id(e)]), -score(e), e.folder))
     leader, others = ordered[0], ordered[1:]
-    tests = [_versus(leader, e) for e in others] if headline is not None else []
+    tested = headline is not None and not failing[id(leader)]
+    tests = [_versus(leader, e) for e in others] if tested else []
     adjusted = stats.holm_adjust([t[4] for t in tests if t[0] > 0])
     versus: list[Versus | None] = [None]
     held = iter(adjusted)
     for n, diff, low, high, p in tests:
         versus.append(Versus(n, diff, low, high, p, next(held)) if n > 0 else None)
-    if headline is None:  # no metric (not judged yet): nothing to test, every row unranked
+    if not tested:  # no metric (not judged yet) or no passing row: nothing to test
         versus = [None] * len(ordered)
     ranks: list[int] = []
     for i, (entry, vs) in enumerate(zip(ordered, versus, strict=True)):
-        if i == 0 or (vs is not None and vs.indistinguishable):
+        if failing[id(entry)]:
+            ranks.append(0)
+        elif i == 0 or (vs is not None and vs.indistinguishable):
             ranks.append(1)
         elif score(entry) == score(ordered[i - 1]):
             ranks.append(ranks[-1])
         else:
             ranks.append(i + 1)
     rows = [
-        Row(entry, rank, ranks.count(rank) > 1, vs)
+        Row(entry, rank, rank > 0 and ranks.count(rank) > 1, vs, failing[id(entry)])
         for entry, rank, vs in zip(ordered, ranks, versus, strict=True)
     ]
     return Group(number, leader.identity, headline, rows)

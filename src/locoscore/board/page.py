@@ -7,6 +7,7 @@ from typing import Any
 
 from locoscore._version import __version__
 from locoscore.board.entries import Entry, row_facts
+from locoscore.board.gates import gate_names
 from locoscore.board.groups import Group, Row, differing_aspects
 from locoscore.board.identity import FULL_SET
 from locoscore.report import charts
@@ -27,7 +28,9 @@ METHOD = (
     "on the questions both answered, with the Wilcoxon signed-rank p of `locoscore compare`, "
     "Holm-adjusted across the group's rows; a row the test cannot tell from the leader at "
     f"{ALPHA:.0%} shares rank 1 with it (shown as =1), and equal headline means share a rank. "
-    "Every score is shown 0-100 (F1 and BLEU-1 x100)."
+    "Every score is shown 0-100 (F1 and BLEU-1 x100). Every row passes `locoscore verify`'s "
+    "gates at their defaults, or is marked ✗ with the gates it fails (FAIL ...), not ranked "
+    "and never the leader."
 )
 
 
@@ -54,12 +57,16 @@ def counted(n: int, noun: str) -> str:
 
 
 def _rank(row: Row, group: Group | None = None) -> str:
+    if row.failed_gates:
+        return "✗"  # fails a claim gate: not ranked
     if group is not None and group.headline is None:
         return DASH  # no metric to rank by
     return f"={row.rank}" if row.tied else str(row.rank)
 
 
 def _versus_text(group: Group, row: Row) -> str:
+    if row.failed_gates:
+        return f"not ranked: {gate_names(row.failed_gates)}"
     if row.versus is None:
         return "leader" if row is group.rows[0] else "no shared questions"
     v, d = row.versus, group.headline.decimals if group.headline else 1
@@ -309,6 +316,7 @@ def _row_json(group: Group, row: Row) -> dict[str, Any]:
     return {
         "rank": row.rank,
         "tied": row.tied,
+        "gates": {"pass": not row.failed_gates, "failed": list(row.failed_gates)},
         "order_flips": row.flips,
         "folder": entry.folder,
         **row_facts(entry),

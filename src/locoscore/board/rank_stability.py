@@ -139,6 +139,8 @@ def mark_flips(groups: Iterable[Group], pairs: set[frozenset[str]]) -> list[Grou
     for group in groups:
         leader, rows = group.rows[0], list(group.rows)
         for i, row in enumerate(rows[1:], 1):
+            if row.failed_gates or leader.failed_gates:
+                continue  # a row failing a claim gate is not ranked at all
             if frozenset((leader.entry.folder, row.entry.folder)) in pairs:
                 rows[i] = dataclasses.replace(row, rank=1, tied=True, flips=True)
                 rows[0] = dataclasses.replace(rows[0], tied=True)

@@ -10,7 +10,7 @@ import typer
 
 from locoscore.benchmarks import benchmark_of
 from locoscore.benchmarks.commands import CompareCall
-from locoscore.cli._app import EXIT_FAILED, app, handle_errors
+from locoscore.cli._app import EXIT_FAILED, app, console, handle_errors
 from locoscore.cli._options import DatasetOpt, ErrataOpt, FolderBenchmarkOpt
 from locoscore.cli._terminal import terminal
 from locoscore.errors import InputError
@@ -60,5 +60,12 @@ def compare(
         raise InputError("compare needs at least two results folders (A B [C ...])")
     bench = benchmark_of(folders, benchmark)
     bench.require("compare")
-    if bench.compare_command(CompareCall(folders, out, verified_gold, errata, dataset), terminal()):
+    failed = bench.compare_command(
+        CompareCall(folders, out, verified_gold, errata, dataset), terminal()
+    )
+    from locoscore.claim.verify import compare_lines
+
+    for line in compare_lines(folders, bench):
+        console.print(line, highlight=False, soft_wrap=True, markup=False)
+    if failed:
         raise typer.Exit(EXIT_FAILED)

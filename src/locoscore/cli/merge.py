@@ -43,6 +43,11 @@ def merge(
     summary = merge_folders(folders, out, dataset=dataset, allow_partial=allow_partial)
     if "lexical" in summary:  # as `run` does: the lexical benchmarks' reports
         build_reports(out)
+    else:  # the claim card (the lexical benchmarks' reports record it)
+        from locoscore.benchmarks import get_benchmark, recorded_benchmark
+        from locoscore.benchmarks.commands import refresh_claim
+
+        refresh_claim(get_benchmark(recorded_benchmark(out)), out)
     run = summary.get("run") or {}
     shards = len(run.get("merged_from", {}).get("shards", []))
     console.print(

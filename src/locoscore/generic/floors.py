@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from locoscore._io import read_jsonl, write_json_atomic
 from locoscore.data.conversation import Question
@@ -29,7 +29,24 @@ from locoscore.results.folder import load_summary
 from locoscore.results.layout import SCORES, SUMMARY
 
 if TYPE_CHECKING:
-    from locoscore.benchmarks.base import Benchmark, BlindBaseline
+    from locoscore.generic.parts import BlindBaseline
+
+
+class FlooredBenchmark(Protocol):
+    """What the floors ask of a benchmark (`Benchmark`'s own hooks), named here so that
+    the generic layer, below the benchmarks, never imports them."""
+
+    @property
+    def excluded_from_overall(self) -> frozenset[int]: ...
+
+    @property
+    def type_order(self) -> tuple[int, ...]: ...
+
+    def blind_baselines(
+        self, data: Any, questions: Sequence[Question]
+    ) -> tuple[BlindBaseline, ...]: ...
+
+    def type_name(self, type_id: int) -> str: ...
 
 
 def floor_margin(
@@ -54,7 +71,7 @@ def floor_margin(
 
 
 def blind_floors(
-    benchmark: Benchmark,
+    benchmark: FlooredBenchmark,
     dataset: Any,
     questions: Sequence[Question],
     result: Mapping[str, float] | None = None,
@@ -137,7 +154,7 @@ def folder_metric(out: Path) -> dict[str, float] | None:
 def record_floors(
     out: Path,
     summary: dict[str, Any],
-    benchmark: Benchmark,
+    benchmark: FlooredBenchmark,
     dataset: Any,
     questions: Sequence[Question],
 ) -> dict[str, Any]:

@@ -12,11 +12,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from locoscore._io import read_jsonl, write_text_atomic
+from locoscore._io import read_jsonl
 from locoscore.errors import InputError
 from locoscore.generic.paired_compare import paired_rows, write_comparison
+from locoscore.report.files import write_report_files
 from locoscore.results.board_row import BoardMetric, BoardRow, cell, read_summary
-from locoscore.results.layout import REPORT_HTML, REPORT_MD, SCORES
+from locoscore.results.layout import SCORES
 
 
 def headline(summary: dict[str, Any]) -> tuple[str, str, dict[str, Any]] | None:
@@ -60,14 +61,13 @@ def _title(summary: dict[str, Any], description: str) -> str:
 
 
 def write_report(directory: Path, description: str) -> list[Path]:
+    from locoscore.claim.render import card_blocks
     from locoscore.report.document import Banner, Block, Heading, Notes, Paragraph, Table
     from locoscore.report.floors import floors_blocks
-    from locoscore.report.html import render_html
-    from locoscore.report.markdown import render_markdown
 
     summary = read_summary(directory)
     title = _title(summary, description)
-    blocks: list[Block] = [Heading(title, 1)]
+    blocks: list[Block] = [Heading(title, 1), *card_blocks(summary.get("claim"))]
     judge, metric = summary.get("judge") or {}, summary.get("metric") or {}
     if judge.get("sample"):
         blocks.append(Banner(f"Subset ({judge['sample']['signature']}): not the full benchmark."))
@@ -112,14 +112,7 @@ def write_report(directory: Path, description: str) -> list[Path]:
             f"data: {data.get('path')} (sha256 {data.get('sha256')}, {data.get('version')})"
         )
     blocks += [Heading("Provenance"), Notes(notes)]
-    written = []
-    for name, text in (
-        (REPORT_MD, render_markdown(blocks)),
-        (REPORT_HTML, render_html(blocks, title)),
-    ):
-        write_text_atomic(directory / name, text)
-        written.append(directory / name)
-    return written
+    return write_report_files(directory, blocks, title)
 
 
 def board_row(directory: Path) -> Any:

@@ -83,3 +83,14 @@ class JudgeRules:
             per_category=per_type,
             category_names=tuple((i, key) for key, i in type_ids.items()),
         )
+
+
+@dataclass(frozen=True)
+class BlindBaseline:
+    """A floor the benchmark computes without any model (multiple choice: always the longest
+    option, always the first): `scores` maps every question id of the set to its score
+    (0..1), so a result is compared with it question by question."""
+
+    name: str  # "always-longest"
+    description: str  # how it is computed, in one line (shown on the card and the report)
+    scores: Mapping[str, float]

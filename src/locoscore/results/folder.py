@@ -13,7 +13,7 @@ from typing import Any
 
 from locoscore._io import dumps_json, read_jsonl, write_text_atomic
 from locoscore.errors import InputError
-from locoscore.results.layout import SCORES, SUMMARY
+from locoscore.results.layout import RUN_JSON, SCORES, SUMMARY
 
 SCHEMA_VERSION = 1
 
@@ -24,6 +24,23 @@ def row_key(row: dict[str, Any]) -> str:
     if row.get("sample_id") is not None and row.get("qa_index") is not None:
         return f"{row['sample_id']}#{row['qa_index']}"
     return f"?|{row.get('question')}|{row.get('answer')}"
+
+
+def recorded_benchmark_name(directory: Path) -> str | None:
+    """The benchmark a results folder records (summary.json, else run.json): a third-party
+    benchmark's `benchmark_source` (`python:module:NAME`), else its name; None when neither
+    file says (folders from before the field: the registry says whose they are)."""
+    for name in (SUMMARY, RUN_JSON):
+        path = directory / name
+        if path.is_file():
+            try:
+                document = json.loads(path.read_text(encoding="utf-8"))
+                value = document.get("benchmark_source") or document.get("benchmark")
+            except (ValueError, AttributeError):
+                continue  # the command reading the folder reports a bad file itself
+            if isinstance(value, str):
+                return value
+    return None
 
 
 def load_scores(directory: Path) -> list[dict[str, Any]]:

@@ -220,6 +220,11 @@ class _Harness:
     def _check_bypass(self, conversation: Conversation) -> None:
         system, top_k = self.run.system, self.run.settings.top_k
         items = system.items_in(conversation.conversation_id)
+        entry = self.ingestion.get(conversation.conversation_id)
+        if items is not None and isinstance(entry, dict):
+            # what the system holds once ingested: the claim card's "items stored" and the
+            # haystack its top-k is measured against
+            entry["items"] = items
         if not system.ignores_budget and items is not None and top_k >= items:
             self.warn(
                 f"{conversation.conversation_id}: --top-k {top_k} reaches the {items} items "

@@ -19,9 +19,7 @@ from locoscore.report.document import (
     Preformatted,
     Table,
 )
-from locoscore.report.html import render_html
-from locoscore.report.markdown import render_markdown
-from locoscore.results.layout import REPORT_HTML, REPORT_MD
+from locoscore.report.files import report_texts
 
 ABILITY_NAMES = {
     a: a.replace("_", " ").replace("multi session", "multi-session") for a in ABILITIES
@@ -94,7 +92,9 @@ def blocks(summary: dict[str, Any]) -> list[Block]:
     judge = summary.get("judge")
     run = summary.get("run") or {}
     data = summary["data"]
-    out: list[Block] = [Heading(_title(summary), 1)]
+    from locoscore.claim.render import card_blocks
+
+    out: list[Block] = [Heading(_title(summary), 1), *card_blocks(summary.get("claim"))]
     if judge is None:
         out.append(
             Paragraph("Not judged yet: run `locoscore judge --benchmark beam` on this folder.")
@@ -205,11 +205,7 @@ def blocks(summary: dict[str, Any]) -> list[Block]:
 
 
 def report_files(summary: dict[str, Any]) -> dict[str, str]:
-    document = blocks(summary)
-    return {
-        REPORT_MD: render_markdown(document),
-        REPORT_HTML: render_html(document, _title(summary)),
-    }
+    return report_texts(blocks(summary), _title(summary))
 
 
 def _over(judge: dict[str, Any]) -> str:

@@ -73,6 +73,21 @@ class LoCoMo(Benchmark):
 
         return official_template(protocol)
 
+    def headline_scores(self, directory: Path) -> tuple[str, dict[str, float]] | None:
+        from locoscore.benchmarks.locomo.claim import headline_scores
+
+        return headline_scores(directory)
+
+    def unscored_questions(self, directory: Path) -> int | None:
+        from locoscore.benchmarks.locomo.claim import unscored_questions
+
+        return unscored_questions(directory)
+
+    def errata_ceiling(self, directory: Path) -> dict[str, Any] | None:
+        from locoscore.benchmarks.locomo.claim import errata_ceiling
+
+        return errata_ceiling(directory)
+
     # samples keep the strata (and their order) they had: the category ids, `strat-cat`
     sample_stratum = "category"
 

@@ -8,9 +8,8 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from locoscore._io import write_text_atomic
+from locoscore.report.files import write_report_files
 from locoscore.results.board_row import BoardMetric, BoardRow, cell, read_summary
-from locoscore.results.layout import REPORT_HTML, REPORT_MD
 
 _NOTE = (
     "Each item is its own conversation: a LoCoMo conversation with the cue added as a dated "
@@ -31,15 +30,15 @@ def _shown(block: dict[str, Any] | None) -> str:
 def write_report(directory: Path, description: str) -> list[Path]:
     from locoscore.judge.folder import over_phrase
     from locoscore.report.document import Banner, Block, Heading, Notes, Paragraph, Table
-    from locoscore.report.html import render_html
-    from locoscore.report.markdown import render_markdown
 
     summary = read_summary(directory)
     run = summary.get("run") or {}
     named = ((run.get("system") or {}).get("name"), (run.get("answer") or {}).get("model"))
     who = " + ".join(str(x) for x in named if x)
     title = f"{who or 'answers'} on {description}"
-    blocks: list[Block] = [Heading(title, 1)]
+    from locoscore.claim.render import card_blocks
+
+    blocks: list[Block] = [Heading(title, 1), *card_blocks(summary.get("claim"))]
     judge = summary.get("judge") or {}
     sample = judge.get("sample") or run.get("sample")  # a judged run's, else the run's
     if sample:
@@ -77,14 +76,7 @@ def write_report(directory: Path, description: str) -> list[Path]:
     if data:
         notes.append(f"data: {data.get('path')} (sha256 {data.get('sha256')})")
     blocks += [Heading("How to read it"), Notes(notes)]
-    written = []
-    for name, text in (
-        (REPORT_MD, render_markdown(blocks)),
-        (REPORT_HTML, render_html(blocks, title)),
-    ):
-        write_text_atomic(directory / name, text)
-        written.append(directory / name)
-    return written
+    return write_report_files(directory, blocks, title)
 
 
 def board_row(directory: Path) -> BoardRow:

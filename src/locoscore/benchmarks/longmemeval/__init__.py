@@ -117,7 +117,9 @@ class LongMemEval(Benchmark):
 
     def report(self, directory: Path) -> list[Path]:
         from locoscore.benchmarks.longmemeval.report import write_report
+        from locoscore.claim.refresh import write_claim
 
+        write_claim(directory, self)  # the report's first box
         return write_report(directory)
 
     def compare(self, dir_a: Path, dir_b: Path, out: Path) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from locoscore._io import read_jsonl, write_text_atomic
+from locoscore._io import read_jsonl
 from locoscore.benchmarks.longmemeval.baselines import BASELINES
 from locoscore.benchmarks.longmemeval.data import QUESTION_TYPES
 from locoscore.errors import InputError
@@ -30,12 +30,9 @@ from locoscore.report.document import (
     Preformatted,
     Table,
 )
-from locoscore.report.html import render_html
-from locoscore.report.markdown import render_markdown
+from locoscore.report.files import write_report_files
 from locoscore.report.spend import judge_calls_line
 from locoscore.results.layout import (
-    REPORT_HTML,
-    REPORT_MD,
     RUN_JSON,
     SCORES,
     SUMMARY,
@@ -190,7 +187,10 @@ def _baseline_blocks() -> list[Block]:
 def blocks(summary: dict[str, Any], run: dict[str, Any]) -> list[Block]:
     """Title, headline, then the detail: per-type J, recorded J, retrieval, data, published."""
     judge = summary.get("judge")
+    from locoscore.claim.render import card_blocks
+
     out: list[Block] = [Heading(_title(run or summary.get("run") or {}), 1)]
+    out += card_blocks(summary.get("claim"))
     if judge:
         out += _headline(judge)
     else:
@@ -222,14 +222,7 @@ def write_report(directory: Path) -> list[Path]:
     run = _read(directory, RUN_JSON)
     document = blocks(summary, run)
     title = _title(run or summary.get("run") or {})
-    written = []
-    for name, text in (
-        (REPORT_MD, render_markdown(document)),
-        (REPORT_HTML, render_html(document, title)),
-    ):
-        write_text_atomic(directory / name, text)
-        written.append(directory / name)
-    return written
+    return write_report_files(directory, document, title)
 
 
 def _scores(directory: Path) -> dict[str, dict[str, Any]]:

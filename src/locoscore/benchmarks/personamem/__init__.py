@@ -227,7 +227,9 @@ class PersonaMem(Benchmark):
 
     def report(self, directory: Path) -> list[Path]:
         from locoscore.benchmarks.personamem.folder import write_report
+        from locoscore.claim.refresh import write_claim
 
+        write_claim(directory, self)  # the report's first box
         return write_report(directory, self.description)
 
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from locoscore._io import sha256_file, write_text_atomic
+from locoscore._io import sha256_file
 from locoscore.errors import InputError
+from locoscore.report.files import write_report_files
 from locoscore.results.board_row import read_summary
-from locoscore.results.layout import REPORT_HTML, REPORT_MD, SCORES, SUMMARY
+from locoscore.results.layout import SCORES, SUMMARY
 
 if TYPE_CHECKING:
     from locoscore.benchmarks.commands import ScoreCall, Terminal
@@ -105,8 +106,6 @@ def _signed(block: dict[str, Any]) -> str:
 def write_report(directory: Path, description: str) -> list[Path]:
     from locoscore.report.document import Banner, Block, Heading, Notes, Paragraph, Table
     from locoscore.report.floors import floors_blocks
-    from locoscore.report.html import render_html
-    from locoscore.report.markdown import render_markdown
 
     summary = read_summary(directory)
     metric = summary.get("metric")
@@ -124,7 +123,9 @@ def write_report(directory: Path, description: str) -> list[Path]:
         or "answers"
     )
     title = f"{who} on {description}"
-    blocks: list[Block] = [Heading(title, 1)]
+    from locoscore.claim.render import card_blocks
+
+    blocks: list[Block] = [Heading(title, 1), *card_blocks(summary.get("claim"))]
     if run.get("sample"):
         blocks.append(Banner(f"Subset ({run['sample']['signature']}): not the full benchmark."))
     if ((run.get("answer") or {}).get("served") or {}).get("fake"):
@@ -151,14 +152,7 @@ def write_report(directory: Path, description: str) -> list[Path]:
         notes.append(f"answers: {summary['scored']['path']} (sha256 {summary['scored']['sha256']})")
     notes.append(f"data: {data.get('path')} (sha256 {data.get('sha256')}, {data.get('version')})")
     blocks += [Heading("Provenance"), Notes(notes)]
-    written = []
-    for name, text in (
-        (REPORT_MD, render_markdown(blocks)),
-        (REPORT_HTML, render_html(blocks, title)),
-    ):
-        write_text_atomic(directory / name, text)
-        written.append(directory / name)
-    return written
+    return write_report_files(directory, blocks, title)
 
 
 def _mean(block: dict[str, Any] | None) -> str:

@@ -25,6 +25,8 @@ from locoscore.benchmarks.locomo.report.audit_view import audit_summary
 from locoscore.benchmarks.locomo.report.headline import report_title
 from locoscore.benchmarks.locomo.report.load import load_results
 from locoscore.benchmarks.locomo.report.sections import full_report_blocks
+from locoscore.claim.refresh import recorded_claim
+from locoscore.claim.render import card_blocks
 from locoscore.report.csv import scores_csv
 from locoscore.report.document import Figure
 from locoscore.report.html import render_html
@@ -181,7 +183,8 @@ def build_reports(
     errata: Errata | None = None,
     compare_anyway: bool = False,
 ) -> BuiltReports:
-    """Rebuild every report file in `directory` from its saved results.
+    """Rebuild every report file in `directory` from its saved results (and the claim
+    card in summary.json).
 
     `errata` (re)records the gold errata in summary.json; without it, errata recorded
     earlier still give the verified-gold view.
@@ -194,6 +197,13 @@ def build_reports(
     title = report_title(analysis)
     summary = dict(results.summary)
     summary["report"] = statistics_section(analysis)
+    # the claim card reads the folder as it now stands (errata and report recorded), and
+    # is the report's first box, under its title
+    write_text_atomic(directory / SUMMARY, dumps_json(summary))
+    from locoscore.benchmarks.locomo import LOCOMO
+
+    summary["claim"] = recorded_claim(directory, LOCOMO)
+    blocks = [*blocks[:1], *card_blocks(summary["claim"]), *blocks[1:]]
     outputs: dict[Path, str] = {
         directory / REPORT_MD: render_markdown(blocks),
         directory / REPORT_HTML: render_html(blocks, title),

@@ -1,0 +1,78 @@
+"""`locoscore verify`: a folder's card, its gates and warnings, as lines to print."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from locoscore.claim.gates import Gate, Thresholds
+
+if TYPE_CHECKING:
+    from locoscore.claim.benchmark import ClaimedBenchmark
+
+
+@dataclass(frozen=True)
+class Verdict:
+    card: dict[str, Any]
+    gates: list[Gate]
+    warnings: list[str]
+
+    @property
+    def failed(self) -> list[Gate]:
+        return [g for g in self.gates if g.status == "fail"]
+
+    def lines(self, directory: Path) -> list[str]:
+        from locoscore.claim.render import card_lines
+
+        out = [f"claim card: {directory}"]
+        out += [f"  {name}: {text}" for name, text in card_lines(self.card)]
+        out.append("gates:")
+        marks = {"pass": "pass", "fail": "FAIL", "n/a": "n/a "}
+        out += [f"  {marks[g.status]} {g.name}: {g.line}" for g in self.gates]
+        out += [f"warning: {w}" for w in self.warnings]
+        failed = self.failed
+        out.append(
+            f"verify: {len(failed)} gate(s) failed: {', '.join(g.name for g in failed)}"
+            if failed
+            else "verify: every gate passes"
+        )
+        return out
+
+
+def verify(
+    directory: Path,
+    bench: ClaimedBenchmark,
+    *,
+    floor: Path | None = None,
+    ceiling: Path | None = None,
+    thresholds: Thresholds | None = None,
+) -> Verdict:
+    """The folder's card (with the paired tests against `floor`/`ceiling`), its gates and
+    its warnings. Bad input (an unreadable folder, a floor of another benchmark, data file
+    or question set) raises InputError naming it."""
+    from locoscore.claim.card import build_card
+    from locoscore.claim.gates import evaluate, warnings_of
+    from locoscore.claim.parts import disagreements, read_folder
+
+    t = thresholds or Thresholds()
+    folder = read_folder(directory)
+    card = build_card(directory, bench, floor=floor, ceiling=ceiling, alpha=t.alpha, folder=folder)
+    gates = evaluate(card, disagreements(folder, bench), t)
+    return Verdict(card, gates, warnings_of(card))
+
+
+def compare_lines(folders: list[Path], bench: ClaimedBenchmark) -> list[str]:
+    """`compare`'s claim lines: the card lines that differ between the folders, named A, B,
+    ... as compare names them (none when the cards agree; one line saying why when a card
+    cannot be read: the comparison itself stands)."""
+    from locoscore.claim.card import build_card
+    from locoscore.claim.render import differing_lines
+    from locoscore.errors import InputError
+
+    try:
+        cards = [(chr(ord("A") + i), build_card(f, bench)) for i, f in enumerate(folders)]
+    except InputError as exc:
+        return [f"claim cards not compared: {exc}"]
+    lines = differing_lines(cards)
+    return ["claim card lines that differ:", *(f"  {line}" for line in lines)] if lines else []
