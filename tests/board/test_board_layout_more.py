@@ -84,12 +84,13 @@ def pages(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]
 
 
 # charts and tables each page draws: the board's two charts (by group, against cost) and
-# two tables (scores, cost and speed); PersonaMem's report has its floors and its types
+# two tables (scores, cost and speed); each report its claim card, PersonaMem's its floors
+# and its types, LoCoMo-Plus's its relations
 COUNTS = {
-    "personamem report": (0, 2),
+    "personamem report": (0, 3),
     "personamem board": (2, 2),
     "personamem compare": (0, 1),
-    "locomo-plus report": (0, 1),
+    "locomo-plus report": (0, 2),
     "locomo-plus board": (2, 2),
     "locomo-plus compare": (0, 1),
 }
