@@ -149,6 +149,7 @@ def row_facts(entry: Entry) -> dict[str, Any]:
         "ingestion_cost_usd": _cost(s, "run", "ingestion", "totals"),
         "answer_cost_usd": _cost(s, "run", "answer_calls"),
         "judged": isinstance(s.get("judge"), dict),
+        "takes_judge": entry.identity.takes_judge,
         "judge_cost_usd": _cost(s, "judge"),
         "questions": entry.identity.questions,
         "answered": row.answered,
@@ -167,7 +168,7 @@ def folder_entries(folder: Path, given_as: str) -> list[Entry]:
         Entry(
             given_as,
             summary,
-            identity_of(benchmark.name, summary, row),
+            identity_of(benchmark.name, summary, row, "judge" in benchmark.commands),
             row,
             row.figures or measured_figures(summary),
         )

@@ -17,6 +17,8 @@ from typing import Any
 
 from locoscore.results.board_row import SHA_SHOWN, BoardRow
 
+NO_JUDGE_ASPECT = "none (scored without a judge)"
+
 FULL_SET = "full"
 # values of a `sample:` part that mean no sampling at all
 _NO_SAMPLE = {"", "none", "full", "all"}
@@ -34,6 +36,9 @@ class Identity:
     questions_sha256: str  # of the sorted question keys the numbers are computed on
     lexical: tuple[tuple[str, str], ...]  # (protocol, signature), sorted by protocol
     judge: str | None  # the judge signature; None when not judged
+    # False for a benchmark scored without a judge (its commands take no `judge`): its
+    # board says so instead of "not judged" and shows no judge columns
+    takes_judge: bool = True
 
     def aspects(self) -> dict[str, str]:
         """The comparable-group key, one readable value per aspect (names as the page shows)."""
@@ -44,7 +49,7 @@ class Identity:
             "question set": f"{self.sample}, {self.view}",
             "questions": f"{self.questions} (keys sha256 {self.questions_sha256[:SHA_SHOWN]}…)",
             "lexical protocols": lexical,
-            "judge": self.judge or "not judged",
+            "judge": self.judge or ("not judged" if self.takes_judge else NO_JUDGE_ASPECT),
         }
 
     def to_json(self) -> dict[str, Any]:
@@ -144,7 +149,9 @@ def _sample(summary: dict[str, Any]) -> str:
     return FULL_SET
 
 
-def identity_of(benchmark: str, summary: dict[str, Any], row: BoardRow) -> Identity:
+def identity_of(
+    benchmark: str, summary: dict[str, Any], row: BoardRow, takes_judge: bool = True
+) -> Identity:
     """The identity of a row's numbers: the questions they are over (by id), the view, its
     lexical protocols' and judge's signatures, and the folder's data file and sample."""
     keys = "\n".join(sorted(row.question_ids))
@@ -157,4 +164,5 @@ def identity_of(benchmark: str, summary: dict[str, Any], row: BoardRow) -> Ident
         questions_sha256=hashlib.sha256(keys.encode("utf-8")).hexdigest(),
         lexical=row.lexical,
         judge=row.judge_signature,
+        takes_judge=takes_judge,
     )

@@ -48,6 +48,7 @@ def _overall(entry: Entry, metric: MetricColumn) -> BoardCell | None:
 
 
 NOT_JUDGED = "not judged"
+NO_JUDGE = "no judge"  # a benchmark scored without one (PersonaMem's letters)
 
 
 def counted(n: int, noun: str) -> str:
@@ -128,7 +129,9 @@ def _scores_table(group: Group, facts: list[dict[str, Any]]) -> Table:
         return _unjudged_table(group, facts)
     headers = ["Rank", "System", "Folder", "Answer model", "top-k", "Budget"]
     headers += [metrics[0].label + " [95 % CI]", "vs leader [95 % CI], Holm p"]
-    headers += [m.label for m in metrics[1:]] + ["J run-to-run ±", "Recorded J"]
+    judge_columns = group.identity.takes_judge
+    headers += [m.label for m in metrics[1:]]
+    headers += ["J run-to-run ±", "Recorded J"] if judge_columns else []
     rows = []
     for row, f in zip(group.rows, facts, strict=True):
         cells = [_rank(row, group), f["system"], row.entry.folder]
@@ -136,10 +139,11 @@ def _scores_table(group: Group, facts: list[dict[str, Any]]) -> Table:
         cells += [_cell_text(metrics[0], _overall(row.entry, metrics[0]))]
         cells += [_versus_text(group, row)]
         cells += [_cell_text(m, _overall(row.entry, m)) for m in metrics[1:]]
-        cells += [fmt(f["judge_run_std"], 2), fmt(f["recorded_j"], 2)]
+        if judge_columns:
+            cells += [fmt(f["judge_run_std"], 2), fmt(f["recorded_j"], 2)]
         rows.append(cells)
     numeric: tuple[bool, ...] = (True, False, False, False, True, False, True, False)
-    numeric += (*(True for _ in metrics[1:]), True, True)
+    numeric += (*(True for _ in metrics[1:]), *((True, True) if judge_columns else ()))
     highlight = frozenset(i for i, r in enumerate(group.rows) if r.rank == 1)
     return Table(headers, rows, highlight, numeric, subset=_subset(group))
 
@@ -165,7 +169,9 @@ def _costs_table(group: Group, facts: list[dict[str, Any]]) -> Table:
                 fmt(f["answer_words"], 1),
                 _usd(f["ingestion_cost_usd"]),
                 _usd(f["answer_cost_usd"]),
-                _usd(f["judge_cost_usd"]) if f["judged"] else NOT_JUDGED,
+                _usd(f["judge_cost_usd"])
+                if f["judged"]
+                else (NOT_JUDGED if f["takes_judge"] else NO_JUDGE),
                 str(f["questions"]),
                 DASH if f["answered"] is None else str(f["answered"]),
                 DASH if f["failed"] is None else str(f["failed"]),
@@ -250,6 +256,8 @@ def group_title(group: Group) -> str:
         f"judged {parts.get('judge', '?')} by {parts.get('model', '?')}"
         if ident.judge
         else "not judged"
+        if ident.takes_judge
+        else "scored without a judge"
     )
     ranked = f"ranked by {group.headline.label}" if group.headline else "not ranked"
     return f"{group.name}: {ident.benchmark}, {ident.sample}, {ident.view}; {scored}; {ranked}"
