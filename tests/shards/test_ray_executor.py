@@ -11,6 +11,9 @@ from pathlib import Path
 import pytest
 from shard_helpers import assert_same_results, cli, jsonl
 
+# one worker runs every Ray test (`--dist loadgroup`): never two local Rays at once
+pytestmark = pytest.mark.xdist_group("ray")
+
 LOCOMO = Path("/work/shared/data/locomo10.json")
 CONVERSATIONS = "conv-26,conv-30,conv-41"
 

@@ -21,6 +21,9 @@ from shard_helpers import cli, differences, jsonl, strip
 from locoscore.testing._verdicts import reference_recall_score
 from locoscore.testing.fake_provider import FakeConfig, FakeProvider
 
+# one worker runs every Ray test (`--dist loadgroup`): never two local Rays at once
+pytestmark = pytest.mark.xdist_group("ray")
+
 LOCOMO = Path("/work/shared/data/locomo10.json")
 KEY = "sk-ant-test-ray-judge-0123456789"
 SAMPLE = ("--limit", "36", "--seed", "3")  # drawn first, then sharded
