@@ -11,19 +11,19 @@ from locoscore.benchmarks.locomo.data.conversations import (
     locomo_conversations,
     locomo_questions,
     normalise_evidence,
-    parse_locomo_date,
+    parse_spoken_date,
 )
 
 
 def test_locomo_dates_parse_to_iso_minutes() -> None:
-    assert parse_locomo_date("1:56 pm on 8 May, 2023") == "2023-05-08T13:56"
-    assert parse_locomo_date("12:09 am on 13 September, 2023") == "2023-09-13T00:09"
-    assert parse_locomo_date("12:30 pm on 1 January, 2024") == "2024-01-01T12:30"
+    assert parse_spoken_date("1:56 pm on 8 May, 2023") == "2023-05-08T13:56"
+    assert parse_spoken_date("12:09 am on 13 September, 2023") == "2023-09-13T00:09"
+    assert parse_spoken_date("12:30 pm on 1 January, 2024") == "2024-01-01T12:30"
 
 
 def test_an_unparseable_date_is_a_value_error() -> None:
     with pytest.raises(ValueError, match="unrecognised date"):
-        parse_locomo_date("sometime in May")
+        parse_spoken_date("sometime in May")
 
 
 def test_every_turn_reaches_the_system_in_order_with_its_session_date(dataset: Any) -> None:
@@ -34,7 +34,7 @@ def test_every_turn_reaches_the_system_in_order_with_its_session_date(dataset: A
         assert [s.index for s in conv.sessions] == [s.index for s in raw_sessions]
         for ours, raw in zip(conv.sessions, raw_sessions, strict=True):
             assert ours.date_raw == raw.date_time
-            assert ours.date_iso == parse_locomo_date(raw.date_time or "")
+            assert ours.date_iso == parse_spoken_date(raw.date_time or "")
             assert [(t.speaker, t.dia_id, t.text) for t in ours.turns] == [
                 (t.speaker, t.dia_id, t.text) for t in raw.turns
             ]

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from locoscore.data.conversation import Conversation, SessionInput, TurnInput
-from locoscore.data.dates import parse_locomo_date
+from locoscore.data.dates import parse_spoken_date
 
 PROBE_PREFIX = "locoscore-probe-"
 CONVERSATION_A = f"{PROBE_PREFIX}a"
@@ -80,7 +80,7 @@ def _session(conversation_id: str, index: int, date_raw: str, turns: list[_Turn]
         conversation_id=conversation_id,
         index=index,
         date_raw=date_raw,
-        date_iso=parse_locomo_date(date_raw),
+        date_iso=parse_spoken_date(date_raw),
         turns=tuple(
             TurnInput(speaker, f"D{index}:{n}", text, caption)
             for n, (speaker, text, caption) in enumerate(turns, start=1)

@@ -21,7 +21,7 @@ from locoscore.judge.prompts import PromptTemplate, load_template
 
 ACCEPTS: dict[str, str] = {
     "locoscore": "what the benchmark's default judge accepts (`locoscore judge` without a "
-    "panel; LoCoMo's: the same fact in any wording, vague or hedged answers fail)",
+    "panel: the same fact in any wording; vague or hedged answers fail)",
     "official": "the benchmark's published grading rules, restated in locoscore's words",
     "strict": "only the reference's answer itself (any wording, case or date format); a long "
     "reply that also says other things, a list of options or a hedge fails",

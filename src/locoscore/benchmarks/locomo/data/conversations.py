@@ -7,7 +7,7 @@ import re
 from locoscore.benchmarks.locomo.data.dataset import Dataset
 from locoscore.benchmarks.locomo.data.models import Sample
 from locoscore.data.conversation import Conversation, Question, SessionInput, TurnInput
-from locoscore.data.dates import parse_locomo_date
+from locoscore.data.dates import parse_spoken_date
 from locoscore.errors import DatasetError
 
 
@@ -21,7 +21,7 @@ def conversation_from_sample(sample: Sample, file: str = "dataset") -> Conversat
         iso = None
         if session.date_time:
             try:
-                iso = parse_locomo_date(session.date_time)
+                iso = parse_spoken_date(session.date_time)
             except ValueError as exc:
                 raise DatasetError(
                     str(exc),
