@@ -12,20 +12,18 @@ from typing import Any
 from locoscore.errors import InputError
 
 
-def answer_lines(
-    path: Path, known: Container[str], dataset: str
-) -> Iterator[tuple[str, str, dict[str, Any]]]:
-    """(where, question id, record) for every non-blank line; bad input is one line naming
-    the file, the line and the field."""
+def object_lines(path: Path, what: str = "file") -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for every non-blank line of a JSONL file; a file that is
+    missing or unreadable, a line not JSON or not an object, is bad input naming the file
+    and the line (`what`: how the message names a missing file)."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
-        raise InputError("answers file not found", file=str(path)) from None
+        raise InputError(f"{what} not found", file=str(path)) from None
     except UnicodeDecodeError as exc:
         raise InputError(f"not UTF-8 text ({exc.reason})", file=str(path)) from None
     except OSError as exc:
-        raise InputError(f"cannot read answers ({exc.strerror})", file=str(path)) from None
-    seen: set[str] = set()
+        raise InputError(f"cannot read the {what} ({exc.strerror})", file=str(path)) from None
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -36,6 +34,17 @@ def answer_lines(
             raise InputError(f"not valid JSON ({exc.msg})", file=str(path), record=where) from None
         if not isinstance(record, dict):
             raise InputError("expected an object", file=str(path), record=where)
+        yield number, record
+
+
+def answer_lines(
+    path: Path, known: Container[str], dataset: str
+) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """(where, question id, record) for every non-blank line; bad input is one line naming
+    the file, the line and the field."""
+    seen: set[str] = set()
+    for number, record in object_lines(path, "answers file"):
+        where = f"line {number}"
         qid = record.get("question_id")
         if not isinstance(qid, str):
             raise InputError(

@@ -109,21 +109,11 @@ def read_scores(directory: Path) -> list[dict[str, Any]]:
 
 
 def _read_question_lines(path: Path) -> list[dict[str, Any]]:
+    from locoscore.results.answers_file import object_lines
+
     rows: list[dict[str, Any]] = []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise InputError("missing", file=str(path)) from None
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except ValueError as exc:
-            raise InputError(
-                f"not valid JSON ({exc})", file=str(path), record=f"line {number}"
-            ) from None
-        if not isinstance(row, dict) or not isinstance(row.get("question_id"), str):
+    for number, row in object_lines(path):
+        if not isinstance(row.get("question_id"), str):
             raise InputError(
                 "expected an object with a question_id",
                 file=str(path),

@@ -42,25 +42,6 @@ def judged_questions(directory: Path) -> list[JudgedQuestion]:
 
 
 def _lines(path: Path) -> list[dict[str, object]]:
-    import json
+    from locoscore.results.answers_file import object_lines
 
-    from locoscore.errors import InputError
-
-    rows = []
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError("missing", file=str(path)) from None
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except ValueError as exc:
-            raise InputError(
-                f"not valid JSON ({exc})", file=str(path), record=f"line {number}"
-            ) from None
-        if not isinstance(row, dict):
-            raise InputError("expected an object", file=str(path), record=f"line {number}")
-        rows.append(row)
-    return rows
+    return [row for _, row in object_lines(path)]

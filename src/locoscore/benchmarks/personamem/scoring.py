@@ -93,27 +93,9 @@ def write_scores(
 def read_answers(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """An answers file (JSONL, one object a line) with each line's number; bad input when
     it is not one."""
-    import json
+    from locoscore.results.answers_file import object_lines
 
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        raise InputError("answers file not found", file=str(path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read ({exc})", file=str(path)) from None
-    records = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError as exc:
-            raise InputError(
-                f"not valid JSON ({exc})", file=str(path), record=f"line {number}"
-            ) from None
-        if not isinstance(record, dict):
-            raise InputError("expected a JSON object", file=str(path), record=f"line {number}")
-        records.append((number, record))
+    records = list(object_lines(path, "answers file"))
     if not records:
         raise InputError("no answers in the file", file=str(path))
     return records
