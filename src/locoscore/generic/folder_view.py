@@ -14,7 +14,7 @@ from typing import Any
 
 from locoscore._io import read_jsonl
 from locoscore.errors import InputError
-from locoscore.generic.paired_compare import paired_rows, write_comparison
+from locoscore.generic.paired_compare import paired_rows, paired_test_for, write_comparison
 from locoscore.report.files import write_report_files
 from locoscore.results.board_row import BoardMetric, BoardRow, cell, read_summary
 from locoscore.results.layout import SCORES
@@ -184,9 +184,8 @@ def compare_folders(dir_a: Path, dir_b: Path, out: Path) -> dict[str, Any]:
     groups: dict[str, list[str]] = {"overall": shared}
     for q in shared:
         groups.setdefault(str(qa[q].get("type")), []).append(q)
-    rows = paired_rows(
-        groups, lambda q: float(qa[q][column]), lambda q: float(qb[q][column]), "mcnemar"
-    )
+    test = paired_test_for(float(r[q][column]) for q in shared for r in (qa, qb))
+    rows = paired_rows(groups, lambda q: float(qa[q][column]), lambda q: float(qb[q][column]), test)
     result = {
         "benchmark": sa.get("benchmark"),
         "folders": {"A": str(dir_a), "B": str(dir_b)},
@@ -195,9 +194,14 @@ def compare_folders(dir_a: Path, dir_b: Path, out: Path) -> dict[str, Any]:
         "only_in_b": len(set(qb) - set(qa)),
         "groups": rows,
     }
+    tested = (
+        "McNemar's exact test on right/wrong"
+        if test == "mcnemar"
+        else "the Wilcoxon signed-rank test on the paired scores (graded, not right/wrong)"
+    )
     method = (
         f"{label} x100 on the {len(shared)} questions both folders scored; B - A with its "
-        "95 % paired bootstrap interval; McNemar's exact test on score >= 0.5."
+        f"95 % paired bootstrap interval; {tested}."
     )
-    write_comparison(out, result, f"B - A on {sa.get('benchmark')}: {label}", [], method, "mcnemar")
+    write_comparison(out, result, f"B - A on {sa.get('benchmark')}: {label}", [], method, test)
     return result

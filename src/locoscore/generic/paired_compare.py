@@ -10,7 +10,7 @@ both folders (A and B mean nothing without them).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -23,6 +23,13 @@ from locoscore.stats import bootstrap_mean_ci, mcnemar_exact, wilcoxon_signed_ra
 
 Test = Literal["mcnemar", "wilcoxon"]
 _TEST_HEADER = {"mcnemar": "McNemar p", "wilcoxon": "Wilcoxon p"}
+
+
+def paired_test_for(scores: Iterable[float]) -> Test:
+    """McNemar's test when every score is right (1) or wrong (0); the Wilcoxon signed-rank
+    test when any is graded (a partial credit, a mean over judge runs): cutting those at
+    0.5 would call a half-right answer right and hide the difference."""
+    return "mcnemar" if all(x in (0.0, 1.0) for x in scores) else "wilcoxon"
 
 
 def paired_rows(
