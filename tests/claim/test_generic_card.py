@@ -58,12 +58,14 @@ def test_blind_floors_are_on_the_card_below_one_a_warning_and_unread_answers_fai
     claim = json.loads((out / "summary.json").read_text())["claim"]
     # the extractive answerer never replies with a letter: 0, below every floor above 0
     assert claim["score"]["mean"] == 0.0
+    assert claim["benchmark"]["takes_judge"] is False  # scored without one: never "not judged"
     assert [(b["name"], b["score"]) for b in claim["blind_floors"]] == [
         (f["name"], f["score"]) for f in floors
     ]
     below = [f"warning: not above the blind floor {f['name']} ({f['score']:.2f}, computed "
              "without a model)" for f in floors]  # fmt: skip
     code, output = invoke("verify", str(out))
+    assert "  judge: none (scored without a judge)" in output
     # a reply that names no option is a failure the benchmark's scoring marks, not a guess:
     # all three fail the failures gate; being below a blind floor is a warning
     assert code == 1, output

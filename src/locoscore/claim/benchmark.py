@@ -10,6 +10,7 @@ from typing import Any, Protocol
 class ClaimedBenchmark(Protocol):
     name: str
     source: str | None
+    commands: frozenset[str]  # the commands it takes (no `judge`: scored without one)
 
     def known_file(self, sha256: str) -> Any | None: ...
 

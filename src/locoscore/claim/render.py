@@ -68,7 +68,8 @@ def card_lines(card: dict[str, Any]) -> list[tuple[str, str]]:
     )
     lines.append(("answer model", str(answer)))
     if j is None:
-        lines.append(("judge", "not judged"))
+        takes = card["benchmark"].get("takes_judge", True)
+        lines.append(("judge", "not judged" if takes else "none (scored without a judge)"))
     else:
         lines.append(
             (
