@@ -235,3 +235,44 @@ def test_a_judge_without_its_api_key_stops_the_panel_before_any_call(
     assert result.exit_code == 2, result.output
     assert "judge 2 (b)" in result.output and "OPENAI_API_KEY is not set" in result.output
     assert lenient.generation_calls == 0 and not (tmp_path / "out").exists()
+
+
+def test_a_killed_panel_resumes_without_paying_a_call_twice(
+    judges: tuple[FakeProvider, FakeProvider], locomo_path: Path, tmp_path: Path
+) -> None:
+    """SIGKILL while the panel judges (each judge at concurrency 1), then the same command:
+    both judges finish, each call is paid once but for the one in flight at the kill."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    lenient, strict = judges
+    verbose, _ = write_answers(locomo_path, tmp_path)
+    panel = write_panel(tmp_path / "panel.toml", lenient, strict)
+    out = tmp_path / "panel"
+    command = [
+        sys.executable, "-m", "locoscore", "judge", str(verbose), "--out", str(out),
+        "--panel", str(panel), "--runs", "1", "--protocol", "binary", "--dataset",
+        str(locomo_path), "--no-progress", "--timeout", "2", "--concurrency", "1",
+    ]  # fmt: skip
+    env = {**os.environ, "ANTHROPIC_API_KEY": os.environ.get("ANTHROPIC_API_KEY") or "sk-ant-x"}
+    lenient.config.latency_s = strict.config.latency_s = 0.05
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while lenient.generation_calls < 10 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait(timeout=10)
+    assert process.returncode == -signal.SIGKILL
+    before = lenient.generation_calls + strict.generation_calls
+    assert 0 < before < 80  # it died part way through the 2 x 40 calls
+
+    lenient.config.latency_s = strict.config.latency_s = 0.0
+    again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stdout + again.stderr
+    paid = lenient.generation_calls + strict.generation_calls
+    assert 80 <= paid <= 81  # 40 questions x 2 judges; at most the one in flight again
+    panel_json = json.loads((out / "panel.json").read_text())
+    assert sorted(panel_json["judges"]) == ["contains", "exact"]
