@@ -186,6 +186,16 @@ def test_a_rerun_from_the_cache_signs_the_served_model_and_the_fake_mark(
     assert _read(out / "summary.json")["run"]["signature"] == signed
 
 
+def _verify_states_the_sample(folder: Path, population: int, signature: str) -> None:
+    """`verify` of every benchmark's sampled folder: its card says it is a subset of
+    `population` questions and the subset gate passes (the size is stated)."""
+    verified = CliRunner().invoke(app, ["verify", str(folder)])
+    assert verified.exit_code in (0, 1), verified.output  # a gate may fail; input is good
+    text = " ".join(verified.output.split())
+    assert f"questions: 4 of {population:,} (subset: {signature})" in text
+    assert f"pass subset: subset stated with its size: 4 of {population:,} questions" in text
+
+
 def test_run_judge_and_audit_share_one_sample_judged_and_shown_as_a_subset(
     fake: FakeProvider, cut: Cut, tmp_path: Path
 ) -> None:
@@ -201,6 +211,7 @@ def test_run_judge_and_audit_share_one_sample_judged_and_shown_as_a_subset(
         assert scored["answers"]["questions"] == 4
         assert CliRunner().invoke(app, ["report", str(sampled)]).exit_code == 0
         assert signature in (sampled / "report.md").read_text(encoding="utf-8")
+        _verify_states_the_sample(sampled, cut.population, signature)
         return
 
     # judge of the run's predictions, without --limit: exactly the run's sample, over it
@@ -217,6 +228,7 @@ def test_run_judge_and_audit_share_one_sample_judged_and_shown_as_a_subset(
     report = CliRunner().invoke(app, ["report", str(sampled)])
     assert report.exit_code == 0, report.output
     assert signature in (sampled / "report.md").read_text(encoding="utf-8")
+    _verify_states_the_sample(sampled, cut.population, signature)
 
     # with the run's own --limit: the run's sample, not a draw over the predictions it holds
     same = _invoke("judge", fake, cut, str(sampled / "predictions.jsonl"),
