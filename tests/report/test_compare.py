@@ -224,3 +224,27 @@ def test_folders_that_recorded_different_errata_are_refused(tmp_path: Path) -> N
     assert result.exit_code == 2
     assert "recorded different errata lists" in result.output
     assert not (tmp_path / "out").exists()
+
+
+def test_a_folder_that_answered_nothing_compares_with_a_warning_not_a_crash(
+    tmp_path: Path,
+) -> None:
+    """Every prediction of A empty (a system that never answered): the comparison is made,
+    A scores 0, and the answer-length table gives way to a warning naming A."""
+    rows = base_rows()
+    silent = copy.deepcopy(rows)
+    for row in silent:
+        row["prediction"] = ""
+        row["f1_locomo"] = 0.0
+    a = write_folder(tmp_path / "a", silent)
+    b = write_folder(tmp_path / "b", rows)
+    out = tmp_path / "cmp"
+    result = runner.invoke(app, ["compare", str(a), str(b), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output
+    text = " ".join(result.output.split())
+    assert "answered none of the 20 paired questions (every prediction empty)" in text
+    compared = compare_results(load_results(a), load_results(b))
+    assert compared.answer_lengths is None
+    f1 = next(m for m in compared.metrics if m.metric.column == "f1_locomo")
+    assert f1.overall.mean_a == 0.0 and f1.overall.n == 20

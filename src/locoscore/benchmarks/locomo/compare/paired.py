@@ -276,12 +276,18 @@ def compare_results(
     if pairs:
         length_a = answer_lengths([x for x, _ in pairs])
         length_b = answer_lengths([y for _, y in pairs])
-        assert length_a is not None and length_b is not None
-        lengths = (length_a, length_b)
-        if (
-            warning := length_ratio_warning(length_a.overall.mean, length_b.overall.mean, names)
-        ) is not None:
-            warnings.append(warning)
+        if length_a is None or length_b is None:  # a side that answered nothing at all
+            sides = zip(names, (length_a, length_b), strict=True)
+            silent = " and ".join(n for n, s in sides if s is None)
+            warnings.append(
+                f"{silent} answered none of the {len(pairs)} paired questions (every "
+                "prediction empty): answer lengths are not compared"
+            )
+        else:
+            lengths = (length_a, length_b)
+            warning = length_ratio_warning(length_a.overall.mean, length_b.overall.mean, names)
+            if warning is not None:
+                warnings.append(warning)
     verified = None
     if errata is not None:
         kept = [(x, y) for x, y in pairs if errata.gold_stands(x)]
