@@ -28,7 +28,7 @@ METHOD = (
     "on the questions both answered, with the Wilcoxon signed-rank p of `locoscore compare`, "
     "Holm-adjusted across the group's rows; a row the test cannot tell from the leader at "
     f"{ALPHA:.0%} shares rank 1 with it (shown as =1), and equal headline means share a rank. "
-    "Every score is shown 0-100 (F1 and BLEU-1 x100). Every row passes `locoscore verify`'s "
+    "Every score is shown 0-100 (a 0-1 metric x100). Every row passes `locoscore verify`'s "
     "gates at their defaults, or is marked ✗ with the gates it fails (FAIL ...), not ranked "
     "and never the leader."
 )
@@ -345,7 +345,7 @@ def board_json(title: str, groups: list[Group], folders: list[str]) -> dict[str,
             "versus_leader": "paired Wilcoxon signed-rank on the questions both answered",
             "correction": "holm",
             "alpha": ALPHA,
-            "scale": "F1 and BLEU-1 x100, J 0-100",
+            "scale": "every score 0-100 (a 0-1 metric x100)",
         },
         "folders": folders,
         "groups_differ_in": differing_aspects(groups),

@@ -51,7 +51,7 @@ Reply:"""
 
 class LoCoMoPlus(Benchmark):
     name = "locomo-plus"
-    description = "LoCoMo-Plus (Li et al., 2026): 401 cue/trigger items stitched into LoCoMo"
+    description = "LoCoMo-Plus (Li et al., 2026): cue/trigger items stitched into LoCoMo"
     types = tuple(QuestionType(i, key, key) for key, i in TYPE_IDS.items())
     known_files = (KNOWN,)
     fetch_names: Mapping[str, KnownFile] = MappingProxyType({"locomo-plus": KNOWN})
