@@ -96,7 +96,6 @@ class Benchmark(ABC):
     # Where a third-party benchmark came from (`python:module:NAME`), set when it is loaded:
     # its folders record it so that later commands find it again.
     source: str | None = None
-    scores_lexically = False  # token-F1 protocols apply (LoCoMo's short gold answers)
     # What the help of an option only some benchmarks read says of this one (`--dataset`,
     # `--format`, `--prediction-key`, `--errata`): the CLI composes each option's help from
     # every benchmark's note, so no option speaks of one benchmark by name.

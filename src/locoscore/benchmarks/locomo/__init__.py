@@ -86,7 +86,6 @@ class LoCoMo(Benchmark):
     known_files = (_DATASET,)
     fetch_names = FETCH_NAMES
     option_help = OPTION_HELP
-    scores_lexically = True
     commands = frozenset({"run", "dataset", "score", "judge", "report", "compare", "audit"})
     run_files = (SCORES, SUMMARY, *REPORT_FILES)
 
