@@ -147,3 +147,49 @@ def test_a_folder_without_token_counts_says_what_it_cannot_price(
     empty.mkdir()
     result = _reprice(empty)
     assert result.exit_code == 2 and "nothing to price" in result.output
+
+
+@pytest.mark.parametrize(
+    ("text", "field"),
+    [
+        ('{"gpt-4o-mini": {"input": -1.0, "output": 2}}', "input"),
+        ('{"gpt-4o-mini": {"input": "1.0", "output": 2}}', "input"),
+        ('{"gpt-4o-mini": {"input": 1, "output": true}}', "output"),
+        ('{"gpt-4o-mini": {"input": NaN, "output": 2}}', "input"),
+        ('{"gpt-4o-mini": {"input": 1, "output": Infinity}}', "output"),
+        ('{"gpt-4o-mini": {"input": 1, "output": 2, "cache_read": -0.1}}', "cache_read"),
+        ('{"gpt-4o-mini": {"input": 1, "output": 2, "cached": 0.1}}', "cached"),
+    ],
+)
+def test_a_price_that_is_not_a_finite_non_negative_number_is_refused_before_anything_is_written(
+    judged: Path, tmp_path: Path, text: str, field: str
+) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(judged, copy)
+    before = {p.name: p.read_bytes() for p in copy.iterdir() if p.is_file()}
+    prices = tmp_path / "prices.json"
+    prices.write_text(text)
+    result = _reprice(copy, "--prices", str(prices))
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in result.output, result.output
+    assert "prices.json" in lines[0] and "gpt-4o-mini" in lines[0] and field in lines[0]
+    assert {p.name: p.read_bytes() for p in copy.iterdir() if p.is_file()} == before
+
+
+def test_models_the_prices_file_leaves_out_are_named_as_priced_from_the_built_in_table(
+    judged: Path, tmp_path: Path
+) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(judged, copy)
+    prices = tmp_path / "prices.json"
+    # the answer model's price only: the judge (gpt-4o-mini) falls back to the built-in table
+    prices.write_text(json.dumps({"claude-sonnet-4-5": NEW_PRICES["claude-sonnet-4-5"]}))
+    result = _reprice(copy, "--prices", str(prices))
+    assert result.exit_code == 0, result.output
+    said = [line for line in result.output.splitlines() if "built-in table" in line]
+    assert len(said) == 1 and said[0].endswith(": gpt-4o-mini"), result.output
+    usage = json.loads((copy / "summary.json").read_text())["judge"]["usage"]
+    assert usage["estimated_cost_usd"] == round(
+        (usage["input_tokens"] * 0.15 + usage["output_tokens"] * 0.60) / 1e6, 4
+    )

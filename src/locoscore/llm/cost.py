@@ -61,6 +61,31 @@ def cache_ratios(model: str) -> tuple[float, float]:
     return ANTHROPIC_CACHE_RATIOS if model.startswith("claude") else OPENAI_CACHE_RATIOS
 
 
+_PRICE_FIELDS = ("input", "output", "cache_write", "cache_read")
+
+
+def _price(entry: dict[str, object], name: str, path: Path, model: str,
+           default: float | None = None) -> float:  # fmt: skip
+    """A price of the --prices file: a finite, non-negative number (not a string, not a
+    boolean: JSON's `true` is not a price, and "1.0" is a typo waiting to happen)."""
+    import math
+
+    value = entry.get(name, default)
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or value < 0
+    ):
+        raise InputError(
+            f"{json.dumps(entry.get(name))}: a price is a finite number >= 0 (USD per Mtok)",
+            file=str(path),
+            record=model,
+            field=name,
+        )
+    return float(value)
+
+
 @dataclass
 class PriceTable:
     prices: dict[str, tuple[float, float]] = field(default_factory=lambda: dict(DEFAULT_PRICES))
@@ -69,6 +94,13 @@ class PriceTable:
         default_factory=lambda: dict(DEFAULT_CACHE_PRICES)
     )
     source: str = "built-in"  # which table: "built-in", or the --prices file and its hash
+    from_file: set[str] = field(default_factory=set)  # the models the --prices file priced
+
+    def origin(self, model: str) -> str | None:
+        """Where `model`'s price comes from: "file", "built-in", or None (no price)."""
+        if model in self.from_file:
+            return "file"
+        return "built-in" if model in self.prices else None
 
     @classmethod
     def load(cls, path: Path | None) -> PriceTable:
@@ -89,22 +121,25 @@ class PriceTable:
             raise InputError(f"cannot read price table: {exc}", file=str(path)) from None
         if not isinstance(data, dict):
             raise InputError("expected an object of models", file=str(path))
+        shape = (
+            'expected {"input": USD per Mtok, "output": USD per Mtok} (optional '
+            '"cache_write", "cache_read")'
+        )
         for model, entry in data.items():
-            try:
-                price_in = float(entry["input"])
-                table.prices[model] = (price_in, float(entry["output"]))
-                write, read = (r * price_in for r in cache_ratios(model))
-                table.cache_prices[model] = (
-                    float(entry.get("cache_write", write)),
-                    float(entry.get("cache_read", read)),
-                )
-            except (TypeError, KeyError, ValueError, AttributeError):
-                raise InputError(
-                    'expected {"input": USD per Mtok, "output": USD per Mtok} (optional '
-                    '"cache_write", "cache_read")',
-                    file=str(path),
-                    record=model,
-                ) from None
+            if not isinstance(entry, dict) or "input" not in entry or "output" not in entry:
+                raise InputError(shape, file=str(path), record=model)
+            unknown = sorted(set(entry) - set(_PRICE_FIELDS))
+            if unknown:
+                raise InputError(f"unknown price field ({shape})", file=str(path), record=model,
+                                 field=unknown[0])  # fmt: skip
+            price_in = _price(entry, "input", path, model)
+            table.prices[model] = (price_in, _price(entry, "output", path, model))
+            write, read = (r * price_in for r in cache_ratios(model))
+            table.cache_prices[model] = (
+                _price(entry, "cache_write", path, model, write),
+                _price(entry, "cache_read", path, model, read),
+            )
+            table.from_file.add(model)
         return table
 
     def cache_price(self, model: str) -> tuple[float, float] | None:

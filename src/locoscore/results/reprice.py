@@ -156,11 +156,39 @@ def reprice_folder(directory: Path, prices: PriceTable) -> list[str]:
             "nothing to price: no run.json answer calls and no judge usage in summary.json",
             file=str(directory),
         )
+    done += _origins(prices, run_doc, summary)
     if run_doc is not None:
         write_json_atomic(run_path, run_doc)
     if summary is not None:
         write_json_atomic(summary_path, summary)
     return done
+
+
+def _origins(
+    prices: PriceTable, run_doc: dict[str, Any] | None, summary: dict[str, Any] | None
+) -> list[str]:
+    """With a --prices file, which of the folder's models it did not price: those priced from
+    the built-in table, and those with no price at all (said, never filled in silently)."""
+    if prices.source == "built-in":
+        return []
+    models = [
+        m
+        for m in (
+            (run_doc or {}).get("answer", {}).get("model") if run_doc else None,
+            ((summary or {}).get("run") or {}).get("answer", {}).get("model") if summary else None,
+            ((summary or {}).get("judge") or {}).get("model") if summary else None,
+        )
+        if isinstance(m, str) and m
+    ]
+    models = list(dict.fromkeys(models))
+    builtin = [m for m in models if prices.origin(m) == "built-in"]
+    unpriced = [m for m in models if prices.origin(m) is None]
+    out = []
+    if builtin:
+        out.append(f"not in the --prices file, priced from the built-in table: {', '.join(builtin)}")
+    if unpriced:
+        out.append(f"no price in the --prices file or the built-in table: {', '.join(unpriced)}")
+    return out
 
 
 def _usd(cost: Any) -> str:
