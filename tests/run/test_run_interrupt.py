@@ -109,6 +109,16 @@ def test_dry_run_needs_no_key_and_names_what_it_cannot_estimate(
         "prompts hold what retrieval finds): embedding ingestion calls "
         "https://api.openai.com/v1, which needs a key in OPENAI_API_KEY"
     ) in text
+    assert not out.exists() and fake.requests == 0
+
+
+def test_a_mem0_dry_run_names_the_key_its_ingestion_needs(
+    fake: Any, locomo_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("mem0", reason="the mem0 extra is not installed")
+    for name in [k for k in os.environ if k.endswith("_API_KEY")]:
+        monkeypatch.delenv(name)
+    out = tmp_path / "run"
     mem0 = run_cli("--system", "mem0", "--out", str(out), "--dataset", str(locomo_path),
                    "--conversations", "conv-30", "--dry-run")  # fmt: skip
     assert mem0.exit_code == 0, mem0.output

@@ -185,7 +185,9 @@ def _origins(
     unpriced = [m for m in models if prices.origin(m) is None]
     out = []
     if builtin:
-        out.append(f"not in the --prices file, priced from the built-in table: {', '.join(builtin)}")
+        out.append(
+            f"not in the --prices file, priced from the built-in table: {', '.join(builtin)}"
+        )
     if unpriced:
         out.append(f"no price in the --prices file or the built-in table: {', '.join(unpriced)}")
     return out

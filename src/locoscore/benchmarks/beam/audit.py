@@ -30,6 +30,7 @@ from locoscore.report.document import Block, Heading, Paragraph, Preformatted, T
 from locoscore.report.html import render_html
 from locoscore.report.markdown import render_markdown
 from locoscore.results.layout import AUDIT_HTML, AUDIT_JSON, AUDIT_MD
+from locoscore.summation import ordered_mean
 
 PROBE_SETS = {
     "gold": "the benchmark's own answer: should score high",
@@ -88,11 +89,11 @@ def _set_summary(result: BeamJudgeResult, probed: set[str]) -> dict[str, Any]:
     for ability in ABILITIES:
         values = [r["beam_score"] for r in rows if r["ability"] == ability]
         if values:
-            per_ability[ability] = {"mean": sum(values) / len(values), "n": len(values)}
+            per_ability[ability] = {"mean": ordered_mean(values), "n": len(values)}
     scores = [r["beam_score"] for r in rows]
     return {
         "n": len(rows),
-        "mean": sum(scores) / len(scores) if scores else None,
+        "mean": ordered_mean(scores) if scores else None,
         "per_ability": per_ability,
     }
 

@@ -30,6 +30,7 @@ from locoscore.results.answers_file import answer_lines
 from locoscore.results.identity import InputIdentity, answers_identity
 from locoscore.results.layout import JUDGE_CACHE
 from locoscore.stats import normal_mean_ci, sample_std
+from locoscore.summation import ordered_mean
 
 ITEM_PROMPT = beam_judge.ITEM_PROMPT
 MATCH_PROMPT = beam_judge.MATCH_PROMPT
@@ -255,7 +256,7 @@ def summarise(rows: list[dict[str, Any]], runs: int) -> dict[str, Any]:
     for run in range(runs):
         values = [r["beam_runs"][run] for r in rows if r["beam_runs"][run] is not None]
         if values:
-            run_means.append(sum(values) / len(values))
+            run_means.append(ordered_mean(values))
     order_f1 = [r["beam_order_f1"] for r in rows if r["beam_order_f1"] is not None]
     overall = normal_mean_ci([r["beam_score"] for r in scored]) if scored else None
     return {

@@ -12,6 +12,7 @@ from locoscore._io import read_jsonl, write_json_atomic
 from locoscore.benchmarks.beam.data import ABILITIES, BeamDataset
 from locoscore.results.folder import load_summary
 from locoscore.results.layout import PREDICTIONS, RUN_JSON, SUMMARY
+from locoscore.summation import ordered_mean
 
 RECALL_KS = (1, 3, 5, 10)
 
@@ -25,7 +26,7 @@ def recall_at_k(evidence: Sequence[str], retrieved: Sequence[dict[str, Any]], k:
 
 
 def _mean(values: Sequence[float]) -> float | None:
-    return sum(values) / len(values) if values else None
+    return ordered_mean(values) if values else None
 
 
 def run_summary(records: list[dict[str, Any]], data: BeamDataset) -> dict[str, Any]:

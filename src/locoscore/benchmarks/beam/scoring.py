@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
+from locoscore.summation import ordered_mean
+
 
 def rubric_score(item_scores: Sequence[float], *, official: bool = False) -> float:
     """The mean over the rubric's items; `official` truncates each item as the official
@@ -21,7 +23,7 @@ def rubric_score(item_scores: Sequence[float], *, official: bool = False) -> flo
     if not item_scores:
         raise ValueError("a rubric question has at least one item")
     values = [float(int(s)) if official else float(s) for s in item_scores]
-    return sum(values) / len(values)
+    return ordered_mean(values)
 
 
 def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float | None:
@@ -132,7 +134,7 @@ def aggregate_abilities(
     by_ability: dict[str, list[float]] = {}
     for ability, score in scores:
         by_ability.setdefault(ability, []).append(score)
-    per = {a: sum(v) / len(v) for a in abilities if (v := by_ability.get(a))}
+    per = {a: ordered_mean(v) for a in abilities if (v := by_ability.get(a))}
     counts = {a: len(by_ability.get(a, [])) for a in abilities}
     total = [s for _, s in scores]
     return AbilityAggregate(
@@ -153,4 +155,4 @@ def per_conversation_mean(
         agg = aggregate_abilities(items, abilities)
         for ability, value in agg.per_ability.items():
             sums.setdefault(ability, []).append(value)
-    return {a: sum(v) / len(v) for a in abilities if (v := sums.get(a))}
+    return {a: ordered_mean(v) for a in abilities if (v := sums.get(a))}

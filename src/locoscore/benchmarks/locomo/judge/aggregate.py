@@ -13,19 +13,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES
+from locoscore.summation import ordered_mean
 
 MIN_RUNS_WITHOUT_WARNING = 5
 
 
 def mean(values: Sequence[float]) -> float | None:
-    return sum(values) / len(values) if values else None
+    return ordered_mean(values) if values else None
 
 
 def sample_std(values: Sequence[float]) -> float | None:
     """Sample standard deviation (n - 1); None for fewer than two values."""
     if len(values) < 2:
         return None
-    centre = sum(values) / len(values)
+    centre = ordered_mean(values)
     return math.sqrt(sum((v - centre) ** 2 for v in values) / (len(values) - 1))
 
 

@@ -20,6 +20,7 @@ from locoscore.benchmarks.locomo.report.metrics import METRICS, Metric
 from locoscore.benchmarks.locomo.report.verified import ErrataFlags, GoldCeilings, gold_ceilings
 from locoscore.results.folder import row_key
 from locoscore.results.layout import PREDICTIONS, SUMMARY
+from locoscore.summation import ordered_mean
 
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
@@ -120,7 +121,7 @@ def _cell(rows: list[dict[str, Any]], metric: Metric) -> CellStats | None:
         run_std = stats.run_level([r.get("j_scores") or [] for r in scored]).std
     return CellStats(
         n=len(values),
-        mean=sum(values) / len(values),
+        mean=ordered_mean(values),
         bootstrap=stats.bootstrap_mean_ci(
             values, resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED
         ),

@@ -6,11 +6,12 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 from locoscore.benchmarks.locomo.categories import ADVERSARIAL, CATEGORY_NAMES
+from locoscore.summation import ordered_mean
 
 
 def category_stats(values: Sequence[float]) -> dict[str, float | int]:
     return {
-        "mean": sum(values) / len(values),
+        "mean": ordered_mean(values),
         "count": len(values),
         "min": min(values),
         "max": max(values),
@@ -33,10 +34,10 @@ def _overall(groups: Mapping[int, list[float]], include_adversarial: bool) -> di
     values = [v for vals in kept.values() for v in vals]
     if not values:
         return {"question_weighted": None, "category_macro": None, "count": 0}
-    means = [sum(vals) / len(vals) for vals in kept.values()]
+    means = [ordered_mean(vals) for vals in kept.values()]
     return {
-        "question_weighted": sum(values) / len(values),
-        "category_macro": sum(means) / len(means),
+        "question_weighted": ordered_mean(values),
+        "category_macro": ordered_mean(means),
         "count": len(values),
     }
 

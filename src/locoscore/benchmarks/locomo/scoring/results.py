@@ -9,6 +9,7 @@ from locoscore.benchmarks.locomo.categories import parse_category
 from locoscore.benchmarks.locomo.data.models import PredictionRecord
 from locoscore.benchmarks.locomo.scoring.aggregate import category_stats, group_by_category
 from locoscore.benchmarks.locomo.scoring.protocols import get_protocol
+from locoscore.summation import ordered_mean
 
 _PREDICTION_FIELDS = ("predicted_answer", "prediction", "response")
 _GOLD_FIELDS = ("ground_truth", "answer", "golden_answer")
@@ -63,4 +64,4 @@ def aggregate_f1_by_category(
 def compute_overall_f1(scored: Iterable[Mapping[str, Any]], field: str = "f1") -> float:
     """Question-weighted mean of `field` over all records (0.0 when there are none)."""
     values = [float(r[field]) for r in scored if r.get(field) is not None]
-    return sum(values) / len(values) if values else 0.0
+    return ordered_mean(values) if values else 0.0

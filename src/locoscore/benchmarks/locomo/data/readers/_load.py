@@ -50,10 +50,11 @@ def load_file(path: Path) -> LoadedFile:
     except json.JSONDecodeError as whole:
         lines = _jsonl_objects(text, file)
         if lines is None:
+            msg, line, column = _syntax_error(text, whole)
             raise InputError(
-                f"not valid JSON or JSONL: {whole.msg} (column {whole.colno})",
+                f"not valid JSON or JSONL: {msg} (column {column})",
                 file=file,
-                record=f"line {whole.lineno}",
+                record=f"line {line}",
             ) from None
         numbers = [number for number, _ in lines]
         return LoadedFile(path, digest, [obj for _, obj in lines], numbers)
@@ -62,6 +63,23 @@ def load_file(path: Path) -> LoadedFile:
         # the error names the field rather than the shape).
         return LoadedFile(path, digest, [raw], [_first_line(text)])
     return LoadedFile(path, digest, raw)
+
+
+def _syntax_error(text: str, exc: json.JSONDecodeError) -> tuple[str, int, int]:
+    """(message, line, column) of a JSON syntax error, the same on every Python: a trailing
+    comma is placed at the comma, as Python 3.13 reports it (3.11 and 3.12 point at the
+    bracket after it, often a line later)."""
+    before = text[: exc.pos].rstrip()
+    if before.endswith(",") and text[exc.pos : exc.pos + 1] in ("}", "]"):
+        comma = len(before) - 1
+        line = text.count("\n", 0, comma) + 1
+        kind = "object" if text[exc.pos] == "}" else "array"
+        return (
+            f"Illegal trailing comma before end of {kind}",
+            line,
+            comma - text.rfind("\n", 0, comma),
+        )
+    return exc.msg, exc.lineno, exc.colno
 
 
 def _first_line(text: str) -> int:
