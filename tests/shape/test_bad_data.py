@@ -295,7 +295,12 @@ CASES: dict[str, tuple[str, Build, Callable[[Any], None], str]] = {
     ),
     "tiny-unknown-type": (TINY, _tiny, _tiny_unknown_type, "field 'type': unknown type 'why'"),
     "tiny-date-not-iso": (TINY, _tiny, _tiny_date_not_iso, "field 'date'"),
-    "tiny-turn-not-a-pair": (TINY, _tiny, _tiny_turn_not_a_pair, "field 'turns[1]'"),
+    "tiny-turn-not-a-pair": (
+        TINY,
+        _tiny,
+        _tiny_turn_not_a_pair,
+        "record conversations[1].sessions[0], field 'turns[0]'",
+    ),
 }
 
 

@@ -58,8 +58,9 @@ def _checked(value: Any, where: str, source: str | None) -> Benchmark:
         raise InputError(
             f"{where} is {type(value).__name__}, not a locoscore Benchmark", field="--benchmark"
         )
-    if not isinstance(getattr(value, "name", None), str) or not value.name:
-        raise InputError(f"{where}: the benchmark has no name", field="--benchmark")
+    from locoscore.benchmarks.contract import check_contract
+
+    check_contract(value, where)
     value.source = source
     return value
 

@@ -8,9 +8,10 @@ the same shape (`--dataset FILE`), turned into benchmark-neutral conversations a
 
 A session's `date` is ISO 8601 (a day, or a day and time); systems see it also as written
 for people (`15 April 2024`). Turn `j` of session `i` (both
-from 1) has the dia id `S<i>:<j>`, which `evidence` names; a question is asked after its
-conversation's last session unless it gives its own `date`. Bad values are bad input naming
-the file, the record and the field.
+from 1) has the dia id `S<i>:<j>`, which `evidence` names (an id naming no turn of the
+question's conversation is refused); a question is asked after its conversation's last
+session unless it gives its own `date`. Bad values are bad input naming the file, the record
+and the field, located as JSON paths with 0-based indices (`questions[0].evidence[1]`).
 """
 
 from __future__ import annotations
@@ -96,19 +97,34 @@ def _readable(iso: str) -> str:
     return shown + (f", {moment:%H:%M}" if "T" in iso else "")
 
 
+def _check_evidence(evidence: list[Any], conversation: Conversation, file: str, where: str) -> None:
+    """Every evidence id names a turn of the question's conversation (`S<i>:<j>`, both from
+    1): a dangling id would silently score evidence recall 0."""
+    turns = {t.dia_id for s in conversation.sessions for t in s.turns}
+    for m, item in enumerate(evidence):
+        if not isinstance(item, str) or item not in turns:
+            raise InputError(
+                f"no turn {item!r} in conversation {conversation.conversation_id!r} (evidence "
+                "names turn j of session i as S<i>:<j>, both from 1)",
+                file=file,
+                record=where,
+                field=f"evidence[{m}]",
+            )
+
+
 def _parse(
     loaded: dict[str, Any], file: Path, sha256: str, type_ids: Mapping[str, int]
 ) -> DeclaredData:
     read = _Reader(file)
     conversations: dict[str, Conversation] = {}
-    for n, raw in enumerate(read.get(loaded, "conversations", list, "top level"), 1):
+    for n, raw in enumerate(read.get(loaded, "conversations", list, "top level")):
         where = f"conversations[{n}]"
         cid = read.get(raw, "id", str, where)
         if cid in conversations:
             raise InputError(f"conversation {cid!r} twice", file=read.file, record=where)
         sessions = []
         for i, session in enumerate(read.get(raw, "sessions", list, where), 1):
-            at = f"{where}.sessions[{i}]"
+            at = f"{where}.sessions[{i - 1}]"
             day = read.iso(read.get(session, "date", str, at), at, "date")
             shown = _readable(day)
             turns = []
@@ -123,7 +139,7 @@ def _parse(
                         f"expected [speaker, text], got {turn!r}",
                         file=read.file,
                         record=at,
-                        field=f"turns[{j}]",
+                        field=f"turns[{j - 1}]",
                     )
                 turns.append(TurnInput(turn[0], f"S{i}:{j}", turn[1]))
             speakers = tuple(dict.fromkeys(t.speaker for t in turns))
@@ -132,7 +148,7 @@ def _parse(
         conversations[cid] = Conversation(cid, speakers, tuple(sessions))
     questions: list[Question] = []
     seen: set[str] = set()
-    for n, raw in enumerate(read.get(loaded, "questions", list, "top level"), 1):
+    for n, raw in enumerate(read.get(loaded, "questions", list, "top level")):
         where = f"questions[{n}]"
         qid = read.get(raw, "id", str, where)
         cid = read.get(raw, "conversation", str, where)
@@ -151,6 +167,7 @@ def _parse(
         seen.add(qid)
         asked = read.get(raw, "date", str, where, optional=True)
         evidence = read.get(raw, "evidence", list, where, optional=True) or []
+        _check_evidence(evidence, conversations[cid], read.file, where)
         questions.append(
             Question(
                 question_id=qid,
