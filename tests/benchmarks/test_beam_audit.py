@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from beam_helpers import BEAM_100K, conversations_1_and_2, grade, rule
 
+from locoscore.benchmarks.beam import BEAM
 from locoscore.benchmarks.beam.audit import off_topic_source, probe_predictions, run_beam_audit
 from locoscore.judge.settings import JudgeSettings
 from locoscore.testing.fake_provider import FakeConfig, FakeProvider
@@ -38,9 +39,11 @@ def test_probe_sets(data) -> None:
 def test_audit_figures_equal_hand_computed(data, tmp_path: Path) -> None:
     with FakeProvider(FakeConfig(verdict=rule)) as fake:
         settings = JudgeSettings(base_url=fake.url, runs=1, concurrency=8, timeout_s=5.0)
-        dry = asyncio.run(run_beam_audit(data, settings, tmp_path, dry_run=True))
+        dry = asyncio.run(
+            run_beam_audit(data, settings, tmp_path, dry_run=True, sampler=BEAM.draw_sample)
+        )
         assert fake.generation_calls == 0
-        audit = asyncio.run(run_beam_audit(data, settings, tmp_path))
+        audit = asyncio.run(run_beam_audit(data, settings, tmp_path, sampler=BEAM.draw_sample))
         assert fake.generation_calls == dry.calls_planned
     document = json.loads((tmp_path / "audit.json").read_text())
     assert document == audit.document

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from beam_helpers import BEAM_100K, conversations_1_and_2, grade, rule
 
+from locoscore.benchmarks.beam import BEAM
 from locoscore.benchmarks.beam.judge_pass import BeamPrediction, beam_judge_pass, read_predictions
 from locoscore.benchmarks.beam.scoring import align_events, event_order_score
 from locoscore.errors import InputError
@@ -45,7 +46,9 @@ def _run(data, tmp_path: Path, fake: FakeProvider, *, official: bool, runs: int 
     predictions = [BeamPrediction(qid, text, False) for qid, text in _answers(data).items()]
     settings = JudgeSettings(base_url=fake.url, runs=runs, concurrency=8, timeout_s=5.0)
     return asyncio.run(
-        beam_judge_pass(predictions, data, settings, tmp_path, official=official, **kw)
+        beam_judge_pass(
+            predictions, data, settings, tmp_path, official=official, sampler=BEAM.draw_sample, **kw
+        )
     )
 
 
@@ -165,7 +168,15 @@ def test_limit_samples_the_answered_conversations_by_ability(data, tmp_path: Pat
             )
         )
         dry = asyncio.run(
-            judge_folder(answers, data, settings, tmp_path / "d", dry_run=True, sample=spec)
+            judge_folder(
+                answers,
+                data,
+                settings,
+                tmp_path / "d",
+                dry_run=True,
+                sample=spec,
+                sampler=BEAM.draw_sample,
+            )
         )
     assert result.sample is not None and sorted(result.sample.ids) == sorted(picks)
     assert {k: v["sample"] for k, v in result.sample.strata.items()} == dict.fromkeys(
@@ -244,7 +255,11 @@ def test_a_grade_off_the_asked_scale_is_no_verdict(data, tmp_path: Path) -> None
     predictions = [BeamPrediction(qid, text, False) for qid, text in answers.items()]
     with LlamaServer(LlamaConfig(slots=4, verdict=verdict)) as server:
         settings = dataclasses.replace(settings, base_url=server.openai_url)
-        result = asyncio.run(beam_judge_pass(predictions, data, settings, tmp_path, official=False))
+        result = asyncio.run(
+            beam_judge_pass(
+                predictions, data, settings, tmp_path, official=False, sampler=BEAM.draw_sample
+            )
+        )
     assert result.items.run is not None
     failed = [row for row in result.items.run.rows if row.error]
     assert len(failed) == 1  # the one reply off the scale

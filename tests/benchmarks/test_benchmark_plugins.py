@@ -102,7 +102,7 @@ def test_bad_declared_data_names_file_record_and_field(workdir: Path) -> None:
     code, output = _info("python:plugin_mini3:BENCHMARK", "--dataset", str(bad))
     assert code == 2, output
     text = " ".join(output.split())
-    assert "bad.json" in text and "questions[1]" in text and "conversation" in text
+    assert "bad.json" in text and "questions[0]" in text and "conversation" in text
     assert "no conversation 'c9'" in text
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from locoscore.benchmarks.base import Benchmark, QuestionType
-from locoscore.benchmarks.beam.data import ABILITIES, BeamDataset, load_beam
+from locoscore.benchmarks.beam.data import ABILITY_IDS, BeamDataset, load_beam
 from locoscore.benchmarks.beam.fetch import FETCH_NAMES, default_destination, fetch_beam
 from locoscore.data.conversation import Conversation, Question
 from locoscore.errors import DatasetError
@@ -34,7 +34,6 @@ ABILITY_NAMES = {
     "summarization": "summarization",
     "temporal_reasoning": "temporal reasoning",
 }
-ABILITY_IDS = {key: i for i, key in enumerate(ABILITIES, 1)}
 EVENT_ORDERING = ABILITY_IDS["event_ordering"]
 
 BEAM_ANSWER_PROMPT = """\
@@ -170,7 +169,9 @@ class Beam(Benchmark):
 
         if options.pop("type_templates", None):
             raise DatasetError("BEAM has no per-type judge rules", field="--type-template")
-        result = await judge_folder(answers, data, settings, out, benchmark=self.name, **options)
+        result = await judge_folder(
+            answers, data, settings, out, benchmark=self.name, sampler=self.draw_sample, **options
+        )
         return result, None if result.summary is None else result.summary["judge"]
 
     async def audit(
@@ -178,7 +179,7 @@ class Beam(Benchmark):
     ) -> tuple[Any, dict[str, Any] | None]:
         from locoscore.benchmarks.beam.audit import run_beam_audit
 
-        result = await run_beam_audit(data, settings, out, **options)
+        result = await run_beam_audit(data, settings, out, sampler=self.draw_sample, **options)
         return result, result.document
 
     def dry_run_lines(self, result: Any) -> list[str]:

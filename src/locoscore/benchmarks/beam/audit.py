@@ -20,6 +20,7 @@ from locoscore.benchmarks.beam.folder import scoring_protocol, signature
 from locoscore.benchmarks.beam.judge_pass import (
     BeamJudgeResult,
     BeamPrediction,
+    Sampler,
     beam_judge_pass,
     draw_sample,
 )
@@ -105,18 +106,28 @@ async def run_beam_audit(
     *,
     dry_run: bool = False,
     sample: SampleSpec | None = None,
+    sampler: Sampler,
     **pass_options: Any,
 ) -> BeamAudit:
     protocol = scoring_protocol(settings.protocol)
     official = protocol == "beam-official"
     sets = probe_predictions(data)
-    drawn = draw_sample(sample, data.questions)  # one sample of the questions cuts every set
+    drawn = draw_sample(
+        sample, data.questions, sampler
+    )  # one sample of the questions cuts every set
     if drawn is not None:
         sets = {name: drawn.keep(s, lambda p: p.question_id) for name, s in sets.items()}
     audit = BeamAudit(protocol, with_sample(signature(settings, official=official), drawn), {})
     for name, predictions in sets.items():
         audit.sets[name] = await beam_judge_pass(
-            predictions, data, settings, out, official=official, dry_run=dry_run, **pass_options
+            predictions,
+            data,
+            settings,
+            out,
+            official=official,
+            dry_run=dry_run,
+            sampler=sampler,
+            **pass_options,
         )
     if dry_run:
         return audit

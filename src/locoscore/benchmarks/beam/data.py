@@ -34,6 +34,8 @@ ABILITIES: tuple[str, ...] = (
     "summarization",
     "temporal_reasoning",
 )
+# An ability's question type id, as the outputs' `category` column carries it.
+ABILITY_IDS = {key: i for i, key in enumerate(ABILITIES, 1)}
 # Where each ability keeps its gold answer; two abilities have only a rubric.
 GOLD_FIELD: dict[str, str | None] = {
     "abstention": "ideal_response",

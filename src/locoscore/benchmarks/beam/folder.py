@@ -19,6 +19,7 @@ from locoscore._version import __version__
 from locoscore.benchmarks.beam.data import BeamDataset
 from locoscore.benchmarks.beam.judge_pass import (
     BeamJudgeResult,
+    Sampler,
     beam_judge_pass,
     predictions_identity,
     read_predictions,
@@ -113,6 +114,7 @@ async def judge_folder(
     user_cache: bool = False,
     claim: Callable[[InputIdentity], None] | None = None,
     max_unscored: float = DEFAULT_MAX_UNSCORED,
+    sampler: Sampler,
     **pass_options: Any,
 ) -> BeamFolderResult:
     protocol = scoring_protocol(settings.protocol)
@@ -129,6 +131,7 @@ async def judge_folder(
         dry_run=dry_run,
         batch=batch,
         user_cache=user_cache,
+        sampler=sampler,
         **pass_options,
     )
     signed = with_sample(signature(settings, official=official), result.sample)

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from locoscore._io import sha256_file
 from locoscore.benchmarks.beam import judge as beam_judge
-from locoscore.benchmarks.beam.data import ABILITIES, BeamDataset, BeamQuestion
+from locoscore.benchmarks.beam.data import ABILITIES, ABILITY_IDS, BeamDataset, BeamQuestion
 from locoscore.benchmarks.beam.scoring import aggregate_abilities
 from locoscore.data.sample import QuestionSample, SampleSpec
 from locoscore.errors import InputError
@@ -146,6 +146,7 @@ async def beam_judge_pass(
     batch: bool = False,
     user_cache: bool = False,
     sample: SampleSpec | QuestionSample | None = None,
+    sampler: Sampler,
     **pass_options: Any,
 ) -> BeamJudgeResult:
     by_id = {p.question_id: p for p in predictions}
@@ -153,7 +154,7 @@ async def beam_judge_pass(
     answered = {q.conversation_id for q in data.questions if q.question_id in by_id}
     questions = [q for q in data.questions if q.conversation_id in answered]
     # `--limit`: stratified by the ten abilities as `run` draws it (or the run's own sample)
-    drawn = draw_sample(sample, questions)
+    drawn = draw_sample(sample, questions, sampler)
     if drawn is not None:
         questions = drawn.keep(questions, lambda q: q.question_id)
     item_records, match_records = _items(questions, by_id, official=official)
@@ -173,13 +174,20 @@ async def beam_judge_pass(
     return result
 
 
+# The benchmark's one sample draw (`Benchmark.draw_sample`), passed in by the benchmark so
+# that this part never imports its face back.
+Sampler = Callable[
+    [SampleSpec | QuestionSample | None, Iterable[tuple[str, int]]], QuestionSample | None
+]
+
+
 def draw_sample(
-    request: SampleSpec | QuestionSample | None, questions: Sequence[BeamQuestion]
+    request: SampleSpec | QuestionSample | None,
+    questions: Sequence[BeamQuestion],
+    sampler: Sampler,
 ) -> QuestionSample | None:
     """BEAM's questions through the one draw of `run`, `judge` and `audit`."""
-    from locoscore.benchmarks.beam import ABILITY_IDS, BEAM
-
-    return BEAM.draw_sample(request, ((q.question_id, ABILITY_IDS[q.ability]) for q in questions))
+    return sampler(request, ((q.question_id, ABILITY_IDS[q.ability]) for q in questions))
 
 
 def _verdicts(result: PassResult | None) -> dict[tuple[str, int], dict[int, float]]:

@@ -132,14 +132,16 @@ class LongMemEval(Benchmark):
     ) -> tuple[Any, dict[str, Any] | None]:
         from locoscore.benchmarks.longmemeval.audit import audit_longmemeval
 
-        return await audit_longmemeval(data, settings, out, **options)
+        return await audit_longmemeval(data, settings, out, sampler=self.draw_sample, **options)
 
     async def judge(
         self, data: LongMemEvalData, answers: Path, settings: Any, out: Path, **options: Any
     ) -> tuple[Any, dict[str, Any] | None]:
         from locoscore.benchmarks.longmemeval.judge_pass import judge_longmemeval
 
-        return await judge_longmemeval(data, answers, settings, out, **options)
+        return await judge_longmemeval(
+            data, answers, settings, out, sampler=self.draw_sample, **options
+        )
 
     def judge_lines(self, section: dict[str, Any], out: Path) -> list[str]:
         from locoscore.judge.folder import over_phrase

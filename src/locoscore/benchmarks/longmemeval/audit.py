@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from locoscore._io import write_json_atomic, write_text_atomic
 from locoscore.benchmarks.longmemeval import judging
@@ -26,6 +26,9 @@ from locoscore.judge.engine import PassResult, run_pass
 from locoscore.judge.items import JudgeItem
 from locoscore.judge.settings import JudgeSettings
 from locoscore.results.layout import AUDIT_JSON, AUDIT_MD, JUDGE_CACHE
+
+if TYPE_CHECKING:
+    from locoscore.benchmarks.longmemeval.judge_pass import Sampler
 
 ABSTAIN = "I don't know: that was never mentioned in our conversations."
 EXPECTED = {"gold": True, "abstain": False, "wrong": False}
@@ -68,12 +71,13 @@ async def audit_longmemeval(
     batch: bool = False,
     user_cache: bool = False,
     sample: SampleSpec | None = None,
+    sampler: Sampler,
 ) -> tuple[PassResult, dict[str, Any] | None]:
     from locoscore.benchmarks.longmemeval.judge_pass import draw_sample, lme_settings
 
     settings = lme_settings(settings, type_templates or {})
     sets = probe_sets(data)
-    drawn = draw_sample(data, sample)  # one sample of the questions cuts every set
+    drawn = draw_sample(data, sample, sampler)  # one sample of the questions cuts every set
     if drawn is not None:
         sets = {name: {q: a for q, a in s.items() if q in drawn.ids} for name, s in sets.items()}
     records: list[JudgeItem] = []

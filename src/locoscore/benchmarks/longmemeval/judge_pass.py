@@ -8,7 +8,7 @@ when the file carries them, as `recorded_judge` beside it)."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -64,16 +64,21 @@ def recorded_summary(metas: list[QuestionMeta], answers: Answers) -> dict[str, A
     }
 
 
+# The benchmark's one sample draw (`Benchmark.draw_sample`), passed in by the benchmark so
+# that this part never imports its face back.
+Sampler = Callable[
+    [SampleSpec | QuestionSample | None, Iterable[tuple[str, int]]], QuestionSample | None
+]
+
+
 def draw_sample(
-    data: LongMemEvalData, request: SampleSpec | QuestionSample | None
+    data: LongMemEvalData, request: SampleSpec | QuestionSample | None, sampler: Sampler
 ) -> QuestionSample | None:
     """`--limit`: a sample of the file's questions (missing answers count, so the file is
     the population), stratified by the six question types as `run` draws it; or the run's
     own sample (its run.json's) kept as it is."""
-    from locoscore.benchmarks.longmemeval import LONGMEMEVAL, TYPE_IDS
-
-    pairs = ((m.question_id, TYPE_IDS[m.question_type]) for m in data.questions)
-    return LONGMEMEVAL.draw_sample(request, pairs)
+    type_ids = judging.TYPE_IDS
+    return sampler(request, ((m.question_id, type_ids[m.question_type]) for m in data.questions))
 
 
 async def judge_longmemeval(
@@ -90,10 +95,11 @@ async def judge_longmemeval(
     sample: SampleSpec | QuestionSample | None = None,
     claim: Callable[[InputIdentity], None] | None = None,
     max_unscored: float = DEFAULT_MAX_UNSCORED,
+    sampler: Sampler,
 ) -> tuple[PassResult, dict[str, Any] | None]:
     answers = read_answers(answers_path, data)
     ours = identity(answers)
-    drawn = draw_sample(data, sample)
+    drawn = draw_sample(data, sample, sampler)
     metas = data.questions if drawn is None else drawn.keep(data.questions, _question_id)
     settings = lme_settings(settings, type_templates or {})
     open_folder(out, ours, claim, dry_run=dry_run)  # the folder guard, before any call
