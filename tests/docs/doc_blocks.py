@@ -1,7 +1,8 @@
 """The code blocks of the README and of every docs/ page, and how the tests run them.
 
-A `bash` block runs in a fresh copy of examples/ beside the shared data (so
-`../shared/data/locomo10.json` resolves as on CI), with no API key in the environment:
+A page's blocks run in order in one session, as a reader types them (a `cd` or a background
+server of one block holds for the next), in a fresh clone-like folder with no API key in the
+environment and a user cache holding what `locoscore dataset fetch` fetches:
 - `locoscore` commands run in-process (fast: no interpreter start per command);
 - a background server (`python -m locoscore.testing.fake_provider ... &` or
   `locoscore serve ... &`, each printing `listening URL` first) runs on a free port that
@@ -89,13 +90,29 @@ def skipped_whole(block: Block) -> str | None:
     return None
 
 
+# What `locoscore dataset fetch` puts in the user cache, as a reader who ran it has it: the
+# pages never point into this repository's test data.
+FETCHED = {
+    "locomo10.json": "locomo10.json",
+    "beam/100K": "beam/100K",
+    "personamem/32k": "personamem/32k",
+    "locomo_plus.json": "locomo-plus/locomo_plus.json",
+}
+
+
 def prepare(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A fresh clone-like folder: examples/ beside ../shared, no key in the environment."""
+    """A fresh clone-like folder (examples/ in it), no key in the environment, and a user
+    cache holding what `locoscore dataset fetch` fetches (links to the shared data)."""
     if not (SHARED / "data" / "locomo10.json").is_file():
         pytest.skip(f"the shared data is not at {SHARED}")
     work = tmp_path / "clone"
     shutil.copytree(REPO / "examples", work / "examples", ignore=shutil.ignore_patterns("out"))
-    (tmp_path / "shared").symlink_to(SHARED)
+    cache = tmp_path / "cache"
+    for name, shared in FETCHED.items():
+        if (SHARED / "data" / shared).exists():
+            (cache / "locoscore" / name).parent.mkdir(parents=True, exist_ok=True)
+            (cache / "locoscore" / name).symlink_to(SHARED / "data" / shared)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
     for name in (*KEYS, "LOCOSCORE_DATASET"):
         monkeypatch.delenv(name, raising=False)
     return work
@@ -119,68 +136,88 @@ def run_python(block: Block, work: Path) -> None:
     assert done.returncode == 0, (block.id, done.stdout, done.stderr)
 
 
-def run_bash(block: Block, work: Path, monkeypatch: pytest.MonkeyPatch) -> int:
-    """Run the block's commands; the number of commands that ran."""
-    from typer.testing import CliRunner
+class Session:
+    """One shell session over a page: its blocks run in order as a reader types them, so a
+    `cd` and a background server of one block hold for the next."""
 
-    from locoscore.cli import app
+    def __init__(self, work: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.cwd = work
+        self.monkeypatch = monkeypatch
+        self.servers: list[subprocess.Popen[str]] = []
+        self.urls: dict[str, str] = {}
 
-    cwd, ran = work, 0
-    servers: list[subprocess.Popen[str]] = []
-    urls: dict[str, str] = {}
-    try:
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        for server in self.servers:
+            server.terminate()
+            server.wait(timeout=10)
+
+    def python(self, block: Block) -> None:
+        run_python(block, self.cwd)
+
+    def bash(self, block: Block) -> int:
+        """Run the block's commands; the number of commands that ran."""
+        ran = 0
         for command, comment in commands(block.code):
             if comment.startswith("needs"):
                 continue
             for step in (s.strip() for s in command.split("&&")):
-                if step.startswith(INSTALL_STEPS):
-                    continue
-                for page_url, real_url in urls.items():
-                    step = step.replace(page_url, real_url)
-                words = shlex.split(step)
-                if words[0] == "cd":
-                    cwd = (cwd / words[1]).resolve()
-                    continue
-                if words[-1] == "&":
-                    if words[:2] == ["locoscore", "serve"]:
-                        module, rest = ["locoscore", "serve"], words[2:-1]
-                    else:
-                        assert words[:3] == ["python", "-m", "locoscore.testing.fake_provider"]
-                        module, rest = ["locoscore.testing.fake_provider"], words[3:-1]
-                    port = rest[rest.index("--port") + 1]
-                    args = [a if a != port else "0" for a in rest]
-                    server = subprocess.Popen(
-                        [sys.executable, "-m", *module, *args],
-                        stdout=subprocess.PIPE,
-                        text=True,
-                    )
-                    servers.append(server)
-                    assert server.stdout is not None
-                    listening = server.stdout.readline().split()
-                    assert listening[0] == "listening", listening
-                    urls[f"http://127.0.0.1:{port}"] = listening[1]
-                    continue
-                env = {}
-                while "=" in words[0] and not words[0].startswith("-"):
-                    name, _, value = words.pop(0).partition("=")
-                    env[name] = value
-                if words[0] == "locoscore" and not _SHELL & set(step.split("#")[0]):
-                    monkeypatch.chdir(cwd)
-                    result = CliRunner().invoke(app, words[1:], env=env)
-                    assert result.exit_code == 0, (block.id, step, result.output)
-                else:
-                    done = subprocess.run(
-                        ["bash", "-c", step],
-                        cwd=cwd,
-                        env=_env({}),
-                        capture_output=True,
-                        text=True,
-                        timeout=300,
-                    )
-                    assert done.returncode == 0, (block.id, step, done.stdout, done.stderr)
-                ran += 1
-    finally:
-        for server in servers:
-            server.terminate()
-            server.wait(timeout=10)
-    return ran
+                if not step.startswith(INSTALL_STEPS):
+                    self._step(block, step)
+                    ran += 1
+        return ran
+
+    def _step(self, block: Block, step: str) -> None:
+        from typer.testing import CliRunner
+
+        from locoscore.cli import app
+
+        for page_url, real_url in self.urls.items():
+            step = step.replace(page_url, real_url)
+        words = shlex.split(step)
+        if words[0] == "cd":
+            self.cwd = (self.cwd / words[1]).resolve()
+            return
+        if words[-1] == "&":
+            self._serve(words)
+            return
+        env = {}
+        while "=" in words[0] and not words[0].startswith("-"):
+            name, _, value = words.pop(0).partition("=")
+            env[name] = value
+        if words[0] == "locoscore" and not _SHELL & set(step.split("#")[0]):
+            self.monkeypatch.chdir(self.cwd)
+            result = CliRunner().invoke(app, words[1:], env=env)
+            assert result.exit_code == 0, (block.id, str(self.cwd), step, result.output)
+        else:
+            done = subprocess.run(
+                ["bash", "-c", step],
+                cwd=self.cwd,
+                env=_env({}),
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            assert done.returncode == 0, (block.id, step, done.stdout, done.stderr)
+
+    def _serve(self, words: list[str]) -> None:
+        if words[:2] == ["locoscore", "serve"]:
+            module, rest = ["locoscore", "serve"], words[2:-1]
+        else:
+            assert words[:3] == ["python", "-m", "locoscore.testing.fake_provider"]
+            module, rest = ["locoscore.testing.fake_provider"], words[3:-1]
+        port = rest[rest.index("--port") + 1]
+        page_url = f"http://127.0.0.1:{port}"
+        if page_url in self.urls:
+            return  # the reader's server from an earlier block still listens
+        args = [a if a != port else "0" for a in rest]
+        server = subprocess.Popen(
+            [sys.executable, "-m", *module, *args], stdout=subprocess.PIPE, text=True
+        )
+        self.servers.append(server)
+        assert server.stdout is not None
+        listening = server.stdout.readline().split()
+        assert listening[0] == "listening", listening
+        self.urls[page_url] = listening[1]

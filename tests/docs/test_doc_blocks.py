@@ -9,38 +9,43 @@ from pathlib import Path
 import pytest
 from doc_blocks import (
     Block,
+    Session,
     all_blocks,
     blocks,
     commands,
     prepare,
-    run_bash,
-    run_python,
     skipped_whole,
 )
 
 BLOCKS = all_blocks()
+PAGES = sorted({b.page for b in BLOCKS})
 
 
-@pytest.mark.parametrize("block", BLOCKS, ids=[b.id for b in BLOCKS])
-def test_block_runs_as_written(block: Block, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    reason = skipped_whole(block)
-    if reason:
-        pytest.skip(reason)
-    if block.language == "bash" and "pytest" in block.code:
-        pytest.skip("the test command itself (CI runs it)")
+@pytest.mark.parametrize("page", PAGES)
+def test_page_runs_as_a_reader_types_it(
+    page: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every block of the page in order, in one session; a block marked `# needs …` (or each
+    of whose commands is) is skipped as a reader without that would skip it."""
     work = prepare(tmp_path, monkeypatch)
-    started = time.monotonic()
-    if block.language == "python":
-        run_python(block, work)
-    else:
-        ran = run_bash(block, work, monkeypatch)
-        if not ran:
-            marked = [note for _, note in commands(block.code) if note.startswith("needs")]
-            reason = "; ".join(sorted(set(marked)))
-            pytest.skip(reason or "install steps only (the tests run installed)")
-    # the docs blocks run in CI on every change: an example that takes long needs a quick twin
-    # (`--limit`) and its own `# needs time`
-    assert time.monotonic() - started < 60, f"{block.id} took over a minute"
+    ran = 0
+    with Session(work, monkeypatch) as session:
+        for block in (b for b in BLOCKS if b.page == page):
+            if skipped_whole(block):
+                continue
+            if block.language == "bash" and "pytest" in block.code:
+                continue  # the test command itself (CI runs it)
+            started = time.monotonic()
+            if block.language == "python":
+                session.python(block)
+                ran += 1
+            else:
+                ran += session.bash(block)
+            # the docs blocks run in CI on every change: an example that takes long needs a
+            # quick twin (`--limit`) and its own `# needs time`
+            assert time.monotonic() - started < 60, f"{block.id} took over a minute"
+    if not ran:
+        pytest.skip("every block needs what CI has not, or installs only")
 
 
 def test_every_page_with_commands_is_collected() -> None:
@@ -72,3 +77,10 @@ def test_needs_markers() -> None:
     line = Block("p", 1, "bash", "locoscore run --out a  # needs OPENAI_API_KEY\n")
     assert skipped_whole(line) is None
     assert commands(line.code) == [("locoscore run --out a", "needs OPENAI_API_KEY")]
+
+
+def test_no_command_points_into_this_repository_s_test_data() -> None:
+    """A reader has no `../shared/data/`: the pages find data as `dataset fetch` left it
+    (the tests give them such a user cache), or say `--dataset PATH`."""
+    pointing = [b.id for b in BLOCKS if "shared/data" in b.code]
+    assert pointing == []
