@@ -4,8 +4,8 @@ commands later (`report` reading `description`, `judge` reading `judge_rules`).
 
 Required of every benchmark: `name`, `description`, `types`. `judge_rules` when `commands`
 holds `judge`, unless the benchmark judges its own way (`judge` or `judge_command`
-overridden); `metric` when it takes no judge (else nothing would score it; a judged benchmark
-may have no lexical metric). Data (`data` inline, or `load` overridden) is optional: without
+overridden); `metric` when it takes `run` but no judge and has no `score_run` of its own
+(else nothing would score a run; a judged benchmark may have no lexical metric). Data (`data` inline, or `load` overridden) is optional: without
 it every command needs `--dataset FILE`.
 """
 
@@ -51,7 +51,7 @@ def contract_problems(bench: Benchmark) -> list[str]:
     if takes_judge and getattr(bench, "judge_rules", None) is None and not own_judge:
         out.append("`judge_rules` (a generic.parts.JudgeRules), or `judge` left out of `commands`")
     scored = getattr(bench, "metric", None) is not None or _overrides(bench, "score_run")
-    if not scored and not takes_judge:
+    if "run" in getattr(bench, "commands", frozenset()) and not scored and not takes_judge:
         out.append("`metric` (a generic.parts.Metric): without it or a judge nothing is scored")
     return out
 
