@@ -5,8 +5,9 @@ commands later (`report` reading `description`, `judge` reading `judge_rules`).
 Required of every benchmark: `name`, `description`, `types`. `judge_rules` when `commands`
 holds `judge`, unless the benchmark judges its own way (`judge` or `judge_command`
 overridden); `metric` when it takes `run` but no judge and has no `score_run` of its own
-(else nothing would score a run; a judged benchmark may have no lexical metric). Data (`data` inline, or `load` overridden) is optional: without
-it every command needs `--dataset FILE`.
+(else nothing would score a run; a judged benchmark may have no lexical metric). Data
+(`data` inline, or `load` overridden) is optional: without it every command needs
+`--dataset FILE`.
 """
 
 from __future__ import annotations
