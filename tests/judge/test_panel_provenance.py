@@ -9,7 +9,6 @@ call."""
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -51,9 +50,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory, locomo_path: Path) -> dict[st
     return {
         "bm25": run(locomo_path, home / "bm25", "bm25", *extractive),
         "gold": run(locomo_path, home / "gold", "gold-evidence", *extractive),
-        "gold10": run(
-            locomo_path, home / "gold10", "gold-evidence", *extractive, "--limit", "10"
-        ),
+        "gold10": run(locomo_path, home / "gold10", "gold-evidence", *extractive, "--limit", "10"),
     }
 
 
