@@ -58,13 +58,21 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def _read_run(folder: Path) -> dict[str, Any] | None:
+    """The folder's run.json (None: none, or not a JSON object)."""
+    try:
+        run = json.loads((folder / RUN_JSON).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return run if isinstance(run, dict) else None
+
+
 def answers_run(bench: Benchmark, predictions: Path) -> dict[str, Any] | None:
     """The run that made `predictions` (RUN_IDENTITY of the run.json beside them), when that
     run.json records these very answers (its fingerprint); else None."""
     from locoscore._io import read_jsonl
-    from locoscore.run.document import read_run
 
-    run = read_run(predictions.parent)
+    run = _read_run(predictions.parent)
     written = None if run is None else run.get("predictions")
     if run is None or not isinstance(written, dict):
         return None
@@ -108,9 +116,7 @@ def read_panel_inputs(bench: Benchmark, call: JudgeCall, gold_evidence: Path | N
 def _folder_run(bench: Benchmark, folder: Path) -> dict[str, Any] | None:
     """The run a judged folder's answers came from: its run.json (a judged run folder), else
     the `run` a panel recorded in its summary.json (a panel folder, or one judge's)."""
-    from locoscore.run.document import read_run
-
-    run = read_run(folder)
+    run = _read_run(folder)
     if run is not None:
         return run
     try:
