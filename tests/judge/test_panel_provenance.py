@@ -233,3 +233,22 @@ def test_gold_evidence_must_be_a_gold_evidence_run_of_the_same_questions(
     assert figures["p_correct_given_gold_retrieved"] == 0.0  # not 4 / 15 (one judge's)
     assert "P(correct under every judge | gold retrieved)" in result.output
     assert "lost questions (not correct under every judge)" in result.output
+
+
+def test_the_board_keys_panel_systems_by_folder_not_by_run_name(judges, locomo_path, tmp_path):
+    """Before: two bm25 runs, each panel-judged in its own folder, were both named "bm25"
+    in the rank stability section ("bm25 (x) > bm25 (x)")."""
+    panel_file = write_panel(tmp_path / "p.toml", *judges)
+    folders = []
+    for name, top_k in (("bm25-k10", "10"), ("bm25-k2", "2")):
+        folder = run(locomo_path, tmp_path / name, "bm25", "--answer-provider", "extractive",
+                     "--top-k", top_k)  # fmt: skip
+        result = panel(folder, folder, panel_file, "--dataset", str(locomo_path))
+        assert result.exit_code == 0, result.output
+        assert "measures" in summary(folder)["run"]  # the run's own records kept
+        folders.append(str(folder))
+    board = invoke("board", *folders, "--out", str(tmp_path / "b"))
+    assert board.exit_code == 0, board.output
+    stability = json.loads((tmp_path / "b" / "board.json").read_text())["rank_stability"]
+    for ordering in stability["orderings"].values():
+        assert sorted(entry["system"] for entry in ordering) == sorted(folders)

@@ -238,7 +238,9 @@ def _write_panel(
     section["losses"] = losses
     write_json_atomic(out / PANEL_JSON, {**section, "scores": question_scores(outcomes)})
     summary = load_summary(out)
-    summary.update({k: v for k, v in provenance(inputs).items() if v is not None})
+    for key, value in provenance(inputs).items():  # a run's own folder keeps its records
+        if value is not None:
+            summary.setdefault(key, value)
     summary["panel"] = section
     write_json_atomic(out / SUMMARY, summary)
     write_text_atomic(out / PANEL_MD, panel_markdown(section))
