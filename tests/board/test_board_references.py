@@ -27,7 +27,9 @@ def _run(locomo: Path, out: Path, system: str) -> Path:
 def _board(tmp_path: Path, *folders: Path) -> dict:
     result = runner.invoke(app, ["board", *map(str, folders), "--out", str(tmp_path / "b")])
     assert result.exit_code == 0, result.output
-    return json.loads((tmp_path / "b" / "board.json").read_text())
+    board = json.loads((tmp_path / "b" / "board.json").read_text())
+    board["output"] = result.output
+    return board
 
 
 def test_floor_and_ceiling_are_lines_never_the_leader(locomo_path, tmp_path):
@@ -35,7 +37,12 @@ def test_floor_and_ceiling_are_lines_never_the_leader(locomo_path, tmp_path):
     floor = _run(locomo_path, tmp_path / "floor", "no-memory")
     bm25 = _run(locomo_path, tmp_path / "bm25", "bm25")
     ceiling = _run(locomo_path, tmp_path / "ceiling", "gold-evidence")
-    [group] = _board(tmp_path, floor, bm25, ceiling)["groups"]
+    board = _board(tmp_path, floor, bm25, ceiling)
+    [group] = board["groups"]
+    # as the floors-and-ceilings page shows it
+    assert f"leader {bm25} (retrieval ceiling {ceiling}, floor {floor}: reference lines)" in (
+        " ".join(board["output"].split())
+    )
     rows = [(Path(r["folder"]).name, r["rank"], r["reference"], r["gates"]["pass"])
             for r in group["rows"]]  # fmt: skip
     assert rows == [

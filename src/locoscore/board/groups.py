@@ -64,6 +64,11 @@ class Group:
     def name(self) -> str:
         return f"Group {self.number}"
 
+    @property
+    def leader(self) -> Row | None:
+        """The first row ranked (None: the group holds only reference lines)."""
+        return next((r for r in self.rows if r.reference is None), None)
+
 
 def _versus(leader: Entry, entry: Entry) -> tuple[int, float, float, float, float]:
     """Per-question headline scores the rows' benchmark gave, paired on the questions both

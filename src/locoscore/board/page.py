@@ -73,8 +73,7 @@ def _versus_text(group: Group, row: Row) -> str:
     if row.failed_gates:
         return f"not ranked: {gate_names(row.failed_gates)}"
     if row.versus is None:
-        leader = next((r for r in group.rows if r.reference is None), None)
-        return "leader" if row is leader else "no shared questions"
+        return "leader" if row is group.leader else "no shared questions"
     v, d = row.versus, group.headline.decimals if group.headline else 1
     verdict = "worse" if v.difference < 0 else "better"  # paired, so it can differ in sign
     verdict = "indistinguishable" if v.indistinguishable else verdict
