@@ -46,7 +46,9 @@ def board(
         lines = [f"{r.reference} {r.entry.folder}" for r in group.rows if r.reference]
         shown = f" ({', '.join(lines)}: reference lines)" if lines else ""
         console.print(
-            f"{group.name}: {counted(len(group.rows), 'row')}, {ranked}{shown}", highlight=False
+            f"{group.name}: {counted(len(group.rows), 'row')}, {ranked}{shown}",
+            highlight=False,
+            soft_wrap=True,
         )
     if (stability := result.stability) is not None:
         for judge, order in stability.orderings.items():
