@@ -252,3 +252,21 @@ def test_the_board_keys_panel_systems_by_folder_not_by_run_name(judges, locomo_p
     stability = json.loads((tmp_path / "b" / "board.json").read_text())["rank_stability"]
     for ordering in stability["orderings"].values():
         assert sorted(entry["system"] for entry in ordering) == sorted(folders)
+
+
+def test_rejudge_of_a_panel_judge_asks_its_own_judge_with_its_variant(
+    runs, judges, locomo_path, tmp_path
+):
+    """A panel judge's folder holds no answers: --rejudge reads them where the panel
+    recorded them, and rebuilds the judge's `strict` prompt from its recorded name."""
+    out = tmp_path / "panel"
+    result = panel(runs["bm25"], out, write_panel(tmp_path / "p.toml", *judges),
+                   "--dataset", str(locomo_path))  # fmt: skip
+    assert result.exit_code == 0, result.output
+    lenient, strict = judges
+    before = strict.generation_calls, lenient.generation_calls
+    verify = invoke("verify", str(out / "judges" / "exact"), "--rejudge", "5")
+    assert "pass rejudge: re-judged 5 question(s): 5/5 verdicts agree" in verify.output, (
+        verify.output
+    )
+    assert (strict.generation_calls, lenient.generation_calls) == (before[0] + 5, before[1])
