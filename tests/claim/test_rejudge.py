@@ -83,9 +83,14 @@ def test_judgments_flipped_for_10_questions_fail_the_gate(judged, tmp_path):
 
 def test_a_judge_that_is_no_longer_what_the_folder_says_fails(judged, judge):
     judge.config.verdict = lambda text: 0  # the same endpoint now says WRONG to everything
+    judge.config.served_model = "claude-haiku-4-5"  # and names another model
     right = sum(_stored(judged)[q] for q in pick(sorted(_stored(judged)), 20, 0))
     code, output = invoke("verify", str(judged), "--rejudge", "20", "--min-agreement", "0.5")
-    assert f"{20 - right}/20 verdicts agree" in _rejudge_line(output)
+    line = _rejudge_line(output)
+    assert f"{20 - right}/20 verdicts agree" in line
+    assert "the server now says it is claude-haiku-4-5 (the folder records claude-sonnet-4-6)" in (
+        line
+    )
     assert code == (1 if (20 - right) / 20 < 0.5 else 0), output
 
 

@@ -17,7 +17,8 @@ endpoint that still answers as the forged verdicts say (it is asked again, and b
   being checked (a cache never serves a verdict made elsewhere).
 - **Agreement.** A question agrees when its new verdict (score >= 50: right) is its stored
   one; a question the judge gives no verdict now counts as not agreeing. The share comes
-  with its Wilson 95 % interval; below `--min-agreement` the gate fails.
+  with its Wilson 95 % interval; below `--min-agreement` the gate fails. A server that now
+  names other models than the folder records is said on the gate's line.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ class Rejudged:
     disagreeing: list[str]  # question ids
     min_agreement: float
     judge: str  # the signature of the judge asked again
+    served_note: str | None = None  # the server now names other models than it recorded
 
     @property
     def share(self) -> float:
@@ -79,6 +81,8 @@ class Rejudged:
         )
         if self.without_verdict:
             head += f"; {self.without_verdict} without a verdict now"
+        if self.served_note:
+            head += f"; {self.served_note}"
         if self.disagreeing:
             shown = ", ".join(self.disagreeing[:5])
             more = f" and {len(self.disagreeing) - 5} more" if len(self.disagreeing) > 5 else ""
@@ -235,11 +239,19 @@ def rejudge(
             return _dry_run_line(ids, estimates)
         bench.judge_command(_call(bench, folder, out, ids, False), _quiet(t, []))
         again = {q.question_id: q.verdict for q in bench.judged_questions(out)}
-        signature = str((_summary_judge(out) or {}).get("signature"))
+        now = _summary_judge(out) or {}
+        signature = str(now.get("signature"))
+        then = ((_summary_judge(folder) or {}).get("served") or {}).get("models")
+        served = (now.get("served") or {}).get("models")
+        note = (
+            f"the server now says it is {', '.join(served)} (the folder records {', '.join(then)})"
+            if served and then and sorted(served) != sorted(then)
+            else None
+        )
     without = [q for q in ids if again.get(q) is None]
     differ = [q for q in ids if again.get(q) is not None and again[q] != stored[q]]
     agreed = len(ids) - len(without) - len(differ)
-    return Rejudged(len(ids), agreed, len(without), differ, min_agreement, signature)
+    return Rejudged(len(ids), agreed, len(without), differ, min_agreement, signature, note)
 
 
 def _summary_judge(folder: Path) -> dict[str, Any] | None:
