@@ -92,6 +92,8 @@ def test_panel_section_spread_split_and_a_failed_judge() -> None:
         "template": "lenient",
         "accepts": None,
         "signature": None,
+        "model": None,
+        "same_model_as_answer": None,
         "status": "failed",
         "error": "every judge call failed",
     }

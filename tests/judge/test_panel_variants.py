@@ -47,5 +47,5 @@ def test_official_refused_where_the_benchmark_has_none_and_files_are_read(tmp_pa
     own = tmp_path / "mine.txt"
     own.write_text("Q {question} G {gold} P {prediction} CORRECT or WRONG")
     assert _template("mine.txt", "binary", base=tmp_path).name == "file:mine.txt"  # type: ignore[attr-defined]
-    with pytest.raises(InputError, match="cannot read"):
+    with pytest.raises(InputError, match=r"unknown template .missing\.txt.: not a built-in"):
         _template("missing.txt", "binary", base=tmp_path)

@@ -6,9 +6,12 @@ batch, budget, signature and reports are a single judge's, so a rerun after a ki
 no call. Nothing is merged into one J: the panel's account (`judge.panel.summary`) goes to
 DIR/panel.json, the `panel` section of DIR/summary.json, DIR/panel.md and the terminal.
 
-Every judge's settings and template are checked before the first call. A judge whose pass
-fails is reported by name (and the command exits 1 once every judge ran); the figures rest
-on the judges that did not fail.
+Every judge's settings and template, the data file, the answers and `--gold-evidence` are
+checked before the first call (`panel_inputs`). A judge whose pass fails is reported by name
+(and the command exits 1 once every judge ran); the figures rest on the judges that did not
+fail. Each judge's folder, and the panel's, records the data file, the answers and the run
+that made them (`panel_inputs.provenance`); a judge whose model made the answers is named
+(`self_judged` in the panel section), per judge and for the panel as a whole.
 """
 
 from __future__ import annotations
@@ -19,9 +22,15 @@ from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 
+from locoscore.benchmarks.panel_inputs import (
+    PanelInputs,
+    provenance,
+    read_panel_inputs,
+    record_provenance,
+)
 from locoscore.errors import InputError, LocoscoreError
 from locoscore.judge.panel.file import PanelJudge, read_panel
-from locoscore.judge.panel.summary import JudgeOutcome, panel_lines, panel_section
+from locoscore.judge.panel.summary import JudgeOutcome, panel_lines, panel_section, same_model
 from locoscore.judge.panel.variants import ACCEPTS, variant_template
 from locoscore.llm.providers import api_key
 from locoscore.results.layout import PANEL_JSON, PANEL_JUDGES, PANEL_MD, SCORES, SUMMARY
@@ -85,7 +94,16 @@ def panel_command(
     """Every judge in turn, then the panel's account; True (exit 1) when a judge failed.
     `gold_evidence`: the judged folder of a gold-evidence run of the same answer model."""
     calls = panel_calls(bench, call, panel)
-    gold_right = None if gold_evidence is None else read_gold_right(bench, gold_evidence)
+    inputs = read_panel_inputs(bench, call, gold_evidence)
+    models = {name: own.settings.resolve().model for name, _, own in calls}
+    answer_model = ((inputs.run or {}).get("answer") or {}).get("model")
+    self_judged = [n for n, m in models.items() if same_model(m, answer_model)]
+    for name in self_judged:
+        t.err.print(
+            f"[yellow]warning:[/] self-judging: judge {escape(name)} is {escape(models[name])}, "
+            "the model that made the answers (a judge favours its own model's answers)",
+            highlight=False,
+        )
     estimates: dict[str, Any] = {}
     outcomes = []
     for name, template, own in calls:
@@ -100,12 +118,27 @@ def panel_command(
             t.err.print(f"[red]error:[/] judge {escape(name)}: {escape(str(exc))}")
             failed, crashed = True, str(exc)
         if not call.dry_run:
-            outcomes.append(_outcome(bench, name, template, own, failed, crashed))
+            outcome = _outcome(bench, name, template, own, failed, crashed)
+            outcome.model = models[name]
+            outcomes.append(outcome)
+            _bind(bench, own.out, inputs, outcome)
     if call.dry_run:
         _print_dry_run(t, estimates, [name for name, _, _ in calls])
         return False
-    losses = _losses(bench, call, outcomes, gold_right)
-    return _write_panel(call.out, outcomes, t, losses)
+    losses = _losses(bench, inputs, outcomes)
+    return _write_panel(call.out, outcomes, t, losses, inputs, answer_model)
+
+
+def _bind(bench: Benchmark, folder: Path, inputs: PanelInputs, outcome: JudgeOutcome) -> None:
+    """The judge's folder records what it judged (data file, answers, the run), then its
+    claim card is rebuilt to read them."""
+    from locoscore.benchmarks.commands import refresh_claim
+
+    if not (folder / SUMMARY).is_file():
+        return  # the judge wrote nothing (it failed before its pass)
+    judged = [q.question_id for q in outcome.questions] or None
+    record_provenance(folder, provenance(inputs, judged))
+    refresh_claim(bench, folder)
 
 
 def _recording(t: Terminal, estimates: dict[str, Any], name: str) -> Any:
@@ -170,33 +203,10 @@ def _outcome(
     return outcome
 
 
-def read_gold_right(bench: Benchmark, folder: Path) -> dict[str, bool]:
-    """question -> right in the gold-evidence run: under every judge of its panel (a panel
-    folder), else under its one judge. Read before any call: a bad folder costs nothing."""
-    import json
-
-    if not folder.is_dir():
-        raise InputError("not a folder", file=str(folder), field="--gold-evidence")
-    if (folder / PANEL_JSON).is_file():
-        try:
-            scores = json.loads((folder / PANEL_JSON).read_text(encoding="utf-8"))["scores"]
-        except (OSError, ValueError, KeyError, TypeError):
-            raise InputError("no per-judge scores", file=str(folder / PANEL_JSON)) from None
-        by_question: dict[str, list[bool]] = {}
-        for per_judge in scores.values():
-            for qid, score in per_judge.items():
-                if isinstance(score, int | float):
-                    by_question.setdefault(qid, []).append(score >= 50)
-        return {q: all(v) for q, v in by_question.items()}
-    return {
-        q.question_id: q.verdict for q in bench.judged_questions(folder) if q.verdict is not None
-    }
-
-
 def _losses(
-    bench: Benchmark, call: JudgeCall, outcomes: list[JudgeOutcome], gold: dict[str, bool] | None
+    bench: Benchmark, inputs: PanelInputs, outcomes: list[JudgeOutcome]
 ) -> dict[str, Any] | None:
-    from locoscore.judge.panel.losses import loss_section, read_answer_facts
+    from locoscore.judge.panel.losses import loss_section
 
     ok = [o for o in outcomes if o.ok]
     if not ok:
@@ -207,23 +217,30 @@ def _losses(
         for q in o.questions:
             verdicts.setdefault(q.question_id, [None] * len(ok))[i] = q.verdict
             types.setdefault(q.question_id, q.type)
-    errata = bench.errata(call.errata, bench.load(call.dataset))
-    facts = read_answer_facts(call.predictions)
-    return loss_section(verdicts, types, facts, bench.disputed_questions(errata), gold)
+    disputed = bench.disputed_questions(inputs.errata)
+    return loss_section(verdicts, types, inputs.facts, disputed, inputs.gold_right)
 
 
 def _write_panel(
-    out: Path, outcomes: list[JudgeOutcome], t: Terminal, losses: dict[str, Any] | None
+    out: Path,
+    outcomes: list[JudgeOutcome],
+    t: Terminal,
+    losses: dict[str, Any] | None,
+    inputs: PanelInputs,
+    answer_model: str | None,
 ) -> bool:
     from locoscore._io import write_json_atomic, write_text_atomic
     from locoscore.judge.panel.report import panel_markdown
     from locoscore.judge.panel.summary import question_scores
     from locoscore.results.folder import load_summary
 
-    section = panel_section(outcomes)
+    section = panel_section(outcomes, answer_model)
     section["losses"] = losses
     write_json_atomic(out / PANEL_JSON, {**section, "scores": question_scores(outcomes)})
     summary = load_summary(out)
+    for key, value in provenance(inputs).items():  # a run's own folder keeps its records
+        if value is not None:
+            summary.setdefault(key, value)
     summary["panel"] = section
     write_json_atomic(out / SUMMARY, summary)
     write_text_atomic(out / PANEL_MD, panel_markdown(section))

@@ -32,6 +32,13 @@ class Entry:
     row: BoardRow
     figures: RowFigures
 
+    @property
+    def reference(self) -> str | None:
+        """A reference system's role ("floor": `no-memory`, "retrieval ceiling":
+        `gold-evidence`), as its run records it; None for a system under test."""
+        role = _get(self.summary, "run", "system", "reference")
+        return role if isinstance(role, str) and role else None
+
     def metric_list(self) -> list[MetricColumn]:
         """The metrics the row has, its headline first."""
         return [m.column for m in self.row.metrics]

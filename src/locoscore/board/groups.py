@@ -5,6 +5,10 @@ leader on the questions both answered (the paired Wilcoxon test of `locoscore co
 the per-question headline scores each row's benchmark gives), the p-values Holm-adjusted
 across the group's rows; a row the test cannot tell from the leader shares rank 1 with it,
 and rows with equal headline means share a rank.
+
+Reference systems (`no-memory`, the floor; `gold-evidence`, the retrieval ceiling) are not
+ranked: they are shown as lines of their group, the ceiling above the ranked rows and the
+floor below, never as its leader nor as a row that fails a gate.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ class Row:
     # its order against the leader flips under another judge of the same panel
     # (`board.rank_stability`): neither is better, whatever this judge's test says
     flips: bool = False
+    reference: str | None = None  # "floor" or "retrieval ceiling": a line, never ranked
 
 
 @dataclass(frozen=True)
@@ -59,6 +64,11 @@ class Group:
     def name(self) -> str:
         return f"Group {self.number}"
 
+    @property
+    def leader(self) -> Row | None:
+        """The first row ranked (None: the group holds only reference lines)."""
+        return next((r for r in self.rows if r.reference is None), None)
+
 
 def _versus(leader: Entry, entry: Entry) -> tuple[int, float, float, float, float]:
     """Per-question headline scores the rows' benchmark gave, paired on the questions both
@@ -71,6 +81,21 @@ def _versus(leader: Entry, entry: Entry) -> tuple[int, float, float, float, floa
 
 
 def rank_group(number: int, entries: Sequence[Entry]) -> Group:
+    """The group's systems under test ranked, its reference systems as lines around them."""
+    ranked = [e for e in entries if e.reference is None]
+    ceilings = [_line(e) for e in entries if "ceiling" in (e.reference or "")]
+    floors = [_line(e) for e in entries if e.reference and "ceiling" not in e.reference]
+    if not ranked:
+        return Group(number, entries[0].identity, entries[0].headline(), ceilings + floors)
+    group = _rank_systems(number, ranked)
+    return Group(number, group.identity, group.headline, ceilings + group.rows + floors)
+
+
+def _line(entry: Entry) -> Row:
+    return Row(entry, 0, False, None, reference=entry.reference)
+
+
+def _rank_systems(number: int, entries: Sequence[Entry]) -> Group:
     headline = entries[0].headline()
 
     def score(e: Entry) -> float:

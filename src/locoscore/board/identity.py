@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from locoscore.results.board_row import SHA_SHOWN, BoardRow
@@ -35,10 +35,12 @@ class Identity:
     questions: int
     questions_sha256: str  # of the sorted question keys the numbers are computed on
     lexical: tuple[tuple[str, str], ...]  # (protocol, signature), sorted by protocol
-    judge: str | None  # the judge signature; None when not judged
+    judge: str | None  # the judge as rows group by it (`judge_key`); None when not judged
     # False for a benchmark scored without a judge (its commands take no `judge`): its
     # board says so instead of "not judged" and shows no judge columns
     takes_judge: bool = True
+    # the judge's whole signature (its `served:` part too), shown, not compared
+    judge_signature: str | None = field(default=None, compare=False)
 
     def aspects(self) -> dict[str, str]:
         """The comparable-group key, one readable value per aspect (names as the page shows)."""
@@ -61,7 +63,7 @@ class Identity:
             "questions": self.questions,
             "questions_sha256": self.questions_sha256,
             "lexical_signatures": dict(self.lexical),
-            "judge_signature": self.judge,
+            "judge_signature": self.judge_signature or self.judge,
         }
 
 
@@ -149,6 +151,16 @@ def _sample(summary: dict[str, Any]) -> str:
     return FULL_SET
 
 
+def judge_key(signature: str | None) -> str | None:
+    """The judge as rows group by it: its signature without what its server said it served
+    (`served:` and `fake`). A judge that made no call (every verdict cached, or graded
+    without a call) has no such part, and is still the same judge."""
+    if signature is None:
+        return None
+    parts = signature.split("|")
+    return "|".join(p for p in parts if not p.startswith("served:") and p != "fake")
+
+
 def identity_of(
     benchmark: str, summary: dict[str, Any], row: BoardRow, takes_judge: bool = True
 ) -> Identity:
@@ -163,6 +175,7 @@ def identity_of(
         questions=len(row.question_ids),
         questions_sha256=hashlib.sha256(keys.encode("utf-8")).hexdigest(),
         lexical=row.lexical,
-        judge=row.judge_signature,
+        judge=judge_key(row.judge_signature),
         takes_judge=takes_judge,
+        judge_signature=row.judge_signature,
     )

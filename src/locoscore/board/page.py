@@ -30,7 +30,8 @@ METHOD = (
     f"{ALPHA:.0%} shares rank 1 with it (shown as =1), and equal headline means share a rank. "
     "Every score is shown 0-100 (a 0-1 metric x100). Every row passes `locoscore verify`'s "
     "gates at their defaults, or is marked ✗ with the gates it fails (FAIL ...), not ranked "
-    "and never the leader."
+    "and never the leader. Reference systems are lines, not ranked: the retrieval ceiling "
+    "(`gold-evidence`) above the ranked rows, the floor (`no-memory`) below."
 )
 
 
@@ -57,6 +58,8 @@ def counted(n: int, noun: str) -> str:
 
 
 def _rank(row: Row, group: Group | None = None) -> str:
+    if row.reference is not None:
+        return row.reference  # a floor or ceiling line, not ranked
     if row.failed_gates:
         return "✗"  # fails a claim gate: not ranked
     if group is not None and group.headline is None:
@@ -65,10 +68,12 @@ def _rank(row: Row, group: Group | None = None) -> str:
 
 
 def _versus_text(group: Group, row: Row) -> str:
+    if row.reference is not None:
+        return f"reference: the {row.reference}, not ranked"
     if row.failed_gates:
         return f"not ranked: {gate_names(row.failed_gates)}"
     if row.versus is None:
-        return "leader" if row is group.rows[0] else "no shared questions"
+        return "leader" if row is group.leader else "no shared questions"
     v, d = row.versus, group.headline.decimals if group.headline else 1
     verdict = "worse" if v.difference < 0 else "better"  # paired, so it can differ in sign
     verdict = "indistinguishable" if v.indistinguishable else verdict
@@ -144,7 +149,9 @@ def _scores_table(group: Group, facts: list[dict[str, Any]]) -> Table:
         rows.append(cells)
     numeric: tuple[bool, ...] = (True, False, False, False, True, False, True, False)
     numeric += (*(True for _ in metrics[1:]), *((True, True) if judge_columns else ()))
-    highlight = frozenset(i for i, r in enumerate(group.rows) if r.rank == 1)
+    highlight = frozenset(
+        i for i, r in enumerate(group.rows) if r.rank == 1 and r.reference is None
+    )
     return Table(headers, rows, highlight, numeric, subset=_subset(group))
 
 
@@ -316,6 +323,7 @@ def _row_json(group: Group, row: Row) -> dict[str, Any]:
     return {
         "rank": row.rank,
         "tied": row.tied,
+        "reference": row.reference,
         "gates": {"pass": not row.failed_gates, "failed": list(row.failed_gates)},
         "order_flips": row.flips,
         "folder": entry.folder,

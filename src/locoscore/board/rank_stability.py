@@ -3,7 +3,7 @@ systems' order under each judge, Kendall's tau between the judges' orders, and e
 of systems whose order flips between two judges. A flipped pair is one the board calls
 neither better nor worse: which is ahead depends on the judge, not the systems.
 
-A system is named by its run's system name, else by its folder as given.
+A system is named by its folder as given (two runs of one system are two systems).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from locoscore.board.groups import Group
 from locoscore.errors import InputError
 from locoscore.judge.panel.agreement import kendall_tau_b
 from locoscore.report.document import Block, Heading, Paragraph, Table
-from locoscore.results.layout import PANEL_JSON, PANEL_JUDGES, SUMMARY
+from locoscore.results.layout import PANEL_JSON, PANEL_JUDGES
 
 
 @dataclass(frozen=True)
@@ -50,14 +50,13 @@ def is_panel_folder(path: Path) -> bool:
 
 
 def read_panel_folder(path: Path, shown: str) -> tuple[str, dict[str, Any]]:
-    """(the system's name, the folder's panel.json)."""
+    """(the system as the board keys it: its folder as shown, the folder's panel.json).
+    Never the run's system name: two runs of one system are two systems here."""
     try:
         panel = json.loads((path / PANEL_JSON).read_text(encoding="utf-8"))
-        summary = json.loads((path / SUMMARY).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise InputError(f"cannot read the panel ({exc})", file=str(path / PANEL_JSON)) from None
-    name = ((summary.get("run") or {}).get("system") or {}).get("name")
-    return (name if isinstance(name, str) else shown), panel
+    return shown, panel
 
 
 def rank_stability(panels: list[tuple[str, dict[str, Any]]]) -> RankStability | None:
@@ -137,12 +136,17 @@ def mark_flips(groups: Iterable[Group], pairs: set[frozenset[str]]) -> list[Grou
     1 with the leader, and says so (`Row.flips`): the board calls neither better."""
     out = []
     for group in groups:
-        leader, rows = group.rows[0], list(group.rows)
-        for i, row in enumerate(rows[1:], 1):
-            if row.failed_gates or leader.failed_gates:
-                continue  # a row failing a claim gate is not ranked at all
+        rows = list(group.rows)
+        first = next((i for i, r in enumerate(rows) if r.reference is None), None)
+        if first is None:
+            out.append(group)
+            continue
+        leader = rows[first]
+        for i, row in enumerate(rows[first + 1 :], first + 1):
+            if row.failed_gates or leader.failed_gates or row.reference is not None:
+                continue  # a row failing a claim gate (or a reference line) is not ranked
             if frozenset((leader.entry.folder, row.entry.folder)) in pairs:
                 rows[i] = dataclasses.replace(row, rank=1, tied=True, flips=True)
-                rows[0] = dataclasses.replace(rows[0], tied=True)
+                rows[first] = dataclasses.replace(rows[first], tied=True)
         out.append(dataclasses.replace(group, rows=rows))
     return out

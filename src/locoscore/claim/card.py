@@ -118,24 +118,36 @@ def _questions(
     }
 
 
+def _panel_models(summary: dict[str, Any]) -> list[str]:
+    """A panel folder's judge models (its `panel` section): each of them is a judge of the
+    answers, so one of them being the answer model is enough to say so."""
+    judges = section(summary, "panel", "judges")
+    if not isinstance(judges, dict):
+        return []
+    return [str(j["model"]) for j in judges.values() if isinstance(j, dict) and j.get("model")]
+
+
 def _models(folder: Folder) -> dict[str, Any]:
     answer = section(folder.run, "answer") or {}
     answers_itself = bool(section(folder.run, "system", "answers_itself"))
     answer_model = answer.get("model") if isinstance(answer, dict) else None
     judge_model = (folder.judge or {}).get("model")
+    judges = [str(judge_model)] if judge_model else _panel_models(folder.summary)
+    if judge_model is None and judges:
+        judge_model = ", ".join(dict.fromkeys(judges))
     same_model = (
         None
-        if not answer_model or not judge_model
-        else _bare(str(answer_model)) == _bare(str(judge_model))
+        if not answer_model or not judges
+        else any(_bare(str(answer_model)) == _bare(j) for j in judges)
     )
-    fa, fj = model_family(answer_model), model_family(judge_model)
+    fa, families = model_family(answer_model), [model_family(j) for j in judges]
     return {
         "answer": answer_model,
         "answer_provider": answer.get("provider") if isinstance(answer, dict) else None,
         "answered_by_system": answers_itself,
         "judge": judge_model,
         "same_model": same_model,
-        "same_family": None if fa is None or fj is None else fa == fj,
+        "same_family": None if fa is None or not families else fa in families,
         "family_rule": FAMILY_RULE,
     }
 

@@ -35,9 +35,21 @@ def board(
 
     result = build_board(dirs, title)
     for group in result.groups:
-        leader = group.rows[0]
-        ranked = f"leader {leader.entry.folder}" if group.headline else "not judged, not ranked"
-        console.print(f"{group.name}: {counted(len(group.rows), 'row')}, {ranked}", highlight=False)
+        leader = group.leader
+        ranked = (
+            f"leader {leader.entry.folder}"
+            if group.headline and leader is not None
+            else "not ranked (reference lines only)"
+            if group.headline
+            else "not judged, not ranked"
+        )
+        lines = [f"{r.reference} {r.entry.folder}" for r in group.rows if r.reference]
+        shown = f" ({', '.join(lines)}: reference lines)" if lines else ""
+        console.print(
+            f"{group.name}: {counted(len(group.rows), 'row')}, {ranked}{shown}",
+            highlight=False,
+            soft_wrap=True,
+        )
     if (stability := result.stability) is not None:
         for judge, order in stability.orderings.items():
             ranked = " > ".join(f"{n} ({v:.1f})" for n, v in order)

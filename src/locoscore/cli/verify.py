@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from locoscore.benchmarks.rejudge import DEFAULT_MIN_AGREEMENT, DEFAULT_REJUDGE_SEED
 from locoscore.cli._app import EXIT_FAILED, app, console, handle_errors
 from locoscore.cli._options import FolderBenchmarkOpt
 from locoscore.errors import InputError
@@ -67,6 +68,34 @@ def verify(
         ),
     ] = 0.05,
     benchmark: FolderBenchmarkOpt = None,
+    rejudge: Annotated[
+        int | None,
+        typer.Option(
+            "--rejudge",
+            help="Judge a seeded sample of N of the folder's questions again, with the judge "
+            "it records (provider, endpoint, model, prompt), into a temporary folder (real "
+            "calls, no cache): fail when fewer verdicts agree with the stored ones than "
+            "--min-agreement. --dry-run prints the cost.",
+            metavar="N",
+            min=1,
+        ),
+    ] = None,
+    min_agreement: Annotated[
+        float,
+        typer.Option(
+            "--min-agreement",
+            help="With --rejudge: the least share of re-judged verdicts that must agree with "
+            "the stored ones (a share 0-1; default 0.9).",
+        ),
+    ] = DEFAULT_MIN_AGREEMENT,
+    rejudge_seed: Annotated[
+        int,
+        typer.Option("--rejudge-seed", help="With --rejudge: the seed of the sample."),
+    ] = DEFAULT_REJUDGE_SEED,
+    dry_run: Annotated[
+        bool,
+        typer.Option("--dry-run", help="With --rejudge: print its calls and cost, judge nothing."),
+    ] = False,
 ) -> None:
     """Print the folder's claim card and its gates. Exit 0 when every gate passes, 1 when
     one fails (one line each, with its figure and threshold), 2 for bad input.
@@ -87,8 +116,21 @@ def verify(
         _share(failed_share, "--max-failed"),
         _share(alpha, "--alpha"),
     )
+    if dry_run and rejudge is None:
+        raise InputError("goes with --rejudge N", field="--dry-run")
+    _share(min_agreement, "--min-agreement")
     bench = benchmark_of([directory], benchmark)
     verdict = run_verify(directory, bench, floor=floor, ceiling=ceiling, thresholds=thresholds)
+    if rejudge is not None:
+        from locoscore.benchmarks.rejudge import rejudge_gate
+        from locoscore.cli._terminal import terminal
+
+        verdict.gates.append(
+            rejudge_gate(
+                directory, bench, terminal(), n=rejudge, seed=rejudge_seed,
+                min_agreement=min_agreement, dry_run=dry_run,
+            )
+        )  # fmt: skip
     for line in verdict.lines(directory):
         console.print(line, highlight=False, soft_wrap=True, markup=False)
     if verdict.failed:

@@ -44,8 +44,15 @@ class Verdict:
         return "The candidate misses or contradicts the key facts of the gold answer."
 
 
+# The judge's fence around a candidate answer carries a fresh random token per call.
+_FENCE_TOKEN = re.compile(r"(</?candidate)-[0-9a-f]+>")
+
+
 def default_score(text: str) -> int:
-    """The default rule: 40 + sha256(text) mod 61, so equal prompts get equal scores."""
+    """The default rule: 40 + sha256(text) mod 61, so equal prompts get equal scores. The
+    fence token is left out (`<candidate-…>` read as `<candidate>`): the same answer judged
+    again gets the same score, as a deterministic judge would give it."""
+    text = _FENCE_TOKEN.sub(r"\1>", text)
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     return 40 + int(digest, 16) % 61
 

@@ -17,7 +17,8 @@ message's content as sent (`_mem0_wire`).
 
 Verdicts. Each output takes the next item of `config.scores` (0-100, "CORRECT"/"WRONG", or a
 fault name, which forces that fault on the whole request); once the script is used up (or
-without one), `config.verdict(user_text)`, else the rule 40 + sha256(last user message) % 61.
+without one), `config.verdict(user_text)`, else the rule 40 + sha256(last user message) % 61
+(the judge's random fence token left out: the same answer judged again gets the same score).
 `reference_recall_score` is a ready-made `config.verdict` for judge audits: the share of the
 reference's words the fenced candidate contains (`--verdict-rule reference-recall`);
 `reference_contains_score` (the reference's words anywhere in the candidate: 100, else 0) and

@@ -14,10 +14,12 @@ Causes, first that applies wins (the order says whose fault a loss is, most doub
 6. `wrong, retrieval unknown`: the run recorded no retrieval for the question (no evidence
    named, a system that gives no turn ids, or answers not made by `locoscore run`).
 
-With a `gold-evidence` run of the same answer model (every question's gold evidence handed
-to the answerer), `P(correct | gold retrieved)` is the share of questions it gets right, and
-the share of losses the memory system is responsible for is the share of this run's lost
-questions the gold-evidence run gets right: given the evidence, the answerer answers them.
+A question is lost when it is not correct under every judge of the panel. With a
+`gold-evidence` run of the same data file and questions (every question's gold evidence
+handed to the answerer), `P(correct under every judge | gold retrieved)` is the share of
+questions it gets right under every judge of its own panel (or its one judge), and the share
+of losses the memory system is responsible for is the share of this run's lost questions the
+gold-evidence run gets right: given the evidence, the answerer answers them.
 """
 
 from __future__ import annotations

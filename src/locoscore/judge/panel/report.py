@@ -79,6 +79,12 @@ def panel_markdown(section: Mapping[str, Any]) -> str:
         out += ["None: every judge gave every question the same verdict.", ""]
     if section.get("losses"):
         out += loss_markdown(section["losses"])
+    if section.get("self_judged"):
+        out += [
+            f"**Self-judging**: {', '.join(section['self_judged'])} is the model that made the "
+            f"answers ({section.get('answer_model')}); a judge favours its own model's answers.",
+            "",
+        ]
     if section["failed"]:
         failed = ", ".join(section["failed"])
         out += [f"**Failed judges** (no figure above rests on them): {failed}", ""]
@@ -90,7 +96,12 @@ def loss_markdown(losses: Mapping[str, Any]) -> list[str]:
     cause of every lost question."""
     from locoscore.judge.panel.losses import CAUSES
 
-    out = [f"## Why each question was lost ({losses['lost']} of {losses['questions']})", ""]
+    out = [
+        f"## Why each question was lost ({losses['lost']} of {losses['questions']})",
+        "",
+        "A question is lost when it is not correct under every judge of the panel.",
+        "",
+    ]
     rows = [
         [t, *(str(counts.get(c, 0)) for c in CAUSES)] for t, counts in losses["by_type"].items()
     ]
@@ -101,9 +112,11 @@ def loss_markdown(losses: Mapping[str, Any]) -> list[str]:
         p, share = gold["p_correct_given_gold_retrieved"], gold["memory_share_of_losses"]
         out += [
             f"With the gold-evidence run ({gold['questions']} questions in common): "
-            f"P(correct | gold retrieved) = {_cell(None if p is None else 100 * p)} %; "
+            f"P(correct under every judge | gold retrieved) = "
+            f"{_cell(None if p is None else 100 * p)} %; "
             f"{gold['lost_answered_with_gold']} of the {gold['lost']} lost questions are "
-            f"answered right with the gold evidence, so the memory system, not the answerer, "
+            f"correct under every judge with the gold evidence, so the memory system, not the "
+            f"answerer, "
             f"is responsible for {_cell(None if share is None else 100 * share)} % of the losses.",
             "",
         ]

@@ -34,6 +34,7 @@ class JudgeOutcome:
     signature: str | None = None
     questions: list[JudgedQuestion] = field(default_factory=list)
     error: str | None = None  # the judge failed: no figure rests on it
+    model: str | None = None  # the model it asked for
 
     @property
     def ok(self) -> bool:
@@ -49,7 +50,23 @@ def _spread(values: Sequence[float | None]) -> float | None:
     return round(max(present) - min(present), 4) if len(present) >= 2 else None
 
 
-def panel_section(outcomes: Sequence[JudgeOutcome]) -> dict[str, Any]:
+def same_model(judge: str | None, answer: str | None) -> bool:
+    """Whether the judge is the model that made the answers: the same name once its path
+    (`Qwen/...`) and case are set aside (the claim card's rule)."""
+    if not judge or not answer:
+        return False
+    return _bare(judge) == _bare(answer)
+
+
+def _bare(model: str) -> str:
+    return model.strip().lower().rsplit("/", 1)[-1]
+
+
+def panel_section(
+    outcomes: Sequence[JudgeOutcome], answer_model: str | None = None
+) -> dict[str, Any]:
+    """The panel's account; `answer_model` (the model that made the answers, None: not
+    known) names the judges that are that model (`self_judged`)."""
     ok = [o for o in outcomes if o.ok]
     types = _type_order(ok)
     judges: dict[str, Any] = {}
@@ -59,8 +76,11 @@ def panel_section(outcomes: Sequence[JudgeOutcome]) -> dict[str, Any]:
             "template": o.template,
             "accepts": o.accepts,
             "signature": o.signature,
+            "model": o.model,
+            "same_model_as_answer": None if not answer_model or not o.model
+            else same_model(o.model, answer_model),
             "status": "ok" if o.ok else "failed",
-        }
+        }  # fmt: skip
         if o.ok:
             scored = {q.question_id: q.score / 100 for q in o.questions if q.score is not None}
             kinds = {q.question_id: q.type for q in o.questions}
@@ -74,6 +94,8 @@ def panel_section(outcomes: Sequence[JudgeOutcome]) -> dict[str, Any]:
         "headline": HEADLINE,
         "verdict": VERDICT_RULE,
         "judges": judges,
+        "answer_model": answer_model,
+        "self_judged": [o.name for o in outcomes if same_model(o.model, answer_model)],
         "failed": [o.name for o in outcomes if not o.ok],
         "spread": {
             "overall": _spread(heads),
@@ -210,13 +232,22 @@ def panel_lines(section: Mapping[str, Any], shown: int = 10) -> list[str]:
         lines.append(f"  ... {len(split) - shown} more in panel.md")
     if losses := section.get("losses"):
         causes = ", ".join(f"{c} {n}" for c, n in losses["overall"].items()) or "none"
-        lines.append(f"lost questions: {losses['lost']} of {losses['questions']} ({causes})")
+        lines.append(
+            f"lost questions (not correct under every judge): {losses['lost']} of "
+            f"{losses['questions']} ({causes})"
+        )
         if gold := losses.get("gold_evidence"):
             p, share = gold["p_correct_given_gold_retrieved"], gold["memory_share_of_losses"]
             lines.append(
-                f"P(correct | gold retrieved) {_num(None if p is None else 100 * p, ' %')}; "
-                f"memory's share of the losses {_num(None if share is None else 100 * share, ' %')}"
+                f"P(correct under every judge | gold retrieved) "
+                f"{_num(None if p is None else 100 * p, ' %')}; memory's share of the losses "
+                f"{_num(None if share is None else 100 * share, ' %')}"
             )
+    if section.get("self_judged"):
+        lines.append(
+            f"self-judging: {', '.join(section['self_judged'])} is the model that made the "
+            f"answers ({section.get('answer_model')}); a judge favours its own model's answers"
+        )
     if section["failed"]:
         lines.append(
             f"FAILED judges (no figure above rests on them): {', '.join(section['failed'])}"

@@ -105,7 +105,14 @@ def variant_template(
     if spec in _RULES:
         return rule_template(spec, _RULES[spec], protocol)
     path = Path(spec).expanduser()
-    return load_template(path if path.is_absolute() else base / path, protocol)
+    path = path if path.is_absolute() else base / path
+    if not path.is_file():
+        raise InputError(
+            f"unknown template {spec!r}: not a built-in variant ({', '.join(ACCEPTS)}) and no "
+            f"such file ({path})",
+            field="template",
+        )
+    return load_template(path, protocol)
 
 
 __all__ = ["ACCEPTS", "rule_template", "variant_template"]
