@@ -91,9 +91,10 @@ def test_timeout_fault_hangs_past_the_client_timeout_and_serves_nothing(fake):
     fake.config.timeout_s = 0.6
     started = time.monotonic()
     with pytest.raises(anthropic.APITimeoutError):
-        ask(claude(fake, timeout=0.2))
-    assert time.monotonic() - started < 0.5
-    time.sleep(0.9 - (time.monotonic() - started))  # past the hang: it would have answered
+        ask(claude(fake, timeout=0.2))  # the client gave up: no timing assertion (load-bound)
+    time.sleep(
+        max(0.0, 0.9 - (time.monotonic() - started))
+    )  # past the hang: it would have answered
     assert fake.generation_calls == 0 and sum(fake.status_counts.values()) == 0
 
 
