@@ -181,6 +181,29 @@ def test_missing_overlapping_and_mismatched_shards_are_refused(
     assert busy.exit_code == 2 and "not empty" in busy.output
 
 
+def test_shards_of_runs_over_other_conversations_are_refused(
+    folders: dict[str, Path], tmp_path: Path
+) -> None:
+    # shard 0 of a run over three other conversations: same signature, another selection
+    other = tmp_path / "other-0"
+    ran = cli(
+        "run", "--system", "bm25", "--answer-provider", "extractive", "--dataset", str(LOCOMO),
+        "--conversations", "conv-43,conv-47,conv-48", "--out", str(other), "--no-progress",
+        "--skip-probe", "--shard", "0/3",
+    )  # fmt: skip
+    assert ran.exit_code == 0, ran.output
+    recorded = json.loads((other / "run.json").read_text())["shard"]["selection"]
+    assert recorded == ["conv-43", "conv-47", "conv-48"]  # dataset order, every shard's
+    out = tmp_path / "merged"
+    shards = (str(other), str(folders["s1"]), str(folders["s2"]))
+    _refused(
+        cli("merge", *shards, "--out", str(out)),
+        out,
+        "shards of different selections (conversations conv-43,conv-47,conv-48 vs "
+        "conv-26,conv-30,conv-41,conv-44)",
+    )
+
+
 def test_a_partial_merge_says_it_is_a_subset(folders: dict[str, Path], tmp_path: Path) -> None:
     out = tmp_path / "partial"
     shards = [str(folders["s0"]), str(folders["s2"])]

@@ -139,6 +139,7 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
         asked = {q.conversation_id for q in questions}
         conversations = [c for c in conversations if c.conversation_id in asked]
     population = len(questions)
+    selection = [c.conversation_id for c in conversations]
     if settings.shard is not None:
         # after the sample: N shards of a sample are that sample, split by whole conversations
         mine = settings.shard.keep([(c.conversation_id, c.turn_count) for c in conversations])
@@ -167,6 +168,7 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
         settings, dataset, conversations, questions, system, answer, errata, sample
     )
     resolved.shard_population = population
+    resolved.shard_selection = selection
     resolved.drop = check_run_folder(
         settings.out,
         resolved.signature,
