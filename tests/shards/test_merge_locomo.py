@@ -237,3 +237,34 @@ def test_judge_shard_of_the_whole_predictions_judges_the_shards_questions(
     section = _judge_section(out)
     assert section["sample"]["shard"]["index"] == 1
     assert section["signature"].split("|")[-2] == "shard:1/3"
+
+
+def test_judge_shard_without_dataset_splits_by_the_runs_data_file(
+    folders: dict[str, Path], judge_fake: FakeProvider, tmp_path: Path
+) -> None:
+    answers = folders["whole"] / "predictions.jsonl"
+
+    def judge_shard(out: Path, *extra: str) -> Any:
+        return cli(
+            "judge", str(answers), "--out", str(out), "--base-url", judge_fake.url, "--runs",
+            "1", "--no-progress", "--shard", "1/3", *extra,
+        )  # fmt: skip
+
+    given, found = tmp_path / "given", tmp_path / "found"
+    assert judge_shard(given, "--dataset", str(LOCOMO)).exit_code == 0
+    result = judge_shard(found)  # as a plain judge: no --dataset, none fetched
+    assert result.exit_code == 0, result.output
+    keys = [r["key"] for r in jsonl(found / "judgments.jsonl")]
+    assert keys == [r["key"] for r in jsonl(given / "judgments.jsonl")] and keys
+    assert _judge_section(found)["signature"].split("|")[-2] == "shard:1/3"
+
+    # predictions with no run.json beside them: one line asking for the data file
+    lone = tmp_path / "lone" / "predictions.jsonl"
+    lone.parent.mkdir()
+    lone.write_bytes(answers.read_bytes())
+    refused = cli(
+        "judge", str(lone), "--out", str(tmp_path / "x"), "--base-url", judge_fake.url,
+        "--runs", "1", "--no-progress", "--shard", "1/3",
+    )  # fmt: skip
+    assert refused.exit_code == 2 and "give --dataset" in refused.output, refused.output
+    assert "Traceback" not in refused.output

@@ -26,6 +26,7 @@ a single point of failure, for a bound the division already gives.
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import shutil
 import sqlite3
@@ -34,10 +35,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from locoscore._io import write_json_atomic
 from locoscore.data.shard import Shard
 from locoscore.errors import InputError
 from locoscore.llm.progress import ProgressSink
-from locoscore.results.layout import JUDGE_CACHE, RUN_STATE, SUMMARY
+from locoscore.results.layout import JUDGE_CACHE, RUN_JSON, RUN_STATE, SUMMARY
 from locoscore.run.settings import RunSettings
 
 SHARDS_DIR = "shards"
@@ -288,4 +290,19 @@ def merge_into(out: Path, shards: int) -> dict[str, Any]:
     staging.rmdir()
     if not (out / SUMMARY).is_file():
         raise InputError("the merge wrote no summary.json", file=str(out))
-    return summary
+    # the files name where they were merged; they live in `out` now (the staging is gone)
+    for name in (SUMMARY, RUN_JSON):
+        document = json.loads((out / name).read_text(encoding="utf-8"))
+        write_json_atomic(out / name, _moved(document, str(staging), str(out)))
+    return _moved(summary, str(staging), str(out))
+
+
+def _moved(value: Any, old: str, new: str) -> Any:
+    """`value` with every path under `old` (a string starting with it) under `new`."""
+    if isinstance(value, dict):
+        return {k: _moved(v, old, new) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_moved(v, old, new) for v in value]
+    if isinstance(value, str) and (value == old or value.startswith(old + os.sep)):
+        return new + value[len(old) :]
+    return value
