@@ -30,21 +30,6 @@ def read_run_answer(folder: Path) -> dict[str, Any] | None:
     return answer if isinstance(answer, dict) else None
 
 
-def read_run_dataset(predictions: Path) -> tuple[Path, str | None] | None:
-    """The data file the run of `predictions` (its folder's run.json) read and its sha256,
-    when that file is still where it was: what a judge of one shard splits by when no data
-    file is given or found (a plain judge of LoCoMo's own records needs none)."""
-    folder = predictions if predictions.is_dir() else predictions.parent
-    run = read_run(folder)
-    dataset = None if run is None else run.get("dataset")
-    path = dataset.get("path") if isinstance(dataset, dict) else None
-    if not (isinstance(path, str) and Path(path).is_file()):
-        return None
-    assert isinstance(dataset, dict)
-    sha = dataset.get("sha256")
-    return Path(path), sha if isinstance(sha, str) else None
-
-
 def read_run_sample(
     predictions: Path, fingerprint: Callable[[list[dict[str, Any]]], str]
 ) -> QuestionSample | None:

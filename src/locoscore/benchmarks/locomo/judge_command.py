@@ -107,7 +107,7 @@ def _split_data(bench: Benchmark, predictions: Path) -> Any:
     """The data file a shard is split by (conversation sizes) when none was given or found:
     the one the predictions' run read (run.json beside them)."""
     from locoscore.errors import InputError
-    from locoscore.run.document import read_run_dataset
+    from locoscore.results.folder import read_run_dataset
 
     recorded = read_run_dataset(predictions)
     if recorded is None:
