@@ -124,13 +124,11 @@ def test_judged_shards_merge_to_the_unsharded_judge_without_a_second_call(
 
     merged = tmp_path / "merged"
     shards = [str(copies[f"s{i}"]) for i in range(3)]
-    result = cli("merge", *shards, "--out", str(merged))
-    assert result.exit_code == 0, result.output
-    assert "judge cache" in result.output  # says how to write the judge's results
     requests = judge_fake.requests
-    result = _judge(judge_fake, merged)
+    result = cli("merge", *shards, "--out", str(merged))  # one step: run and judge
     assert result.exit_code == 0, result.output
     assert judge_fake.requests == requests  # every verdict from the joined caches
+    assert "run-level J" in result.output  # the judge's table, as `judge` prints it
     section = _judge_section(merged)
     for key in ("overall", "by_category", "run_level", "std", "signature", "usage"):
         assert strip(section[key]) == strip(whole[key]), differences(section[key], whole[key])
@@ -144,6 +142,32 @@ def test_judged_shards_merge_to_the_unsharded_judge_without_a_second_call(
 
     assert verdicts(merged / "judgments.jsonl") == verdicts(copies["whole"] / "judgments.jsonl")
     assert_same_results(copies["whole"], merged, ("scores.jsonl",))
+
+    def j_lines(folder: Path) -> list[str]:  # J in the report, as the unsharded folder's
+        return [line for line in (folder / "report.md").read_text().splitlines() if "J " in line]
+
+    assert j_lines(merged) == j_lines(copies["whole"]) and j_lines(merged)
+    assert _judge(judge_fake, merged).exit_code == 0  # judging it again: nothing to call
+    assert judge_fake.requests == requests
+
+    # a judge the section cannot rebuild (a user's template): the run merges, the judge
+    # is refused in one line naming the command
+    template = tmp_path / "mine.txt"
+    template.write_text(
+        "Score 0-100.\nQ: {question}\nGold: {gold}\nAnswer: {prediction}\n"
+        'Reply as JSON {{"score": N}}.'
+    )
+    own = [tmp_path / f"own{i}" for i in range(3)]
+    for i, folder in enumerate(own):
+        shutil.copytree(folders[f"s{i}"], folder)
+        judged = _judge(judge_fake, folder, "--prompt-template", str(template))
+        assert judged.exit_code == 0, judged.output
+    refused = cli("merge", *map(str, own), "--out", str(tmp_path / "own-merged"))
+    assert refused.exit_code == 2, refused.output
+    assert "locoscore judge" in refused.output and "Traceback" not in refused.output
+    assert not (tmp_path / "own-merged" / "judgments.jsonl").exists()
+    skipped = cli("merge", *map(str, own), "--out", str(tmp_path / "run-only"), "--no-judge")
+    assert skipped.exit_code == 0 and not (tmp_path / "run-only" / "judgments.jsonl").exists()
 
     # a shard judged with other options does not merge with the others
     assert _judge(judge_fake, copies["s2"], "--runs", "1").exit_code == 0

@@ -192,3 +192,30 @@ class ResolvedJudge:
             return self.signature
         head, model, tail = self.signature.partition(f"|model:{self.model}")
         return f"{head}{model}{served.signature}{tail}"
+
+
+def settings_of_section(section: dict[str, Any], *, signs_exclusion: bool) -> JudgeSettings:
+    """The settings a judge section records (`ResolvedJudge.describe` and its signature),
+    to judge again from its cache: the merge of judged shards. The prompt is the judge's
+    default (a benchmark's own, or the protocol's): a user's template is not recorded, and
+    a judge of it finds no cached verdict (the caller checks that none is missing).
+    InputError naming what the section lacks."""
+    try:
+        parts = dict(p.split(":", 1) for p in str(section["signature"]).split("|") if ":" in p)
+        endpoint = section.get("endpoint") or {}
+        temperature = section["temperature"]
+        return JudgeSettings(
+            protocol=str(section["protocol"]),
+            provider=str(section["provider"]),
+            model=str(section["model"]),
+            base_url=None if endpoint.get("default", True) else str(endpoint["url"]),
+            runs=int(section["runs"]),
+            temperature=None if temperature is None else float(temperature),
+            use_model_default_sampling=temperature is None,
+            api_version=section.get("api_version"),
+            max_tokens=int(parts["max_tokens"]),
+            include_adversarial=bool(section.get("include_adversarial", parts.get("adv") == "yes")),
+            signs_exclusion=signs_exclusion,
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InputError(f"the judge section records no {exc}", field="judge") from None
