@@ -10,6 +10,7 @@ from locoscore.errors import InputError
 from locoscore.judge.prompts import PROTOCOLS, PromptTemplate, builtin_template, output_schema
 from locoscore.llm.cost import PriceTable
 from locoscore.llm.endpoint import Endpoint, Served, resolve_endpoint
+from locoscore.llm.endpoint_pool import EndpointPool
 from locoscore.llm.providers import (
     DEFAULT_MODELS,
     PROVIDERS,
@@ -36,6 +37,7 @@ class JudgeSettings:
     provider: str = "anthropic"
     model: str | None = None
     base_url: str | None = None
+    pool: EndpointPool | None = None  # several endpoints serving the judge model
     runs: int = 10
     temperature: float | None = None  # None: the protocol's default
     use_model_default_sampling: bool = False
@@ -104,7 +106,11 @@ class JudgeSettings:
             use_model_default=self.use_model_default_sampling,
             api_version=self.api_version,
         )
-        endpoint = resolve_endpoint(self.provider, self.base_url)
+        if self.pool is not None:
+            self.pool.check_model(model)
+            endpoint: Endpoint = self.pool.endpoint()
+        else:
+            endpoint = resolve_endpoint(self.provider, self.base_url)
         return ResolvedJudge(self, model, template, sampling, endpoint)
 
 
@@ -161,6 +167,7 @@ class ResolvedJudge:
             "provider": self.provider,
             "model": self.model,
             "endpoint": self.endpoint.to_json(),
+            **({} if self.settings.pool is None else {"pool": self.settings.pool.to_json()}),
             "served": (served or Served()).to_json(),
             "temperature": self.sampling.temperature,
             "api_version": self.sampling.api_version,
@@ -204,11 +211,18 @@ def settings_of_section(section: dict[str, Any], *, signs_exclusion: bool) -> Ju
         parts = dict(p.split(":", 1) for p in str(section["signature"]).split("|") if ":" in p)
         endpoint = section.get("endpoint") or {}
         temperature = section["temperature"]
+        members = endpoint.get("members")
+        pool = None
+        if members:  # a pool: its members as recorded (nothing is sent to them)
+            from locoscore.llm.endpoint_pool import PoolMember
+
+            pool = EndpointPool(tuple(PoolMember(str(u)) for u in members), "the judge section")
         return JudgeSettings(
             protocol=str(section["protocol"]),
             provider=str(section["provider"]),
             model=str(section["model"]),
-            base_url=None if endpoint.get("default", True) else str(endpoint["url"]),
+            base_url=None if endpoint.get("default", True) or pool else str(endpoint["url"]),
+            pool=pool,
             runs=int(section["runs"]),
             temperature=None if temperature is None else float(temperature),
             use_model_default_sampling=temperature is None,

@@ -154,6 +154,10 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
     answer_settings = dataclasses.replace(
         settings.answer, concurrency=settings.concurrency, max_tokens=benchmark.answer_max_tokens
     )
+    if settings.shard is not None and answer_settings.pool is not None:  # its endpoints
+        shard = settings.shard
+        pool = answer_settings.pool.for_shard(shard.index, shard.count)
+        answer_settings = dataclasses.replace(answer_settings, pool=pool)
     answer = resolve_answer_step(answer_settings, prompt, needs_key=not settings.dry_run)
     check_bare_questions(answer, questions)  # before anything is created
     system = make_system(

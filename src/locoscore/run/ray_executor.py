@@ -133,7 +133,7 @@ def run_on_ray(
                     settings,
                     shard=Shard(i, shards),
                     out=shard_folder(settings.out, i),
-                    concurrency=shard_concurrency(settings.concurrency, shards),
+                    concurrency=task_concurrency(settings, i, shards),
                 )
             ): i
             for i in range(shards)
@@ -142,6 +142,15 @@ def run_on_ray(
     if tick is not None:
         tick()
     return merge_into(settings.out, shards), sorted(outcomes, key=lambda o: o["index"])
+
+
+def task_concurrency(settings: RunSettings, index: int, shards: int) -> int:
+    """A task's `--concurrency`: all of it when its share of an answer pool is its own
+    (those servers' slots bound its calls), else its share of it."""
+    pool = settings.answer.pool
+    if pool is not None and not pool.for_shard(index, shards).shared:
+        return settings.concurrency
+    return shard_concurrency(settings.concurrency, shards)
 
 
 def shard_concurrency(concurrency: int, shards: int) -> int:
@@ -237,9 +246,7 @@ def judge_on_ray(
                     out=shard_folder(call.out, i),
                     shard=Shard(i, shards),
                     progress=False,
-                    settings=dataclasses.replace(
-                        settings, concurrency=shard_concurrency(settings.concurrency, shards)
-                    ),
+                    settings=judge_share(settings, i, shards),
                 ),
             ): i
             for i in range(shards)
@@ -247,6 +254,20 @@ def judge_on_ray(
         outcomes = wait_all(ray, pending, shards, on_done)
     join_judge_caches(call.out, shards)
     return sorted(outcomes, key=lambda o: o["index"])
+
+
+def judge_share(settings: Any, index: int, shards: int) -> Any:
+    """A judge task's settings (`JudgeSettings`): its share of a pool (its own servers keep
+    their slots: all of `--concurrency`), else its share of `--concurrency`."""
+    pool = settings.pool
+    if pool is not None:
+        part = pool.for_shard(index, shards)
+        if not part.shared:
+            return dataclasses.replace(settings, pool=part)
+        settings = dataclasses.replace(settings, pool=part)
+    return dataclasses.replace(
+        settings, concurrency=shard_concurrency(settings.concurrency, shards)
+    )
 
 
 def join_judge_caches(out: Path, shards: int) -> None:
