@@ -170,6 +170,9 @@ class AnswerStep:
             "prompt_hash": self.prompt.version_hash,
             "sampling": None if self.sampling is None else self.sampling.signature,
             "max_tokens": self.settings.max_tokens,
+            # the calls' own limits (--timeout, --max-attempts): not in the signature
+            "timeout_s": self.settings.timeout_s,
+            "max_attempts": self.settings.max_attempts,
             "signature": self.signature_with(served),
             "context_window": self.context_window,
             "context_window_source": self.window_source,
