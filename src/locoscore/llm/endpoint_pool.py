@@ -30,6 +30,7 @@ from typing import Any
 
 from locoscore.errors import InputError
 from locoscore.llm.endpoint import Endpoint, normalise_url
+from locoscore.llm.local_server import ServerFacts, discover, serves
 
 POOL_ID = "pool"  # the pool's endpoint in signatures and cache keys
 _KEYS = {"base_url", "model", "key_env", "weight", "concurrency", "shard"}
@@ -131,6 +132,30 @@ class PooledEndpoint(Endpoint):
 
     def to_json(self) -> dict[str, Any]:
         return {"url": self.url, "default": False, "members": list(self.members)}
+
+
+def discover_members(
+    pool: EndpointPool, provider: str, model: str, key: str | None, *, needs_key: bool = True
+) -> list[ServerFacts | None]:
+    """What each member says about itself (a compatible server; None for a provider's
+    API), in the pool's order; a pool whose members serve different models refused."""
+    pool.check_model(model)
+    if provider != "openai-compatible":
+        for member in pool.members:
+            if needs_key:
+                member.api_key()  # a missing variable: refused before any call
+        return [None] * len(pool.members)
+    facts: list[ServerFacts | None] = []
+    for member in pool.members:
+        own = member.api_key() if needs_key else None
+        facts.append(discover(member.base_url, model, own or key))
+    served = {m.url: serves(f, model) for m, f in zip(pool.members, facts, strict=True)}
+    if len(set(served.values())) > 1:
+        named = ", ".join(f"{url} serves {name}" for url, name in served.items())
+        raise InputError(
+            f"a pool mixing models ({named}): one pool serves one model", file=pool.source
+        )
+    return facts
 
 
 def pool_of_urls(urls: Sequence[str], option: str) -> EndpointPool | None:

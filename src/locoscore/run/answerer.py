@@ -21,7 +21,7 @@ from locoscore.benchmarks.answer_prompt import AnswerPrompt
 from locoscore.errors import InputError
 from locoscore.llm.cost import PriceTable, estimate_prompt_tokens
 from locoscore.llm.endpoint import Endpoint, Served, resolve_endpoint
-from locoscore.llm.endpoint_pool import EndpointPool
+from locoscore.llm.endpoint_pool import EndpointPool, discover_members
 from locoscore.llm.ledger import Ledger, Spend
 from locoscore.llm.limiter import AdaptiveLimiter
 from locoscore.llm.local_server import (
@@ -29,7 +29,6 @@ from locoscore.llm.local_server import (
     concurrency_plan,
     count_usage_locally,
     discover,
-    serves,
 )
 from locoscore.llm.pool import CallPool, Outcome, RetryPolicy
 from locoscore.llm.pooled_client import PooledClient, PoolLimiter
@@ -226,21 +225,9 @@ def _pooled_step(
 ) -> AnswerStep:
     """The answer step over a pool: every member asked what it is (a compatible server),
     a pool whose members serve different models refused, the smallest window kept."""
-    pool.check_model(model)
-    facts: list[ServerFacts | None] = []
-    for member in pool.members:
-        own = member.api_key() if needs_key else None
-        key = own or (api_key(settings.provider) if needs_key else None)
-        if settings.provider == "openai-compatible":
-            facts.append(discover(member.base_url, model, key))
-        else:
-            facts.append(None)
-    served = {member.url: serves(f, model) for member, f in zip(pool.members, facts, strict=True)}
-    if len(set(served.values())) > 1:
-        named = ", ".join(f"{url} serves {name}" for url, name in served.items())
-        raise InputError(
-            f"a pool mixing models ({named}): one pool serves one model", file=pool.source
-        )
+    own_keys = all(m.key_env for m in pool.members)  # no provider-wide key needed
+    key = api_key(settings.provider) if needs_key and not own_keys else None
+    facts = discover_members(pool, settings.provider, model, key, needs_key=needs_key)
     windows = [f for f in facts if f is not None and f.context_window]
     server = min(windows, key=lambda f: f.context_window or 0) if windows else None
     return AnswerStep(
