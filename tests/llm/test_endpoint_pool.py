@@ -226,3 +226,20 @@ def test_run_through_a_pool_records_it_and_a_pool_mixing_models_is_refused(
     assert mixed.exit_code == 2, mixed.output
     assert "a pool mixing models" in mixed.output and "another-model" in mixed.output
     assert not (tmp_path / "m").exists()
+
+
+def test_ray_tasks_get_their_servers_with_all_their_slots(tmp_path: Path) -> None:
+    from locoscore.judge.settings import JudgeSettings
+    from locoscore.run.ray_executor import judge_share, task_concurrency
+    from locoscore.run.settings import RunSettings
+
+    three = EndpointPool(tuple(PoolMember(f"http://n{i}:80/v1") for i in range(3)), "x")
+    run = RunSettings("bm25", tmp_path, concurrency=60, answer=AnswerSettings(pool=three))
+    # a server each: the task's calls are bound by its servers' slots, not a share of 60
+    assert [task_concurrency(run, i, 3) for i in range(3)] == [60, 60, 60]
+    one = EndpointPool(three.members[:1], "x")
+    shared = RunSettings("bm25", tmp_path, concurrency=60, answer=AnswerSettings(pool=one))
+    assert task_concurrency(shared, 0, 3) == 20  # one server for three: its share
+    judge = judge_share(JudgeSettings(pool=three, concurrency=30), 2, 3)
+    assert [m.url for m in judge.pool.members] == ["http://n2/v1"] and judge.concurrency == 30
+    assert judge_share(JudgeSettings(concurrency=30), 0, 3).concurrency == 10  # a key's
