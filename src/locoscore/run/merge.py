@@ -12,7 +12,8 @@ counts, calls, tokens and costs are the shards' summed; its measures are recompu
 the joined lines; figures of how each shard went (latencies, concurrency) are the joined
 lines' or the first shard's. The shards' run states and judge caches are joined too, so
 the merged folder resumes like any run folder, and a judge of it (same flags as the
-shards') takes every verdict from the joined cache: no call is made twice.
+shards', which `locoscore merge` rebuilds from their judge section and runs itself) takes
+every verdict from the joined cache: no call is made twice.
 
 Everything is checked before `--out` (new or empty) is written; a merge that fails while
 writing empties it again.

@@ -18,7 +18,9 @@ the unsharded judge's results and its spend is the shards' summed.
 
 Rate limits stay global: every shard gets `--concurrency` divided by N (at least 1), so N
 shards sharing one provider key never have more calls in flight together than one run
-would (the fake provider's peak in-flight count checks it in the tests). A shared limiter
+would; with an endpoint pool, each task gets its share of the servers (`EndpointPool.
+for_shard`) and, when those are its own, all of `--concurrency`: a server's slots go with
+the server (the fake provider's peak in-flight count checks it in the tests). A shared limiter
 (a Ray actor every call would ask) was not chosen: a round trip per call to one actor, and
 a single point of failure, for a bound the division already gives.
 """
