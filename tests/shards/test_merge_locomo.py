@@ -124,13 +124,11 @@ def test_judged_shards_merge_to_the_unsharded_judge_without_a_second_call(
 
     merged = tmp_path / "merged"
     shards = [str(copies[f"s{i}"]) for i in range(3)]
-    result = cli("merge", *shards, "--out", str(merged))
-    assert result.exit_code == 0, result.output
-    assert "judge cache" in result.output  # says how to write the judge's results
     requests = judge_fake.requests
-    result = _judge(judge_fake, merged)
+    result = cli("merge", *shards, "--out", str(merged))  # one step: run and judge
     assert result.exit_code == 0, result.output
     assert judge_fake.requests == requests  # every verdict from the joined caches
+    assert "run-level J" in result.output  # the judge's table, as `judge` prints it
     section = _judge_section(merged)
     for key in ("overall", "by_category", "run_level", "std", "signature", "usage"):
         assert strip(section[key]) == strip(whole[key]), differences(section[key], whole[key])
@@ -144,6 +142,32 @@ def test_judged_shards_merge_to_the_unsharded_judge_without_a_second_call(
 
     assert verdicts(merged / "judgments.jsonl") == verdicts(copies["whole"] / "judgments.jsonl")
     assert_same_results(copies["whole"], merged, ("scores.jsonl",))
+
+    def j_lines(folder: Path) -> list[str]:  # J in the report, as the unsharded folder's
+        return [line for line in (folder / "report.md").read_text().splitlines() if "J " in line]
+
+    assert j_lines(merged) == j_lines(copies["whole"]) and j_lines(merged)
+    assert _judge(judge_fake, merged).exit_code == 0  # judging it again: nothing to call
+    assert judge_fake.requests == requests
+
+    # a judge the section cannot rebuild (a user's template): the run merges, the judge
+    # is refused in one line naming the command
+    template = tmp_path / "mine.txt"
+    template.write_text(
+        "Score 0-100.\nQ: {question}\nGold: {gold}\nAnswer: {prediction}\n"
+        'Reply as JSON {{"score": N}}.'
+    )
+    own = [tmp_path / f"own{i}" for i in range(3)]
+    for i, folder in enumerate(own):
+        shutil.copytree(folders[f"s{i}"], folder)
+        judged = _judge(judge_fake, folder, "--prompt-template", str(template))
+        assert judged.exit_code == 0, judged.output
+    refused = cli("merge", *map(str, own), "--out", str(tmp_path / "own-merged"))
+    assert refused.exit_code == 2, refused.output
+    assert "locoscore judge" in refused.output and "Traceback" not in refused.output
+    assert not (tmp_path / "own-merged" / "judgments.jsonl").exists()
+    skipped = cli("merge", *map(str, own), "--out", str(tmp_path / "run-only"), "--no-judge")
+    assert skipped.exit_code == 0 and not (tmp_path / "run-only" / "judgments.jsonl").exists()
 
     # a shard judged with other options does not merge with the others
     assert _judge(judge_fake, copies["s2"], "--runs", "1").exit_code == 0
@@ -181,6 +205,29 @@ def test_missing_overlapping_and_mismatched_shards_are_refused(
     assert busy.exit_code == 2 and "not empty" in busy.output
 
 
+def test_shards_of_runs_over_other_conversations_are_refused(
+    folders: dict[str, Path], tmp_path: Path
+) -> None:
+    # shard 0 of a run over three other conversations: same signature, another selection
+    other = tmp_path / "other-0"
+    ran = cli(
+        "run", "--system", "bm25", "--answer-provider", "extractive", "--dataset", str(LOCOMO),
+        "--conversations", "conv-43,conv-47,conv-48", "--out", str(other), "--no-progress",
+        "--skip-probe", "--shard", "0/3",
+    )  # fmt: skip
+    assert ran.exit_code == 0, ran.output
+    recorded = json.loads((other / "run.json").read_text())["shard"]["selection"]
+    assert recorded == ["conv-43", "conv-47", "conv-48"]  # dataset order, every shard's
+    out = tmp_path / "merged"
+    shards = (str(other), str(folders["s1"]), str(folders["s2"]))
+    _refused(
+        cli("merge", *shards, "--out", str(out)),
+        out,
+        "shards of different selections (conversations conv-43,conv-47,conv-48 vs "
+        "conv-26,conv-30,conv-41,conv-44)",
+    )
+
+
 def test_a_partial_merge_says_it_is_a_subset(folders: dict[str, Path], tmp_path: Path) -> None:
     out = tmp_path / "partial"
     shards = [str(folders["s0"]), str(folders["s2"])]
@@ -214,3 +261,34 @@ def test_judge_shard_of_the_whole_predictions_judges_the_shards_questions(
     section = _judge_section(out)
     assert section["sample"]["shard"]["index"] == 1
     assert section["signature"].split("|")[-2] == "shard:1/3"
+
+
+def test_judge_shard_without_dataset_splits_by_the_runs_data_file(
+    folders: dict[str, Path], judge_fake: FakeProvider, tmp_path: Path
+) -> None:
+    answers = folders["whole"] / "predictions.jsonl"
+
+    def judge_shard(out: Path, *extra: str) -> Any:
+        return cli(
+            "judge", str(answers), "--out", str(out), "--base-url", judge_fake.url, "--runs",
+            "1", "--no-progress", "--shard", "1/3", *extra,
+        )  # fmt: skip
+
+    given, found = tmp_path / "given", tmp_path / "found"
+    assert judge_shard(given, "--dataset", str(LOCOMO)).exit_code == 0
+    result = judge_shard(found)  # as a plain judge: no --dataset, none fetched
+    assert result.exit_code == 0, result.output
+    keys = [r["key"] for r in jsonl(found / "judgments.jsonl")]
+    assert keys == [r["key"] for r in jsonl(given / "judgments.jsonl")] and keys
+    assert _judge_section(found)["signature"].split("|")[-2] == "shard:1/3"
+
+    # predictions with no run.json beside them: one line asking for the data file
+    lone = tmp_path / "lone" / "predictions.jsonl"
+    lone.parent.mkdir()
+    lone.write_bytes(answers.read_bytes())
+    refused = cli(
+        "judge", str(lone), "--out", str(tmp_path / "x"), "--base-url", judge_fake.url,
+        "--runs", "1", "--no-progress", "--shard", "1/3",
+    )  # fmt: skip
+    assert refused.exit_code == 2 and "give --dataset" in refused.output, refused.output
+    assert "Traceback" not in refused.output

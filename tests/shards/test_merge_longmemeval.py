@@ -125,9 +125,8 @@ def test_judged_shards_merge_to_the_unsharded_judge(
         assert section["signature"].split("|")[-2] == f"shard:{i}/3"
     merged = tmp_path / "merged"
     shards = [str(copies[f"s{i}"]) for i in range(3)]
-    assert cli("merge", *shards, "--out", str(merged)).exit_code == 0
     requests = judge_fake.requests
-    result = _judge(judge_fake, runs["data"], merged / "predictions.jsonl", merged)
+    result = cli("merge", *shards, "--out", str(merged))  # one step: the run and its judge
     assert result.exit_code == 0, result.output
     assert judge_fake.requests == requests  # every verdict from the joined caches
     section = _section(merged)

@@ -66,6 +66,11 @@ def test_three_ray_tasks_merge_to_the_unsharded_run(tmp_path: Path) -> None:
         assert shards == ["shard-0", "shard-1", "shard-2"]
         run = json.loads((out / "run.json").read_text())
         assert run["signature"] == json.loads((whole / "run.json").read_text())["signature"]
+        # the final predictions' path, not the merge's staging folder (deleted after it)
+        summary = json.loads((out / "summary.json").read_text())
+        assert summary["input"]["path"] == str(out / "predictions.jsonl")
+        for name in ("summary.json", "run.json", "report.md"):
+            assert ".merged" not in (out / name).read_text(), name
         # a rerun resumes every shard (nothing to redo) and merges again to the same folder
         before = jsonl(out / "predictions.jsonl")
         again = cli(*_args(out, "--executor", "ray", "--shards", "3"))

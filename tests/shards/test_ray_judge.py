@@ -162,6 +162,22 @@ def test_the_dry_run_prints_each_shards_estimate_and_the_wholes(
     assert fake.generation_calls == 0 and not out.exists()
 
 
+def test_ray_judge_without_dataset_finds_the_data_as_a_plain_judge(
+    ray_env: Path, fake: FakeProvider, tmp_path: Path
+) -> None:
+    def judge(out: Path, *extra: str) -> Any:  # no --dataset, none fetched
+        return cli(
+            "judge", str(ray_env), "--out", str(out), "--base-url", fake.url, "--runs", "1",
+            "--no-progress", *SAMPLE, *extra,
+        )  # fmt: skip
+
+    plain = judge(tmp_path / "plain")
+    assert plain.exit_code == 0, plain.output
+    ray = judge(tmp_path / "ray", "--executor", "ray", "--shards", "3")
+    assert ray.exit_code == 0, ray.output
+    assert not differences(_judged(tmp_path / "plain"), _judged(tmp_path / "ray"))
+
+
 def test_ray_judge_refuses_a_shard_option(
     ray_env: Path, fake: FakeProvider, tmp_path: Path
 ) -> None:

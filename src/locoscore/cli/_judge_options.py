@@ -4,7 +4,7 @@ each option, and one place that turns them into `JudgeSettings`."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -163,6 +163,7 @@ def judge_settings(
     include_adversarial: bool = False,
     signs_exclusion: bool = True,
     response_format: str | None = None,
+    pool: Any = None,
 ) -> JudgeSettings:
     """The settings the judge options ask for (checked when resolved)."""
     if sampling not in ("explicit", "default"):
@@ -172,6 +173,7 @@ def judge_settings(
         provider=provider,
         model=model,
         base_url=base_url,
+        pool=pool,
         runs=runs,
         temperature=temperature,
         use_model_default_sampling=sampling == "default",

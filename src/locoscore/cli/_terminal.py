@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console
+
 from locoscore.benchmarks.commands import Terminal
 from locoscore.cli._app import console, err_console, report_dropped
 from locoscore.cli._interrupt import run_pass
@@ -34,3 +36,16 @@ def _estimate(*args: Any, **kwargs: Any) -> None:
 
 def terminal() -> Terminal:
     return Terminal(console, err_console, run_pass, _progress, _claim, _estimate)
+
+
+def quiet_terminal(results: list[Any]) -> Terminal:
+    """A terminal that prints nothing and keeps what each pass returned (`results`): a
+    dry run asked for its count, not shown."""
+    quiet = Console(quiet=True)
+
+    def run_and_keep(coroutine: Any, tally: Any = None) -> Any:
+        result = run_pass(coroutine, tally)
+        results.append(result)
+        return result
+
+    return Terminal(quiet, quiet, run_and_keep, _progress, _claim, lambda *a, **k: None)

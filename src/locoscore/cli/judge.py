@@ -19,7 +19,6 @@ from locoscore.cli._app import (
 from locoscore.cli._judge_options import (
     DEFAULT_MAX_ATTEMPTS,
     ApiVersionOpt,
-    BaseUrlOpt,
     BatchOpt,
     BatchPollOpt,
     BatchWaitOpt,
@@ -82,7 +81,18 @@ def judge(
     protocol: ProtocolOpt = "rubric",
     provider: ProviderOpt = "anthropic",
     model: ModelOpt = None,
-    base_url: BaseUrlOpt = None,
+    base_url: list[str] = typer.Option(
+        [],
+        "--base-url",
+        help="Any server speaking the provider's wire format (default: ANTHROPIC_BASE_URL / "
+        "OPENAI_BASE_URL, else the provider); repeated: a pool of servers serving the model.",
+    ),
+    pool: Path | None = typer.Option(
+        None,
+        "--pool",
+        help="POOL.toml: the [[endpoint]]s serving the judge model (base_url, and optional "
+        "model, key_env, weight, concurrency, shard); see the shards how-to.",
+    ),
     runs: RunsOpt = 10,
     concurrency: ConcurrencyOpt = 64,
     batch: BatchOpt = False,
@@ -159,7 +169,8 @@ def judge(
         protocol=protocol,
         provider=provider,
         model=model,
-        base_url=base_url,
+        base_url=base_url[0] if len(base_url) == 1 else None,
+        pool=_judge_pool(base_url, pool),
         runs=runs,
         concurrency=concurrency,
         max_cost=max_cost,
@@ -182,6 +193,8 @@ def judge(
     spec = sample_spec(limit, limit_per, seed)
     request = judged_sample(spec, ran)
     wanted = Shard.parse(shard)
+    if wanted is not None and settings.pool is not None:  # this shard's endpoints
+        settings.pool = settings.pool.for_shard(wanted.index, wanted.count)
     if (ran_shard := read_run_shard(predictions, bench.run_fingerprint)) is not None:
         request = run_shard_sample(ran_shard, wanted, ran, spec)  # the run's own shard
         wanted = None
@@ -217,6 +230,17 @@ def judge(
         _judge_sharded(bench, call, shards, ray_address)
     if bench.judge_command(call, terminal()):
         raise typer.Exit(EXIT_FAILED)
+
+
+def _judge_pool(urls: list[str], path: Path | None) -> Any:
+    """The judge's pool: --pool FILE, or --base-url given twice or more."""
+    from locoscore.llm.endpoint_pool import load_pool, pool_of_urls
+
+    if path is not None:
+        if urls:
+            raise InputError("give --pool or --base-url, not both", field="--pool")
+        return load_pool(path)
+    return pool_of_urls(urls, "--base-url")
 
 
 def _judge_shard(bench: Benchmark, call: JudgeCall) -> bool:

@@ -72,7 +72,16 @@ class Shard:
             )
         return {cid for cid, shard in self.assign(sizes).items() if shard == self.index}
 
-    def to_json(self, conversations: int, questions: int, population: int) -> dict[str, Any]:
+    def to_json(
+        self,
+        conversations: int,
+        questions: int,
+        population: int,
+        selection: Sequence[str] | None = None,
+    ) -> dict[str, Any]:
+        """`selection`: every conversation the N shards split between them (after
+        `--conversations` and `--limit`): what tells two runs' shards apart when their
+        signatures agree (`--conversations` is no part of a signature)."""
         return {
             "signature": self.signature,
             "index": self.index,
@@ -80,6 +89,7 @@ class Shard:
             "conversations": conversations,
             "questions": questions,
             "population": population,  # questions across all shards
+            **({} if selection is None else {"selection": list(selection)}),
             "rule": SHARD_RULE,
         }
 

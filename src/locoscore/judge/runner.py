@@ -20,8 +20,14 @@ from locoscore.llm.cost import estimate_prompt_tokens
 from locoscore.llm.endpoint import Served
 from locoscore.llm.ledger import Ledger, Spend
 from locoscore.llm.limiter import AdaptiveLimiter
-from locoscore.llm.local_server import concurrency_plan, count_usage_locally, discover
+from locoscore.llm.local_server import (
+    ServerFacts,
+    concurrency_plan,
+    count_usage_locally,
+    discover,
+)
 from locoscore.llm.pool import CallPool, RetryPolicy
+from locoscore.llm.pooled_client import PooledClient, PoolLimiter
 from locoscore.llm.progress import ProgressSink
 from locoscore.llm.providers import LLMClient, Reply, make_client
 
@@ -303,7 +309,7 @@ class Runner:
             self.progress.start(total, len(plan.done), plan.cached)
         self.rows.extend(plan.done)
         owns_client = self.client is None
-        if plan.missing and self.client is None:
+        if plan.missing and self.client is None and self.judge.settings.pool is None:
             self.client = make_client(self.judge.provider_config())
         if plan.missing:
             await self._fit_concurrency()
@@ -329,7 +335,7 @@ class Runner:
             # or cached verdicts turned out to come from another served model.
             while not queue.empty() or self._requeue_stale(plan, queue):
                 if self.client is None:
-                    self.client = make_client(self.judge.provider_config())
+                    self.client = self._new_client()
                 workers = min(self.judge.settings.concurrency, queue.qsize())
                 await asyncio.gather(*(worker() for _ in range(workers)))
         finally:
@@ -348,15 +354,45 @@ class Runner:
                 "source": self.concurrency_source,
                 **self.limiter.describe(),
             }
+            if isinstance(self.client, PooledClient):  # each endpoint's calls and failures
+                concurrency["endpoints"] = self.client.describe()
         run = JudgeRun(
             self.rows, self.stats, self.stop_reason, response_format=mode, concurrency=concurrency
         )
         return finish_run(run, self.judge)
 
+    def _new_client(self, facts: list[ServerFacts | None] | None = None) -> Any:
+        """The judge's client: one endpoint's, or one over the pool's members."""
+        s = self.judge.settings
+        if s.pool is None:
+            return make_client(self.judge.provider_config())
+        known: list[ServerFacts | None] = list(facts or [None] * len(s.pool.members))
+        client = PooledClient.of(self.judge.provider_config(), s.pool, known, s.concurrency)
+        self.limiter = self.pool.limiter = PoolLimiter(min(s.concurrency, client.capacity))
+        self.concurrency_source = f"a pool of {len(s.pool.members)} endpoints"
+        self.initial_concurrency = int(self.limiter.limit)
+        return client
+
     async def _fit_concurrency(self) -> None:
         """A compatible server's slots (llama.cpp), asked once: the calls in flight start
         there, or small when it names none, and adapt to its back-pressure."""
         s = self.judge.settings
+        if s.pool is not None:
+            from locoscore.llm.providers import api_key
+
+            told: list[ServerFacts | None] = [None] * len(s.pool.members)
+            if self.judge.provider == "openai-compatible":
+                told = [
+                    await asyncio.to_thread(
+                        discover, m.base_url, self.judge.model, m.api_key() or api_key(s.provider)
+                    )
+                    for m in s.pool.members
+                ]
+            slots = [f.slots for f in told if f is not None and f.slots]
+            if slots:  # a request's `n` runs on that many slots of one server
+                self.per_request = min(self.per_request, min(slots))
+            self.client = self._new_client(told)
+            return
         if self.judge.provider != "openai-compatible" or not s.base_url:
             self.initial_concurrency = int(self.limiter.limit)
             return

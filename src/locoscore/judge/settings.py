@@ -10,6 +10,7 @@ from locoscore.errors import InputError
 from locoscore.judge.prompts import PROTOCOLS, PromptTemplate, builtin_template, output_schema
 from locoscore.llm.cost import PriceTable
 from locoscore.llm.endpoint import Endpoint, Served, resolve_endpoint
+from locoscore.llm.endpoint_pool import EndpointPool
 from locoscore.llm.providers import (
     DEFAULT_MODELS,
     PROVIDERS,
@@ -36,6 +37,7 @@ class JudgeSettings:
     provider: str = "anthropic"
     model: str | None = None
     base_url: str | None = None
+    pool: EndpointPool | None = None  # several endpoints serving the judge model
     runs: int = 10
     temperature: float | None = None  # None: the protocol's default
     use_model_default_sampling: bool = False
@@ -104,7 +106,11 @@ class JudgeSettings:
             use_model_default=self.use_model_default_sampling,
             api_version=self.api_version,
         )
-        endpoint = resolve_endpoint(self.provider, self.base_url)
+        if self.pool is not None:
+            self.pool.check_model(model)
+            endpoint: Endpoint = self.pool.endpoint()
+        else:
+            endpoint = resolve_endpoint(self.provider, self.base_url)
         return ResolvedJudge(self, model, template, sampling, endpoint)
 
 
@@ -161,6 +167,7 @@ class ResolvedJudge:
             "provider": self.provider,
             "model": self.model,
             "endpoint": self.endpoint.to_json(),
+            **({} if self.settings.pool is None else {"pool": self.settings.pool.to_json()}),
             "served": (served or Served()).to_json(),
             "temperature": self.sampling.temperature,
             "api_version": self.sampling.api_version,
@@ -192,3 +199,37 @@ class ResolvedJudge:
             return self.signature
         head, model, tail = self.signature.partition(f"|model:{self.model}")
         return f"{head}{model}{served.signature}{tail}"
+
+
+def settings_of_section(section: dict[str, Any], *, signs_exclusion: bool) -> JudgeSettings:
+    """The settings a judge section records (`ResolvedJudge.describe` and its signature),
+    to judge again from its cache: the merge of judged shards. The prompt is the judge's
+    default (a benchmark's own, or the protocol's): a user's template is not recorded, and
+    a judge of it finds no cached verdict (the caller checks that none is missing).
+    InputError naming what the section lacks."""
+    try:
+        parts = dict(p.split(":", 1) for p in str(section["signature"]).split("|") if ":" in p)
+        endpoint = section.get("endpoint") or {}
+        temperature = section["temperature"]
+        members = endpoint.get("members")
+        pool = None
+        if members:  # a pool: its members as recorded (nothing is sent to them)
+            from locoscore.llm.endpoint_pool import PoolMember
+
+            pool = EndpointPool(tuple(PoolMember(str(u)) for u in members), "the judge section")
+        return JudgeSettings(
+            protocol=str(section["protocol"]),
+            provider=str(section["provider"]),
+            model=str(section["model"]),
+            base_url=None if endpoint.get("default", True) or pool else str(endpoint["url"]),
+            pool=pool,
+            runs=int(section["runs"]),
+            temperature=None if temperature is None else float(temperature),
+            use_model_default_sampling=temperature is None,
+            api_version=section.get("api_version"),
+            max_tokens=int(parts["max_tokens"]),
+            include_adversarial=bool(section.get("include_adversarial", parts.get("adv") == "yes")),
+            signs_exclusion=signs_exclusion,
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InputError(f"the judge section records no {exc}", field="judge") from None

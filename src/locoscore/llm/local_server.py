@@ -43,6 +43,7 @@ class ServerFacts:
     window_source: str | None = None  # where the window came from, for the messages
     tokenize: str | None = None  # "llama.cpp" or "vllm": the server's /tokenize dialect
     root: str | None = None
+    models: tuple[str, ...] = ()  # the ids its model list names (a pool checks them)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -78,6 +79,24 @@ def _positive(value: Any) -> int | None:
 
 
 def discover(base_url: str, model: str, api_key: str | None = None) -> ServerFacts:
+    """What the server says about itself (`_discover`), with the models it lists."""
+    from dataclasses import replace
+
+    facts, listed = _discover(base_url, model, api_key)
+    return replace(facts, models=listed)
+
+
+def serves(facts: ServerFacts | None, model: str) -> str | None:
+    """The model a server serves for `model`: it, when listed (or nothing is listed), else
+    the first it lists (llama.cpp serves its one model under any name)."""
+    if facts is None or not facts.models or model in facts.models:
+        return model
+    return facts.models[0]
+
+
+def _discover(
+    base_url: str, model: str, api_key: str | None = None
+) -> tuple[ServerFacts, tuple[str, ...]]:
     """Ask the server at `base_url` (an OpenAI `/v1` base) what it is and can do: its model
     list first (every compatible server has one; its `owned_by` names llama.cpp and Ollama,
     vLLM adds `max_model_len`), then that server's own endpoints; a server the list does not
@@ -90,17 +109,20 @@ def discover(base_url: str, model: str, api_key: str | None = None) -> ServerFac
         models = _get(client, f"{base_url.rstrip('/')}/models")
         entries = models.get("data") if isinstance(models, dict) else None
         entries = [e for e in entries or [] if isinstance(e, dict)]
+        listed = tuple(str(e["id"]) for e in entries if isinstance(e.get("id"), str))
         entry = next((e for e in entries if e.get("id") == model), entries[0] if entries else {})
         owner = str(entry.get("owned_by") or "")
         if _positive(entry.get("max_model_len")) is not None:
             tok = _get(client, f"{root}/tokenize", {"model": model, "prompt": "a"})
             dialect = "vllm" if isinstance(tok, dict) and "count" in tok else None
             window = entry["max_model_len"]
-            return ServerFacts("vllm", None, window, "/v1/models max_model_len", dialect, root)
+            return ServerFacts(
+                "vllm", None, window, "/v1/models max_model_len", dialect, root
+            ), listed
         if owner == LLAMA_CPP_PYTHON_OWNER:
             # llama-cpp-python's server: one request at a time (a lock around the model),
             # no /props, /tokenize or window to ask.
-            return ServerFacts("llama-cpp-python", 1, None, None, None, root)
+            return ServerFacts("llama-cpp-python", 1, None, None, None, root), listed
         # An owner the list does not name as one of ours (a proxy may rewrite `owned_by`,
         # or the server has no list) leaves the server unidentified: every probe is asked.
         ollama = owner in _OLLAMA_OWNERS
@@ -108,14 +130,14 @@ def discover(base_url: str, model: str, api_key: str | None = None) -> ServerFac
         if not ollama:
             facts = _llama(client, root)
             if facts is not None:
-                return facts
+                return facts, listed
         if ollama or not known:
             show = _get(client, f"{root}/api/show", {"model": model})
             info = show.get("model_info") if isinstance(show, dict) else None
             for key, value in (info or {}).items():
                 if key.endswith(".context_length") and _positive(value):
-                    return ServerFacts("ollama", None, value, "/api/show", None, root)
-    return ServerFacts(root=root)
+                    return ServerFacts("ollama", None, value, "/api/show", None, root), listed
+    return ServerFacts(root=root), listed
 
 
 def _llama(client: Any, root: str) -> ServerFacts | None:

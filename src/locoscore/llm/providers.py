@@ -16,7 +16,7 @@ import json
 import os
 import re
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from locoscore.errors import InputError
@@ -115,6 +115,8 @@ class ProviderConfig:
     # A structured-output mode forced by the user (one of RESPONSE_FORMATS): sent as is and
     # never negotiated. None: the strictest mode, downgraded once if the server rejects it.
     response_format: str | None = None
+    # This endpoint's own key (a pool's member with `key_env`); None: the provider's variable.
+    api_key: str | None = field(default=None, repr=False)
 
 
 @dataclass(frozen=True)
@@ -199,7 +201,7 @@ class AnthropicClient:
         import anthropic  # the SDKs load only when a judge runs (1.4 s of imports)
 
         self.client = anthropic.AsyncAnthropic(
-            api_key=api_key("anthropic"),
+            api_key=config.api_key or api_key("anthropic"),
             base_url=config.base_url,
             max_retries=0,
             timeout=config.timeout_s,
@@ -300,7 +302,7 @@ class OpenAIClient:
         import openai
 
         self.client = openai.AsyncOpenAI(
-            api_key=api_key(config.provider),
+            api_key=config.api_key or api_key(config.provider),
             base_url=config.base_url,
             max_retries=0,
             timeout=config.timeout_s,

@@ -131,3 +131,21 @@ def check_out_dir(out: Path) -> None:
                     file=str(path),
                     record=where,
                 )
+
+
+def read_run_dataset(predictions: Path) -> tuple[Path, str | None] | None:
+    """The data file the run of `predictions` (its folder's run.json) read and its sha256,
+    when that file is still where it was: what a judge of one shard splits by when no data
+    file is given or found (a plain judge of LoCoMo's own records needs none)."""
+    folder = predictions if predictions.is_dir() else predictions.parent
+    try:
+        run = json.loads((folder / RUN_JSON).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    dataset = run.get("dataset") if isinstance(run, dict) else None
+    path = dataset.get("path") if isinstance(dataset, dict) else None
+    if not (isinstance(path, str) and Path(path).is_file()):
+        return None
+    assert isinstance(dataset, dict)
+    sha = dataset.get("sha256")
+    return Path(path), sha if isinstance(sha, str) else None

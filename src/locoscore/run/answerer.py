@@ -21,10 +21,17 @@ from locoscore.benchmarks.answer_prompt import AnswerPrompt
 from locoscore.errors import InputError
 from locoscore.llm.cost import PriceTable, estimate_prompt_tokens
 from locoscore.llm.endpoint import Endpoint, Served, resolve_endpoint
+from locoscore.llm.endpoint_pool import EndpointPool, discover_members
 from locoscore.llm.ledger import Ledger, Spend
 from locoscore.llm.limiter import AdaptiveLimiter
-from locoscore.llm.local_server import ServerFacts, concurrency_plan, count_usage_locally, discover
+from locoscore.llm.local_server import (
+    ServerFacts,
+    concurrency_plan,
+    count_usage_locally,
+    discover,
+)
 from locoscore.llm.pool import CallPool, Outcome, RetryPolicy
+from locoscore.llm.pooled_client import PooledClient, PoolLimiter
 from locoscore.llm.prompt_cache import PrefixPolicy
 from locoscore.llm.providers import (
     PROVIDERS,
@@ -52,6 +59,8 @@ class AnswerSettings:
     provider: str = "openai"
     model: str | None = None
     base_url: str | None = None
+    # several endpoints serving the model (--answer-base-url repeated, --answer-pool FILE)
+    pool: EndpointPool | None = None
     prompt: AnswerPrompt | None = None
     temperature: float = 0.0
     max_tokens: int = 128
@@ -77,6 +86,8 @@ class AnswerStep:
     sampling: SamplingPlan | None
     endpoint: Endpoint | None = None  # None: extractive, no model called
     server: ServerFacts | None = None  # what a compatible server said about itself
+    # a pool: what each member said about itself (None: not asked), in the pool's order
+    pool_facts: tuple[ServerFacts | None, ...] = ()
 
     @property
     def context_window(self) -> int | None:
@@ -158,10 +169,14 @@ class AnswerStep:
             "prompt_hash": self.prompt.version_hash,
             "sampling": None if self.sampling is None else self.sampling.signature,
             "max_tokens": self.settings.max_tokens,
+            # the calls' own limits (--timeout, --max-attempts): not in the signature
+            "timeout_s": self.settings.timeout_s,
+            "max_attempts": self.settings.max_attempts,
             "signature": self.signature_with(served),
             "context_window": self.context_window,
             "context_window_source": self.window_source,
             "server": None if self.server is None else self.server.to_json(),
+            **({} if self.settings.pool is None else {"pool": self.settings.pool.to_json()}),
             "prompt_cache": self.settings.prompt_cache and not self.is_extractive,
         }
 
@@ -189,6 +204,8 @@ def resolve_answer_step(
     if settings.context_window is not None and settings.context_window < 1:
         raise InputError("--answer-context-window must be at least 1 token")
     sampling = resolve_sampling(settings.provider, model, settings.temperature)
+    if settings.pool is not None:
+        return _pooled_step(settings, model, prompt, sampling, settings.pool, needs_key)
     endpoint = resolve_endpoint(settings.provider, settings.base_url, field="--answer-base-url")
     # A missing key stops the run before anything is spent (a dry run sends nothing).
     key = api_key(settings.provider) if needs_key else os.environ.get("OPENAI_API_KEY")
@@ -196,6 +213,26 @@ def resolve_answer_step(
     if settings.provider == "openai-compatible" and settings.base_url:
         server = discover(settings.base_url, model, key)
     return AnswerStep(settings, model, prompt, sampling, endpoint, server=server)
+
+
+def _pooled_step(
+    settings: AnswerSettings,
+    model: str,
+    prompt: AnswerPrompt,
+    sampling: SamplingPlan,
+    pool: EndpointPool,
+    needs_key: bool,
+) -> AnswerStep:
+    """The answer step over a pool: every member asked what it is (a compatible server),
+    a pool whose members serve different models refused, the smallest window kept."""
+    own_keys = all(m.key_env for m in pool.members)  # no provider-wide key needed
+    key = api_key(settings.provider) if needs_key and not own_keys else None
+    facts = discover_members(pool, settings.provider, model, key, needs_key=needs_key)
+    windows = [f for f in facts if f is not None and f.context_window]
+    server = min(windows, key=lambda f: f.context_window or 0) if windows else None
+    return AnswerStep(
+        settings, model, prompt, sampling, pool.endpoint(), server=server, pool_facts=tuple(facts)
+    )
 
 
 @dataclass(frozen=True)
@@ -242,10 +279,19 @@ class Answerer:
         settings = step.settings
         # Answer calls start at up to 32 in flight, or a compatible server's slots; 429s (and
         # for a compatible server, queueing, timeouts, 503s) shrink it as for the judge.
-        start, most, self.concurrency_source = step.initial_concurrency()
-        self.limiter = AdaptiveLimiter(
-            most, start, backpressure=settings.provider == "openai-compatible"
-        )
+        self.pooled: PooledClient | None = None
+        if settings.pool is not None:
+            self.pooled = PooledClient.of(
+                self._config(), settings.pool, list(step.pool_facts), settings.concurrency
+            )
+            start = most = min(settings.concurrency, self.pooled.capacity)
+            self.concurrency_source = f"a pool of {len(settings.pool.members)} endpoints"
+            self.limiter: AdaptiveLimiter = PoolLimiter(most)
+        else:
+            start, most, self.concurrency_source = step.initial_concurrency()
+            self.limiter = AdaptiveLimiter(
+                most, start, backpressure=settings.provider == "openai-compatible"
+            )
         self.initial_concurrency = start
         self.pool = CallPool(
             self.limiter,
@@ -304,21 +350,24 @@ class Answerer:
         )
         return cost or 0.0
 
-    def _client(self) -> LLMClient:
+    def _config(self) -> ProviderConfig:
+        assert self.step.model is not None and self.step.sampling is not None
+        s = self.step.settings
+        return ProviderConfig(
+            provider=s.provider,
+            model=self.step.model,
+            sampling=self.step.sampling,
+            max_tokens=s.max_tokens,
+            base_url=s.base_url,
+            timeout_s=s.timeout_s,
+            concurrency=s.concurrency,
+        )
+
+    def _client(self) -> LLMClient | PooledClient:
+        if self.pooled is not None:
+            return self.pooled
         if self.client is None:
-            assert self.step.model is not None and self.step.sampling is not None
-            s = self.step.settings
-            self.client = make_client(
-                ProviderConfig(
-                    provider=s.provider,
-                    model=self.step.model,
-                    sampling=self.step.sampling,
-                    max_tokens=s.max_tokens,
-                    base_url=s.base_url,
-                    timeout_s=s.timeout_s,
-                    concurrency=s.concurrency,
-                )
-            )
+            self.client = make_client(self._config())
         return self.client
 
     def _cost(self, replies: list[Reply]) -> float | None:
@@ -439,11 +488,14 @@ class Answerer:
 
     def concurrency(self) -> dict[str, Any]:
         """The concurrency the answer calls ran at, for run.json."""
-        return {
+        described: dict[str, Any] = {
             "initial": self.initial_concurrency,
             "source": self.concurrency_source,
             **self.limiter.describe(),
         }
+        if self.pooled is not None:  # each endpoint's calls, failures and concurrency
+            described["endpoints"] = self.pooled.describe()
+        return described
 
     def stale(self, served_model: str, fake: bool) -> bool:
         """An answer from another server than this pass's live replies say it is."""
@@ -452,3 +504,5 @@ class Answerer:
     async def aclose(self) -> None:
         if self.client is not None:
             await self.client.aclose()
+        if self.pooled is not None:
+            await self.pooled.aclose()

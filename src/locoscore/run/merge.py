@@ -12,7 +12,8 @@ counts, calls, tokens and costs are the shards' summed; its measures are recompu
 the joined lines; figures of how each shard went (latencies, concurrency) are the joined
 lines' or the first shard's. The shards' run states and judge caches are joined too, so
 the merged folder resumes like any run folder, and a judge of it (same flags as the
-shards') takes every verdict from the joined cache: no call is made twice.
+shards', which `locoscore merge` rebuilds from their judge section and runs itself) takes
+every verdict from the joined cache: no call is made twice.
 
 Everything is checked before `--out` (new or empty) is written; a merge that fails while
 writing empties it again.
@@ -89,6 +90,27 @@ def _judge_signature(summary: dict[str, Any]) -> str | None:
     return None if signature is None else without_shard(str(signature))
 
 
+def _selection_difference(a: ShardFolder, b: ShardFolder) -> str | None:
+    """How two shards' selections differ (the conversations their runs split), or None;
+    shards written before the selection was recorded are compared by their population."""
+    sel_a, sel_b = a.run["shard"].get("selection"), b.run["shard"].get("selection")
+    if isinstance(sel_a, list) and isinstance(sel_b, list):
+        if sel_a == sel_b:
+            return None
+        only_a = [c for c in sel_a if c not in sel_b]
+        only_b = [c for c in sel_b if c not in sel_a]
+        return f"conversations {_listed(only_a)} vs {_listed(only_b)}"
+    pop_a, pop_b = a.run["shard"].get("population"), b.run["shard"].get("population")
+    if pop_a != pop_b:
+        return f"{pop_a} vs {pop_b} questions in all"
+    return None
+
+
+def _listed(ids: list[str]) -> str:
+    shown = ",".join(ids[:4]) or "none other"
+    return f"{shown},... ({len(ids)})" if len(ids) > 4 else shown
+
+
 def check_shards(shards: Sequence[ShardFolder], *, allow_partial: bool) -> None:
     """Refuse shards that do not belong together: one line naming what differs."""
     first = shards[0]
@@ -107,6 +129,8 @@ def check_shards(shards: Sequence[ShardFolder], *, allow_partial: bool) -> None:
             raise InputError(
                 f"shards of different shard counts ({first.count} vs {other.count}): {where}"
             )
+        if (selection := _selection_difference(first, other)) is not None:
+            raise InputError(f"shards of different selections ({selection}): {where}")
         sig_a = without_shard(str(first.run.get("signature")))
         sig_b = without_shard(str(other.run.get("signature")))
         if sig_a != sig_b:

@@ -139,6 +139,7 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
         asked = {q.conversation_id for q in questions}
         conversations = [c for c in conversations if c.conversation_id in asked]
     population = len(questions)
+    selection = [c.conversation_id for c in conversations]
     if settings.shard is not None:
         # after the sample: N shards of a sample are that sample, split by whole conversations
         mine = settings.shard.keep([(c.conversation_id, c.turn_count) for c in conversations])
@@ -153,6 +154,10 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
     answer_settings = dataclasses.replace(
         settings.answer, concurrency=settings.concurrency, max_tokens=benchmark.answer_max_tokens
     )
+    if settings.shard is not None and answer_settings.pool is not None:  # its endpoints
+        shard = settings.shard
+        pool = answer_settings.pool.for_shard(shard.index, shard.count)
+        answer_settings = dataclasses.replace(answer_settings, pool=pool)
     answer = resolve_answer_step(answer_settings, prompt, needs_key=not settings.dry_run)
     check_bare_questions(answer, questions)  # before anything is created
     system = make_system(
@@ -167,6 +172,7 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
         settings, dataset, conversations, questions, system, answer, errata, sample
     )
     resolved.shard_population = population
+    resolved.shard_selection = selection
     resolved.drop = check_run_folder(
         settings.out,
         resolved.signature,

@@ -18,7 +18,9 @@ the unsharded judge's results and its spend is the shards' summed.
 
 Rate limits stay global: every shard gets `--concurrency` divided by N (at least 1), so N
 shards sharing one provider key never have more calls in flight together than one run
-would (the fake provider's peak in-flight count checks it in the tests). A shared limiter
+would; with an endpoint pool, each task gets its share of the servers (`EndpointPool.
+for_shard`) and, when those are its own, all of `--concurrency`: a server's slots go with
+the server (the fake provider's peak in-flight count checks it in the tests). A shared limiter
 (a Ray actor every call would ask) was not chosen: a round trip per call to one actor, and
 a single point of failure, for a bound the division already gives.
 """
@@ -26,6 +28,7 @@ a single point of failure, for a bound the division already gives.
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import shutil
 import sqlite3
@@ -34,10 +37,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from locoscore._io import write_json_atomic
 from locoscore.data.shard import Shard
 from locoscore.errors import InputError
 from locoscore.llm.progress import ProgressSink
-from locoscore.results.layout import JUDGE_CACHE, RUN_STATE, SUMMARY
+from locoscore.results.layout import JUDGE_CACHE, RUN_JSON, RUN_STATE, SUMMARY
 from locoscore.run.settings import RunSettings
 
 SHARDS_DIR = "shards"
@@ -131,7 +135,7 @@ def run_on_ray(
                     settings,
                     shard=Shard(i, shards),
                     out=shard_folder(settings.out, i),
-                    concurrency=shard_concurrency(settings.concurrency, shards),
+                    concurrency=task_concurrency(settings, i, shards),
                 )
             ): i
             for i in range(shards)
@@ -140,6 +144,15 @@ def run_on_ray(
     if tick is not None:
         tick()
     return merge_into(settings.out, shards), sorted(outcomes, key=lambda o: o["index"])
+
+
+def task_concurrency(settings: RunSettings, index: int, shards: int) -> int:
+    """A task's `--concurrency`: all of it when its share of an answer pool is its own
+    (those servers' slots bound its calls), else its share of it."""
+    pool = settings.answer.pool
+    if pool is not None and not pool.for_shard(index, shards).shared:
+        return settings.concurrency
+    return shard_concurrency(settings.concurrency, shards)
 
 
 def shard_concurrency(concurrency: int, shards: int) -> int:
@@ -235,9 +248,7 @@ def judge_on_ray(
                     out=shard_folder(call.out, i),
                     shard=Shard(i, shards),
                     progress=False,
-                    settings=dataclasses.replace(
-                        settings, concurrency=shard_concurrency(settings.concurrency, shards)
-                    ),
+                    settings=judge_share(settings, i, shards),
                 ),
             ): i
             for i in range(shards)
@@ -245,6 +256,20 @@ def judge_on_ray(
         outcomes = wait_all(ray, pending, shards, on_done)
     join_judge_caches(call.out, shards)
     return sorted(outcomes, key=lambda o: o["index"])
+
+
+def judge_share(settings: Any, index: int, shards: int) -> Any:
+    """A judge task's settings (`JudgeSettings`): its share of a pool (its own servers keep
+    their slots: all of `--concurrency`), else its share of `--concurrency`."""
+    pool = settings.pool
+    if pool is not None:
+        part = pool.for_shard(index, shards)
+        if not part.shared:
+            return dataclasses.replace(settings, pool=part)
+        settings = dataclasses.replace(settings, pool=part)
+    return dataclasses.replace(
+        settings, concurrency=shard_concurrency(settings.concurrency, shards)
+    )
 
 
 def join_judge_caches(out: Path, shards: int) -> None:
@@ -288,4 +313,19 @@ def merge_into(out: Path, shards: int) -> dict[str, Any]:
     staging.rmdir()
     if not (out / SUMMARY).is_file():
         raise InputError("the merge wrote no summary.json", file=str(out))
-    return summary
+    # the files name where they were merged; they live in `out` now (the staging is gone)
+    for name in (SUMMARY, RUN_JSON):
+        document = json.loads((out / name).read_text(encoding="utf-8"))
+        write_json_atomic(out / name, _moved(document, str(staging), str(out)))
+    return _moved(summary, str(staging), str(out))
+
+
+def _moved(value: Any, old: str, new: str) -> Any:
+    """`value` with every path under `old` (a string starting with it) under `new`."""
+    if isinstance(value, dict):
+        return {k: _moved(v, old, new) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_moved(v, old, new) for v in value]
+    if isinstance(value, str) and (value == old or value.startswith(old + os.sep)):
+        return new + value[len(old) :]
+    return value

@@ -54,6 +54,8 @@ class ResolvedRun:
     drop: Literal["all", "results"] | None = None  # what --replace drops before the run
     # --shard: the questions of the whole run (every shard's), as `run.json` records them
     shard_population: int = 0
+    # --shard: the conversations every shard's run splits between them, in dataset order
+    shard_selection: list[str] = field(default_factory=list)
 
     @property
     def benchmark(self) -> Benchmark:
@@ -124,5 +126,8 @@ class ResolvedRun:
     def _shard_json(self) -> dict[str, Any]:
         assert self.settings.shard is not None
         return self.settings.shard.to_json(
-            len(self.conversations), len(self.questions), self.shard_population
+            len(self.conversations),
+            len(self.questions),
+            self.shard_population,
+            self.shard_selection,
         )

@@ -18,7 +18,8 @@ llama-cpp-python's server) does that the fake provider does not.
   that takes `n = 10`); `flavour="vllm"` takes any `n` unless `max_n` is set (then refused
   in words that name no limit); Ollama and llama-cpp-python ignore `n` (one choice).
   `choices` counts the choices answered, `refused_n` the requests refused for their `n`.
-- Replies carry no `usage`, the server's own `model` name whatever was asked, and are cut
+- Replies carry no `usage` unless `usage=True` (llama-server sends it: the prompt's and the
+  reply's tokens), the server's own `model` name whatever was asked, and are cut
   at `max_tokens` (finish_reason "length"); `timings` (llama.cpp's prompt/predicted ms)
   when `timings=True`.
 - `GET /props` (`total_slots`, `default_generation_settings.n_ctx`), `GET /slots`,
@@ -84,6 +85,9 @@ class LlamaConfig:
     overflow_style: str = "llama.cpp"  # or "llama-cpp-python"
     tokenize: bool = True
     timings: bool = True
+    # `usage` in every reply, as llama-server sends it (False: none, as a server that
+    # reports no usage; the shipped default, which the local-count tests rely on)
+    usage: bool = False
     props: bool = True  # /props and /slots served (a non-llama.cpp server has neither)
     # or "vllm", "ollama", "llama-cpp-python": what the server says about itself
     flavour: str = "llama.cpp"
@@ -308,5 +312,12 @@ class LlamaServer:
                 "prompt_ms": round(served_ms / 4, 3),
                 "predicted_n": min(len(words), limit),
                 "predicted_ms": round(served_ms * 3 / 4, 3),
+            }
+        if c.usage:  # llama.cpp's own counts (its tokenizer), in every reply
+            predicted = min(len(words), limit) * len(reply["choices"])
+            reply["usage"] = {
+                "prompt_tokens": n_prompt,
+                "completion_tokens": predicted,
+                "total_tokens": n_prompt + predicted,
             }
         return 200, reply

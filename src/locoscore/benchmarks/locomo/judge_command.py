@@ -43,7 +43,12 @@ def judge_command(bench: Benchmark, call: JudgeCall, t: Terminal) -> bool:
     )
     if call.shard is not None:  # after the sample: its shard I
         sample = records_shard_sample(
-            bench, loaded.dataset, loaded.records, call.include_adversarial, sample, call.shard
+            bench,
+            loaded.dataset or _split_data(bench, call.predictions),
+            loaded.records,
+            call.include_adversarial,
+            sample,
+            call.shard,
         )
     if sample is not None:
         console.print(
@@ -96,6 +101,31 @@ def judge_command(bench: Benchmark, call: JudgeCall, t: Terminal) -> bool:
     if result.run.stop_reason:
         return failed(t, f"stopped early: {result.run.stop_reason}")
     return failed(t, unscored_problem(result.run.rows, call.max_unscored))
+
+
+def _split_data(bench: Benchmark, predictions: Path) -> Any:
+    """The data file a shard is split by (conversation sizes) when none was given or found:
+    the one the predictions' run read (run.json beside them)."""
+    from locoscore.errors import InputError
+    from locoscore.results.folder import read_run_dataset
+
+    recorded = read_run_dataset(predictions)
+    if recorded is None:
+        raise InputError(
+            "a shard is split by whole conversations, by their sizes in the data file: give "
+            "--dataset (no run.json beside the predictions names one that exists)",
+            field="--shard",
+        )
+    path, sha = recorded
+    data = bench.load(path)
+    if sha is not None and data.sha256 != sha:
+        raise InputError(
+            f"is not the file the run read (sha256 {data.sha256[:12]}, the run's {sha[:12]}): "
+            "give --dataset",
+            file=str(path),
+            field="--shard",
+        )
+    return data
 
 
 def _warn_if_self_judging(
