@@ -82,9 +82,18 @@ class LoCoMoPlus(Benchmark):
     # a reply of two to four sentences; the judge reads whether it uses the cue
     answer_max_tokens = 256
 
+    def for_protocol(self, protocol: str | None) -> Benchmark:
+        if protocol == "official":
+            return OFFICIAL
+        return super().for_protocol(protocol)
+
     def fetch(self, name: str, url: str | None, dest: Path | None) -> Path:
         from locoscore.data.user_cache import download_verified, user_cache_file
 
+        if name == "locomo-plus-official":
+            from locoscore.benchmarks.locomo_plus.official_prompts import fetch_prompt_files
+
+            return fetch_prompt_files(url, dest)
         return download_verified(
             url or PLUS_URL,
             PLUS_SHA256,
@@ -172,7 +181,7 @@ class LoCoMoPlus(Benchmark):
             questions,
             {t.id: t.key for t in self.types},
             dict(self.type_names),
-            self.describe_data(data),
+            (OFFICIAL if official else self).describe_data(data),
             self.draw_sample,
         )
         result, section = await judge_answers(task, answers, settings, out, **options)
