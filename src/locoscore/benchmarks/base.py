@@ -471,9 +471,14 @@ class Benchmark(ABC):
         return frozenset()
 
     def official_judge_template(self, protocol: str) -> PromptTemplate | None:
-        """The panel's `official` variant: the benchmark's published grading rules in our
-        own words, for `protocol`. None: no such variant (the default judge follows them)."""
+        """The panel's `official` variant: the benchmark's published grading rules (in our
+        own words, or read from the official files), for `protocol`. None: no such variant;
+        `no_official_judge` says why."""
         return None
+
+    # Why a panel's `official` judge is refused for this benchmark (when
+    # `official_judge_template` gives none), in words true of it.
+    no_official_judge = "it declares no official judge prompt"
 
     # What the default `judge` and `audit` commands print: lines
     # built from the summary section (or audit document) it returned; a dry run's lines
