@@ -308,6 +308,13 @@ def test_the_official_judge_prompt_reading_and_aggregation(
         assert "response_format" not in body and body.get("n", 1) == 1
         assert '"label": "correct"|"wrong"' in expected  # the two levels asked
     assert "replies with 'incorrect' read as correct: 1" in " ".join(result.output.split())
+    reported = CliRunner().invoke(app, ["report", str(out)])
+    assert reported.exit_code == 0, reported.output
+    report = " ".join((out / "report.md").read_text().split())
+    assert "replies containing 'incorrect' read as correct: 1" in report
+    assert "judged by the official protocol" in report.lower()
+    card = json.loads((out / "summary.json").read_text())["claim"]
+    assert card["judge"]["protocol"] == "official"
 
 
 def test_the_panel_official_variant_judges_with_the_official_prompt(
