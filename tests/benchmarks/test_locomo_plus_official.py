@@ -403,3 +403,55 @@ def test_the_reader_reads_as_the_official_code(tmp_path: Path) -> None:
     assert [read_official_reply(None, text).score for text, _ in cases] == [s for _, s in cases]
     assert read_official_reply(None, "Incorrect.").method == "official:incorrect-as-correct"
     assert read_official_reply(None, "correct, not incorrect").method == "official:words"
+
+
+def test_a_fetched_copy_is_checked_by_its_pinned_sha256(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In the user cache (where `dataset fetch locomo-plus-official` puts them) the files
+    must be the pinned ones: stand-ins there are refused, naming the file."""
+    from locoscore.benchmarks.locomo_plus.official_prompts import PINNED, UTILS
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    cached = write_repository(tmp_path / "cache" / "locoscore" / "locomo-plus-059f4e3", (0,))
+    data = tmp_path / "data"
+    data.mkdir()
+    shutil.copyfile(cached / "data" / "locomo_plus.json", data / "locomo_plus.json")
+    shutil.copyfile(LOCOMO, data / "locomo10.json")
+    with pytest.raises(Exception, match=f"expected {PINNED[UTILS]}") as caught:
+        BENCH.for_protocol("official").load(data)
+    assert str(cached / UTILS) in str(caught.value)
+
+
+def test_fetch_saves_nothing_when_a_file_is_not_the_pinned_one(tmp_path: Path) -> None:
+    """`dataset fetch locomo-plus-official` from a server holding stand-ins: exit 2, the
+    sha256 named, no file written."""
+    import http.server
+    import threading
+
+    served = write_repository(tmp_path / "served", (0,))
+
+    class Repository(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = (served / self.path.lstrip("/")).read_bytes()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Repository)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    dest = tmp_path / "dest"
+    try:
+        result = CliRunner().invoke(
+            app,
+            ["dataset", "fetch", "locomo-plus-official", "--url",
+             f"http://127.0.0.1:{server.server_port}", "--dest", str(dest)],
+        )  # fmt: skip
+    finally:
+        server.shutdown()
+    assert result.exit_code == 2 and "sha256" in result.output
+    assert not dest.exists() or not any(p.is_file() for p in dest.rglob("*"))
