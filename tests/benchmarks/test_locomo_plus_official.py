@@ -268,6 +268,8 @@ def test_the_official_judge_prompt_reading_and_aggregation(
     assert section["protocol"] == "official" and section["runs"] == 1
     assert "|reader:locomo-plus-official|" in section["signature"]
     assert section["overall"]["mean"] == pytest.approx(50.0) and section["overall"]["count"] == 9
+    assert (section["scored"], section["unscored"]) == (9, 0)  # the failed call is a 0
+    assert "J over 9 questions" in " ".join(result.output.split())
     official = section["official"]
     assert (official["total_score"], official["total_samples"], official["overall_avg"]) == (
         4.5,
@@ -455,3 +457,14 @@ def test_fetch_saves_nothing_when_a_file_is_not_the_pinned_one(tmp_path: Path) -
         server.shutdown()
     assert result.exit_code == 2 and "sha256" in result.output
     assert not dest.exists() or not any(p.is_file() for p in dest.rglob("*"))
+
+
+def test_a_benchmark_without_run_profiles_refuses_protocol_in_one_line(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        app,
+        ["run", "--benchmark", "locomo", "--protocol", "official", "--system", "bm25",
+         "--answer-provider", "extractive", "--out", str(tmp_path / "run")],
+    )  # fmt: skip
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "takes no run protocol 'official'" in " ".join(result.output.split())
+    assert not (tmp_path / "run").exists()

@@ -174,8 +174,9 @@ def official_block(
 
 def add_official(out: Path, section: dict[str, Any], questions: Sequence[Question]) -> None:
     """The section's headline made the official aggregation (J over every record, a failed
-    judge call counted 0), its `official` block (the official summary's figures and the
-    quirk counts); scores.jsonl's `j` and summary.json rewritten with them."""
+    judge call counted 0, so no question is left unscored), its `official` block (the
+    official summary's figures and the quirk counts); scores.jsonl's `j` and summary.json
+    rewritten with them."""
     from locoscore.generic.scoring import aggregate
 
     rows = read_jsonl(out / SCORES)
@@ -186,7 +187,9 @@ def add_official(out: Path, section: dict[str, Any], questions: Sequence[Questio
     section.update(aggregate(scores, types, order))
     section["protocol"] = "official"
     section["official"] = block
-    section["judged"] = len(scores)
+    # the official denominator: a question whose judge call failed is a 0, not left out
+    # (the gate has already weighed the failures; `official` counts them)
+    section.update(judged=len(scores), scored=len(scores), unscored=0)
     rewritten = [{**r, "j": round(scores[str(r["question_id"])], 6)} for r in rows]
     write_jsonl_atomic(out / SCORES, rewritten)
     summary = load_summary(out)
