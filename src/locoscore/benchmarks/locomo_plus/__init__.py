@@ -193,11 +193,11 @@ class LoCoMoPlus(Benchmark):
 
     def judge_lines(self, section: dict[str, Any], out: Path) -> list[str]:
         from locoscore.benchmarks.locomo_plus.judge import strict_lines
-        from locoscore.benchmarks.locomo_plus.official_judge import official_lines
+        from locoscore.benchmarks.locomo_plus.official_judge import aggregation_lines
         from locoscore.generic.judging import judge_lines
 
         lines = judge_lines(section, out)
-        return [*lines[:-1], *official_lines(section), *strict_lines(section), lines[-1]]
+        return [*lines[:-1], *aggregation_lines(section), *strict_lines(section), lines[-1]]
 
     def report(self, directory: Path) -> list[Path]:
         from locoscore.benchmarks.locomo_plus.report import write_report

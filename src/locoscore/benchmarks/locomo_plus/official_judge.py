@@ -197,7 +197,7 @@ def add_official(out: Path, section: dict[str, Any], questions: Sequence[Questio
     write_json_atomic(out / SUMMARY, summary)
 
 
-def official_lines(section: dict[str, Any]) -> list[str]:
+def aggregation_lines(section: dict[str, Any]) -> list[str]:
     """What `judge` prints of the official block."""
     block = section.get("official")
     if not block:
