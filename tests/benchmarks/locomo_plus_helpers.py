@@ -14,7 +14,8 @@ PLUS = SHARED / "locomo-plus" / "locomo_plus.json"
 LOCOMO = SHARED / "locomo10.json"
 # Nine items of the real file: causal 0 (two weeks), 1 (one week), 56 (several months);
 # state 101 (two months), 104 (one week); goal 216 (several months), 250 (three months);
-# value 301 (one month), 318 (a couple of months). Five are short-gap: 1, 56, 104, 216, 318.
+# value 301 (one month), 318 (a couple of months). Two are short-gap (the cue session
+# adjacent to the trigger): 1 and 104, the one-week gaps.
 NINE = (0, 1, 56, 101, 104, 216, 250, 301, 318)
 
 

@@ -1,7 +1,8 @@
 """LoCoMo-Plus: the stitching checked on the real file (every cue once, in its own dated
-session at the stated gap before the trigger; the 33 items the official stitching gives no
-long-range gap), the gap reader, and the judge's aggregates against hand counts with the
-fake provider (real local HTTP), failed calls counted apart."""
+session at the stated gap before the trigger; placed as the official input; the cues with a
+literal backslash-n split into both speakers' turns; short_gap the cue's adjacency to the
+trigger), the gap reader, and the judge's aggregates against hand counts with the fake
+provider (real local HTTP), failed calls counted apart."""
 
 from __future__ import annotations
 
@@ -24,7 +25,6 @@ from typer.testing import CliRunner
 
 from locoscore.benchmarks import get_benchmark
 from locoscore.benchmarks.locomo_plus.data import PlusData, parse_gap
-from locoscore.benchmarks.locomo_plus.stitch import draw
 from locoscore.cli import app
 from locoscore.testing.fake_provider import FakeConfig, FakeProvider
 
@@ -99,14 +99,20 @@ def test_every_cue_is_once_in_its_own_dated_session_at_the_gap_before_the_trigge
         assert question.text.split(": ")[0] in conversation.speakers
 
 
-def test_the_33_short_gap_items_are_found(real: PlusData) -> None:
-    """15 gaps the official parser reads as 0 days, 18 of one week (its trigger offset)."""
-    reasons = Counter(i.gap.short_reason for i in real.items if i.gap.short_reason)
-    assert sum(reasons.values()) == 33
-    assert Counter(r.split(" (")[0] for r in reasons.elements()) == {
-        "vague gap": 15,
-        "one-week gap": 18,
-    }
+def test_short_gap_is_the_cue_session_adjacent_to_the_trigger(real: PlusData) -> None:
+    """Computed on the stitched data: the cue is the last session (nothing between it and
+    the trigger). 18 items, all of one-week gaps; the 15 vague gaps ("several months")
+    are placed 21 to 90 days back and are not short."""
+    conversations = BENCH.conversations(real)
+    questions = BENCH.questions(real, conversations)
+    adjacent = [
+        q.question_id
+        for c, q in zip(conversations, questions, strict=True)
+        if q.evidence[0].startswith(f"D{len(c.sessions)}:")
+    ]
+    flagged = [q.question_id for q in questions if q.record_ids["short_gap"]]
+    assert flagged == adjacent and len(adjacent) == 18
+    assert {real.items[int(q[3:])].gap.days for q in adjacent} == {7}
     vague = Counter(i.gap.text for i in real.items if i.gap.vague)
     assert vague == {
         "several months later": 11,
@@ -115,29 +121,44 @@ def test_the_33_short_gap_items_are_found(real: PlusData) -> None:
         "a few weeks later": 1,
         "a couple of months later": 1,
     }
-    questions = BENCH.questions(real, BENCH.conversations(real))
-    assert sum(q.record_ids["short_gap"] for q in questions) == 33
+    assert not any(questions[i.index].record_ids["short_gap"] for i in real.items if i.gap.vague)
+    assert BENCH.describe_data(real)["short_gap"] == 18
 
 
-def test_stitching_draws_are_the_documented_sha256_draws(real: PlusData) -> None:
-    key = b"locomo-plus/stitch-v1/seed=0/item=0/conversation"
-    assert draw(0, "conversation") == int.from_bytes(hashlib.sha256(key).digest()[:8], "big")
+def test_placement_follows_the_official_input(real: PlusData) -> None:
+    """Item i in LoCoMo conversation i % 10; its A (the trigger's speaker) is speaker_a."""
     conversations = BENCH.conversations(real)
     questions = BENCH.questions(real, conversations)
-    samples = [s.sample_id for s in real.locomo.samples]
-    for i in (0, 1, 200, 400):
-        chosen = samples[draw(i, "conversation") % len(samples)]
-        assert questions[i].record_ids["locomo_conversation"] == chosen
-        # speaker A is the conversation's first speaker on an even draw, else its second
-        a = conversations[i].speakers[draw(i, "speakers") % 2]
-        assert questions[i].text.startswith(f"{a}: ")
-    firsts = Counter(
-        q.text.startswith(f"{c.speakers[0]}: ")
-        for c, q in zip(conversations, questions, strict=True)
-    )
-    assert firsts[True] > 150 and firsts[False] > 150  # both speakers play A
-    # the items spread over all ten conversations
-    assert len({q.record_ids["locomo_conversation"] for q in questions}) == 10
+    samples = real.locomo.samples
+    for i, (c, q) in enumerate(zip(conversations, questions, strict=True)):
+        sample = samples[i % 10]
+        assert q.record_ids["locomo_conversation"] == sample.sample_id
+        assert q.text.startswith(f"{sample.speaker_a}: ")
+        assert c.speakers == (sample.speaker_a, sample.speaker_b)
+
+
+def test_cues_with_a_literal_backslash_n_are_split_into_both_speakers_turns(
+    real: PlusData,
+) -> None:
+    """31 cues hold the two characters backslash-n between A's and B's lines: each becomes
+    two turns, A's by speaker_a and B's by speaker_b, no "B:" left in a text."""
+    raw = json.loads(PLUS.read_text(encoding="utf-8"))
+    literal = [i for i, entry in enumerate(raw) if "\\n" in entry["cue_dialogue"]]
+    assert len(literal) == 31
+    conversations = BENCH.conversations(real)
+    questions = BENCH.questions(real, conversations)
+    for i in literal:
+        sample = real.locomo.samples[i % 10]
+        parts = raw[i]["cue_dialogue"].split("\\n")
+        [cue] = [
+            s for s in conversations[i].sessions if s.turns[0].dia_id == questions[i].evidence[0]
+        ]
+        assert [t.speaker for t in cue.turns] == [sample.speaker_a, sample.speaker_b]
+        assert [t.text for t in cue.turns] == [p.strip()[2:].strip() for p in parts]
+        assert parts[1].startswith("B:") and not any("\\n" in t.text for t in cue.turns)
+        assert questions[i].gold == (
+            f"{sample.speaker_a}: {cue.turns[0].text}\n{sample.speaker_b}: {cue.turns[1].text}"
+        )
 
 
 # -- the judge, against the fake provider ------------------------------------------------
@@ -175,8 +196,8 @@ def test_judge_aggregates_equal_hand_counts(
     fake: FakeProvider, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Levels 1 1 .5 | .5 0 | 1 0 | 1 .5 (causal | state | goal | value); short-gap items
-    lp-001, 002, 004, 005, 008. Overall 5.5/9; strict (000, 003, 006, 007) 2.5/4; short
-    3/5; each the mean over two runs."""
+    (the cue adjacent to the trigger: one-week gaps) lp-001, 004. Overall 5.5/9; strict
+    (the other seven) 4.5/7; short 1/2; each the mean over two runs."""
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-plus-0123456789")
     seen: list[str] = []
 
@@ -191,17 +212,14 @@ def test_judge_aggregates_equal_hand_counts(
     by_type = {k: v["mean"] for k, v in section["by_type"].items()}
     assert by_type == pytest.approx({"causal": 250 / 3, "state": 25.0, "goal": 50.0, "value": 75.0})
     strict = section["strict"]
-    assert (strict["overall"]["mean"], strict["overall"]["count"], strict["left_out"]) == (
-        62.5,
-        4,
-        5,
-    )
+    assert (strict["overall"]["count"], strict["left_out"]) == (7, 2)
+    assert strict["overall"]["mean"] == pytest.approx(100 * 4.5 / 7, abs=1e-3)
     assert {k: v["mean"] for k, v in strict["by_type"].items()} == {
-        "causal": 100.0, "state": 50.0, "goal": 0.0, "value": 100.0,
+        "causal": 75.0, "state": 50.0, "goal": 50.0, "value": 75.0,
     }  # fmt: skip
-    assert (section["short_gap"]["mean"], section["short_gap"]["count"]) == (60.0, 5)
+    assert (section["short_gap"]["mean"], section["short_gap"]["count"]) == (50.0, 2)
     assert section["calls"]["made"] == 18 and section["runs"] == 2
-    assert "J strict (without the 5 short-gap items) 62.5" in result.output
+    assert "J strict (without the 2 short-gap items) 64.3" in result.output
     # the judge sees the trigger, the cue and the reply (the official one never sees the
     # trigger) and is asked for three levels
     data = BENCH.load(tmp_path / "data")
@@ -211,21 +229,21 @@ def test_judge_aggregates_equal_hand_counts(
     assert '"score": 100, 50 or 0' in prompt
     rows = [json.loads(x) for x in (tmp_path / "out" / "scores.jsonl").read_text().splitlines()]
     assert [r["j"] for r in rows] == [1.0, 1.0, 0.5, 0.5, 0.0, 1.0, 0.0, 1.0, 0.5]
-    assert [r["short_gap"] for r in rows] == [0, 1, 1, 0, 1, 1, 0, 0, 1]
+    assert [r["short_gap"] for r in rows] == [0, 1, 0, 0, 1, 0, 0, 0, 0]
 
 
 def test_failed_judge_calls_are_no_verdict_never_a_wrong_answer(
     fake: FakeProvider, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The first call (lp-000, FULL) is refused: 8 of 9 scored, 4.5/8 overall, strict over
-    the three long-gap items left (1.5/3); past --max-unscored 10 % the command fails."""
+    the six long-gap items left (3.5/6); past --max-unscored 10 % the command fails."""
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-plus-0123456789")
     fake.config.scores = ["refusal"]
     result, section = _judge(tmp_path, fake, "--runs", "1")
     assert result.exit_code == 1 and "above --max-unscored 10%" in result.output
     assert (section["questions"], section["scored"], section["unscored"]) == (9, 8, 1)
     assert section["overall"]["mean"] == pytest.approx(100 * 4.5 / 8)
-    assert section["strict"]["overall"]["mean"] == pytest.approx(50.0)
+    assert section["strict"]["overall"]["mean"] == pytest.approx(100 * 3.5 / 6, abs=1e-3)
     assert "over 8 of 9 questions" in " ".join(result.output.split())
 
 

@@ -53,7 +53,7 @@ def test_run_judge_report_board_compare(fake: FakeProvider, tmp_path: Path) -> N
     _cli("run", "--benchmark", "locomo-plus", "--dataset", str(data), "--out", str(run),
          "--system", "bm25", "--top-k", "3", "--answer-provider", "extractive",
          "--skip-probe", "--no-progress")  # fmt: skip
-    assert "|stitch-v1-seed0|" in json.loads((run / "run.json").read_text())["signature"]
+    assert "|stitch-v2|" in json.loads((run / "run.json").read_text())["signature"]
     lines = [json.loads(x) for x in (run / "predictions.jsonl").read_text().splitlines()]
     assert [r["question_id"] for r in lines] == ["lp-000", "lp-001", "lp-002"]
     # the cue is the evidence: retrieval is scored against its turns

@@ -49,3 +49,29 @@ def test_official_refused_where_the_benchmark_has_none_and_files_are_read(tmp_pa
     assert _template("mine.txt", "binary", base=tmp_path).name == "file:mine.txt"  # type: ignore[attr-defined]
     with pytest.raises(InputError, match=r"unknown template .missing\.txt.: not a built-in"):
         _template("missing.txt", "binary", base=tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("benchmark", "why"),
+    [
+        ("longmemeval", "official per-type judge rules in locoscore's words"),
+        ("beam", "judge --protocol beam-official"),
+        ("personamem", "declares no official judge prompt"),
+    ],
+)
+def test_the_official_refusal_says_why_truthfully(benchmark: str, why: str) -> None:
+    """No benchmark is told its default "already follows its published rules" unless that
+    is what its default is; a benchmark with an official judge elsewhere names it."""
+    bench = get_benchmark(benchmark)
+    with pytest.raises(InputError) as refused:
+        variant_template(
+            "official", "binary", official=bench.official_judge_template,
+            benchmark=bench.name, base=Path("."), no_official=bench.no_official_judge,
+        )  # fmt: skip
+    assert why in str(refused.value) and "already follows" not in str(refused.value)
+
+
+def test_locomo_plus_has_an_official_variant_read_from_the_official_files() -> None:
+    """A marker until the judge pass reads the data (and with it the official files)."""
+    template = _template("official", "binary", benchmark="locomo-plus")
+    assert template is not None and template.name == "official-locomo-plus-judge"  # type: ignore[attr-defined]

@@ -104,6 +104,24 @@ class Benchmark(ABC):
     # The answer step's max_tokens: part of the benchmark (its golds set how long a full
     # answer runs), so it is in every run's signature and run.json.
     answer_max_tokens = 128
+    # The answer step's temperature: part of the benchmark like its max_tokens (an official
+    # profile may fix another).
+    answer_temperature = 0.0
+    # The profiles `run --protocol` takes (none: the benchmark has only its default).
+    run_protocols: tuple[str, ...] = ()
+
+    def for_protocol(self, protocol: str | None) -> Benchmark:
+        """The benchmark as `run --protocol` asks for it (None: itself, the default
+        profile); a protocol it does not take is refused in one line."""
+        if protocol is None:
+            return self
+        from locoscore.errors import InputError
+
+        takes = ", ".join(self.run_protocols) or "none: it has only its default"
+        raise InputError(
+            f"--benchmark {self.name} takes no run protocol {protocol!r} (it takes: {takes})",
+            field="--protocol",
+        )
 
     def require(self, command: str) -> None:
         """Refuse, as bad input, a command this benchmark cannot serve yet."""
@@ -283,6 +301,11 @@ class Benchmark(ABC):
 
         return AnswerPrompt(self.default_answer_prompt_text(), name=self.answer_prompt_name)
 
+    def answer_prompt(self, data: Any) -> AnswerPrompt:
+        """The answer prompt a run on `data` uses without `--answer-prompt` (default: the
+        held-constant one; an official profile may read its own from the data's files)."""
+        return self.default_answer_prompt()
+
     def summary_fields(self) -> dict[str, Any]:
         """What summary.json says of the benchmark: its name and, for a third-party one, the
         spec that loads it again."""
@@ -448,9 +471,14 @@ class Benchmark(ABC):
         return frozenset()
 
     def official_judge_template(self, protocol: str) -> PromptTemplate | None:
-        """The panel's `official` variant: the benchmark's published grading rules in our
-        own words, for `protocol`. None: no such variant (the default judge follows them)."""
+        """The panel's `official` variant: the benchmark's published grading rules (in our
+        own words, or read from the official files), for `protocol`. None: no such variant;
+        `no_official_judge` says why."""
         return None
+
+    # Why a panel's `official` judge is refused for this benchmark (when
+    # `official_judge_template` gives none), in words true of it.
+    no_official_judge = "it declares no official judge prompt"
 
     # What the default `judge` and `audit` commands print: lines
     # built from the summary section (or audit document) it returned; a dry run's lines

@@ -70,6 +70,7 @@ def _settings(bench: Benchmark, call: JudgeCall, judge: PanelJudge, base: Path) 
         official=bench.official_judge_template,
         benchmark=bench.name,
         base=base,
+        no_official=bench.no_official_judge,
     )
     # a judge that names its provider takes none of the command line's model or endpoint
     own_provider = judge.provider is not None and judge.provider != given.provider

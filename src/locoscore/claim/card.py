@@ -69,6 +69,8 @@ def _benchmark(folder: Folder, bench: ClaimedBenchmark) -> dict[str, Any]:
         "sha256": sha,
         "version": known.version if known else data.get("version"),
         "released": known is not None,
+        # a benchmark's non-default profile (`run --protocol`), as its data block names it
+        **({"protocol": data["protocol"]} if isinstance(data.get("protocol"), str) else {}),
         # a benchmark scored without a judge (multiple choice) is never "not judged"
         "takes_judge": "judge" in bench.commands,
     }

@@ -35,8 +35,12 @@ def card_lines(card: dict[str, Any]) -> list[tuple[str, str]]:
     )
     data = Path(str(b["data_file"])).name if b["data_file"] else "unknown file"
     released = f"released {b['version']}" if b["released"] else "not a released file"
+    profile = f", protocol {b['protocol']}" if b.get("protocol") else ""
     lines = [
-        ("benchmark", f"{b['name']}, data {data} ({released}, sha256 {str(b['sha256'])[:12]})"),
+        (
+            "benchmark",
+            f"{b['name']}{profile}, data {data} ({released}, sha256 {str(b['sha256'])[:12]})",
+        ),
     ]
     total = "unknown" if q["in_benchmark"] is None else f"{q['in_benchmark']:,}"
     if q["subset"]:

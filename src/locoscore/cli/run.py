@@ -66,6 +66,16 @@ def _run_help(summary: str) -> str:
     )
 
 
+def _protocol_help() -> str:
+    """The run profiles each benchmark takes (from the registry)."""
+    from locoscore.benchmarks import BENCHMARKS
+
+    takes = "; ".join(
+        f"{b.name}: {', '.join(b.run_protocols)}" for b in BENCHMARKS.values() if b.run_protocols
+    )
+    return f"default: the benchmark's own; {takes or 'none other built in'}"
+
+
 @app.command(
     "run",
     help=_run_help(
@@ -162,6 +172,9 @@ def run(
     limit_per: LimitPerOpt = None,
     seed: SeedOpt = None,
     benchmark: BenchmarkOpt = DEFAULT_BENCHMARK,
+    protocol: str | None = typer.Option(
+        None, "--protocol", help=f"The benchmark's run profile ({_protocol_help()})."
+    ),
     replace: ReplaceOpt = False,
     shard: ShardOpt = None,
     executor: str = typer.Option(
@@ -210,6 +223,7 @@ def run(
         benchmark=benchmark,
         replace=replace,
         shard=Shard.parse(shard),
+        protocol=protocol,
     )
     if executor not in ("local", "ray"):
         raise InputError(f"{executor}: expected local or ray", field="--executor")

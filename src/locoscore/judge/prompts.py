@@ -10,12 +10,16 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from locoscore.errors import InputError
 from locoscore.llm.templating import fill_placeholders
+
+if TYPE_CHECKING:
+    from locoscore.judge.parsing import ParsedVerdict
 
 Protocol = Literal["rubric", "binary"]
 PROTOCOLS: tuple[str, ...] = ("rubric", "binary")
@@ -105,6 +109,16 @@ _LOOKALIKE_TAG = re.compile(r"<\s*/?\s*candidate[^<>]*>", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
+class ReplyReader:
+    """A benchmark's own way of reading a judge reply, in place of `parsing.parse_verdict`
+    (a published protocol's parser, quirks included): `read(structured, text)` gives the
+    verdict. Its name goes into the prompt's hash and the judge's signature."""
+
+    name: str
+    read: Callable[[Any, str], ParsedVerdict]
+
+
+@dataclass(frozen=True)
 class PromptTemplate:
     """A judge prompt for one protocol. `version_hash` changes whenever its text does."""
 
@@ -118,6 +132,8 @@ class PromptTemplate:
     # The only rubric scores the prompt asks for (e.g. 100, 50 or 0); a reply with another
     # is unparsed, not a verdict. Empty: any score 0-100.
     scale: tuple[float, ...] = ()
+    # Its replies read by a benchmark's own reader (None: `parsing.parse_verdict`).
+    reader: ReplyReader | None = None
 
     @property
     def version_hash(self) -> str:
@@ -126,6 +142,8 @@ class PromptTemplate:
             payload += f"\n--{category}--\n{text}"
         if self.scale:  # only then: the hash of every prompt without a scale stays as it was
             payload += f"\n--scale--\n{self.scale}"
+        if self.reader is not None:  # likewise
+            payload += f"\n--reader--\n{self.reader.name}"
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
 
     def text_for(self, category: int) -> str:
@@ -202,6 +220,7 @@ __all__ = [
     "PROTOCOLS",
     "RUBRIC_SCHEMA",
     "PromptTemplate",
+    "ReplyReader",
     "builtin_template",
     "fence_candidate",
     "load_template",

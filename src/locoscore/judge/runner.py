@@ -94,12 +94,17 @@ def row_from_reply(
         # A refusal is not a verdict: never cached, recorded as a failure.
         row.error = f"refused by the provider (stop reason {reply.stop_reason})"
         return row
-    verdict = parse_verdict(
-        judge.protocol,
-        reply.structured,
-        reply.text,
-        truncated=reply.truncated,
-        scale=judge.template.scale,
+    reader = judge.template.reader
+    verdict = (
+        reader.read(reply.structured, reply.text)
+        if reader is not None
+        else parse_verdict(
+            judge.protocol,
+            reply.structured,
+            reply.text,
+            truncated=reply.truncated,
+            scale=judge.template.scale,
+        )
     )
     row.method = verdict.method
     if not verdict.ok:

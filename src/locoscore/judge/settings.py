@@ -181,11 +181,18 @@ class ResolvedJudge:
         """sacreBLEU-style: what was applied, never what was merely asked for."""
         s = self.settings
         return (
-            f"judge:{self.protocol}|prompt:{self.prompt_hash}|provider:{self.provider}"
+            f"judge:{self.protocol}|prompt:{self.prompt_hash}{self._reader_part}"
+            f"|provider:{self.provider}"
             f"{self.endpoint.signature}|model:{self.model}|{self.sampling.signature}"
             f"|max_tokens:{s.max_tokens}"
             f"|runs:{s.runs}{self._adversarial_part}|std:sample|version:{__version__}"
         )
+
+    @property
+    def _reader_part(self) -> str:
+        """`|reader:NAME` when the template's replies are read by a benchmark's own reader."""
+        reader = self.template.reader
+        return "" if reader is None else f"|reader:{reader.name}"
 
     @property
     def _adversarial_part(self) -> str:

@@ -122,7 +122,7 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
     if settings.concurrency < 1:
         raise InputError("--concurrency must be at least 1")
     check_out_dir(settings.out)
-    benchmark = get_benchmark(settings.benchmark)
+    benchmark = get_benchmark(settings.benchmark).for_protocol(settings.protocol)
     dataset = benchmark.load(settings.dataset)
     conversations = _select_conversations(benchmark.conversations(dataset), settings.conversations)
     questions = benchmark.questions(
@@ -148,11 +148,15 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
     prompt = (
         load_answer_prompt(settings.answer_prompt)
         if settings.answer_prompt
-        else benchmark.default_answer_prompt()
+        else benchmark.answer_prompt(dataset)
     )
-    # the answer's token budget is the benchmark's (BEAM's summaries run long)
+    # the answer's token budget and temperature are the benchmark's (BEAM's summaries run
+    # long; an official profile fixes its own)
     answer_settings = dataclasses.replace(
-        settings.answer, concurrency=settings.concurrency, max_tokens=benchmark.answer_max_tokens
+        settings.answer,
+        concurrency=settings.concurrency,
+        max_tokens=benchmark.answer_max_tokens,
+        temperature=benchmark.answer_temperature,
     )
     if settings.shard is not None and answer_settings.pool is not None:  # its endpoints
         shard = settings.shard

@@ -39,6 +39,7 @@ class RunSettings:
     sample: SampleSpec | None = None  # --limit: a smoke test on a stratified sample
     replace: bool = False  # --replace: drop a folder's other run or other predictions
     shard: Shard | None = None  # --shard I/N: this shard's conversations only
+    protocol: str | None = None  # --protocol: the benchmark's profile (None: its default)
 
 
 @dataclass
@@ -59,7 +60,7 @@ class ResolvedRun:
 
     @property
     def benchmark(self) -> Benchmark:
-        return get_benchmark(self.settings.benchmark)
+        return get_benchmark(self.settings.benchmark).for_protocol(self.settings.protocol)
 
     @property
     def dataset_version(self) -> str:

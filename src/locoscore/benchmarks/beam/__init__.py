@@ -70,6 +70,10 @@ class Beam(Benchmark):
     types = tuple(QuestionType(i, key, ABILITY_NAMES[key]) for key, i in ABILITY_IDS.items())
     commands = frozenset({"run", "dataset", "judge", "report", "compare", "audit"})
     judge_protocols = ("beam", "beam-official")  # `folder.PROTOCOLS` (rubric means beam)
+    no_official_judge = (
+        "its official scoring is a judge protocol, not a prompt variant (judge --protocol "
+        "beam-official)"
+    )
     run_files = (SUMMARY,)  # outputs.write_outputs
     sample_stratum = "ability"  # a sample signs `strat-ability`, by the ten abilities
 

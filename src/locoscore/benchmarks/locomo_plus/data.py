@@ -3,8 +3,12 @@
 
 Each item is a relation type, a cue dialogue ("A: ...\\nB: ..."), a trigger ("A: ...") and a
 free-text time gap ("two months later", "several months later"). The gap is read into days
-here (`parse_gap`); the items whose gap the official stitching collapses (the cue ends in
-the turn right before the trigger) are flagged `short_gap` with the reason.
+here (`parse_gap`, locoscore's reading; the official one is `official.official_gap_days`).
+
+31 of the 401 cue dialogues hold a literal backslash-n (two characters) between two
+speakers' lines ("...since.<backslash-n>B: That upgrade..."): the cue is split there too,
+so B's line is B's turn (the official reader leaves it inside A's). The item keeps its raw
+texts for the official profile, which reads them as the official code does.
 """
 
 from __future__ import annotations
@@ -40,9 +44,8 @@ _GAP = re.compile(
     r"(?P<amount>several|a few|a couple of|\d+|[a-z]+)\s+"
     r"(?P<unit>day|week|month|year)s?\s+(?:later|after\b.*)$"
 )
-# The official trigger sits 7 days after the last session: a gap of a week or less puts the
-# cue in the last turns before the trigger there.
-OFFICIAL_TRIGGER_OFFSET_DAYS = 7
+# A cue line ends at a newline, or at the two characters backslash-n (31 items hold them)
+_CUE_BREAK = re.compile(r"\n|\\n")
 
 
 @dataclass(frozen=True)
@@ -50,15 +53,6 @@ class Gap:
     text: str
     days: int
     vague: bool  # the amount is not a number ("several", "a few", "a couple of")
-
-    @property
-    def short_reason(self) -> str | None:
-        """Why the official stitching gives this item no long-range gap (None: it does)."""
-        if self.vague:
-            return "vague gap (read as 0 days by the official code)"
-        if self.days <= OFFICIAL_TRIGGER_OFFSET_DAYS:
-            return "one-week gap (equal to the official trigger offset)"
-        return None
 
 
 def parse_gap(text: str) -> Gap | None:
@@ -85,9 +79,11 @@ class Line:
 class PlusItem:
     index: int  # position in the file
     relation: str
-    cue: tuple[Line, ...]
+    cue: tuple[Line, ...]  # split at newlines and at literal backslash-n
     trigger: Line
     gap: Gap
+    cue_raw: str = ""  # the file's texts as written (what the official profile reads)
+    trigger_raw: str = ""
 
 
 @dataclass
@@ -100,6 +96,11 @@ class PlusData:
     locomo: Dataset
     stitched: dict[int, Any] = field(default_factory=dict)  # item index -> its conversation
     bases: dict[str, Any] = field(default_factory=dict)  # LoCoMo sample id -> its conversation
+    # the official repository's root when --dataset named a local copy of it (its prompt
+    # files are then read from there, `official.prompts`); None: a file or a plain folder
+    repository: Path | None = None
+    official: Any = None  # the official prompt texts, once read (`official.prompts_of`)
+    official_stitched: dict[int, Any] = field(default_factory=dict)  # the official profile's
 
 
 def _lines(value: Any, where: tuple[str, str, str], *, one: bool) -> tuple[Line, ...]:
@@ -107,7 +108,7 @@ def _lines(value: Any, where: tuple[str, str, str], *, one: bool) -> tuple[Line,
     if not isinstance(value, str) or not value.strip():
         raise DatasetError("missing or empty", file=file, record=record, field=name)
     lines = []
-    for raw in value.strip().split("\n"):
+    for raw in _CUE_BREAK.split(value.strip()):
         match = re.match(r"^([AB]):\s*(.+)$", raw.strip())
         if match is None:
             raise DatasetError(
@@ -150,19 +151,34 @@ def parse_items(raw: Any, file: str) -> list[PlusItem]:
                 record=record,
                 field="time_gap",
             )
-        items.append(PlusItem(index, relation, cue, trigger[0], gap))
+        items.append(
+            PlusItem(
+                index,
+                relation,
+                cue,
+                trigger[0],
+                gap,
+                entry["cue_dialogue"],
+                entry["trigger_query"],
+            )
+        )
     return items
 
 
-def _plus_path(path: Path) -> Path:
+def _plus_path(path: Path) -> tuple[Path, Path | None]:
+    """The data file, and the repository root when `path` is a copy of the official
+    repository (its `data/` holds the file)."""
+    if path.is_dir() and not (path / PLUS_FILE).is_file() and (path / "data" / PLUS_FILE).is_file():
+        return path / "data" / PLUS_FILE, path
     plus = path / PLUS_FILE if path.is_dir() else path
     if not plus.is_file():
         raise DatasetError("LoCoMo-Plus file not found", file=str(plus))
-    return plus
+    return plus, None
 
 
 def load_plus(path: str | Path | None) -> PlusData:
-    """`path`: locomo_plus.json or a folder holding it; None: the fetched copy. LoCoMo's
+    """`path`: locomo_plus.json, a folder holding it, or a copy of the official repository
+    (its `data/` holds both files); None: the fetched copy. LoCoMo's
     locomo10.json is read from beside it when there, else as `--benchmark locomo` finds it
     ($LOCOSCORE_DATASET, else `locoscore dataset fetch`'s copy)."""
     from locoscore.data.user_cache import user_cache_file
@@ -174,7 +190,7 @@ def load_plus(path: str | Path | None) -> PlusData:
                 "LoCoMo-Plus needs --dataset FILE (locomo_plus.json), or "
                 "`locoscore dataset fetch locomo-plus` first"
             )
-    plus = _plus_path(Path(path))
+    plus, repository = _plus_path(Path(path))
     try:
         raw = json.loads(plus.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -189,4 +205,4 @@ def load_plus(path: str | Path | None) -> PlusData:
     locomo = load_dataset(beside if beside.is_file() else None)
     if len(locomo.samples) == 0:
         raise DatasetError("holds no conversation to stitch into", file=str(locomo.path))
-    return PlusData(plus, sha256_file(plus), items, locomo)
+    return PlusData(plus, sha256_file(plus), items, locomo, repository=repository)

@@ -1,11 +1,13 @@
-"""LoCoMo-Plus's judge: three levels (correct 1, partial 0.5, wrong 0) with the trigger, the
-cue and the reply shown, N runs per reply, through the shared judge fold.
+"""LoCoMo-Plus's default judge (locoscore's): three levels (correct 1, partial 0.5, wrong 0)
+with the trigger, the cue and the reply shown, N runs per reply, through the shared judge
+fold.
 
-The official judge is shown neither the trigger (its templates are filled from the gold, the
-prediction and the evidence) nor asked on a fixed scale, and its fallback parse counts
-"incorrect" as "correct". Here the prompt shows all three, the reply must be one of 100, 50
-or 0 (anything else is no verdict, `PromptTemplate.scale`), and a call that fails is counted
-as a failure by the fold's gate and denominator, never as a wrong answer.
+The official judge (`official_judge`, `--protocol official`) is two-level (correct, wrong),
+is shown the cue and the reply but not the trigger, makes one call, counts a failed or
+free-text reply 0, and its fallback parse reads "incorrect" as "correct". Here the prompt
+shows all three, the reply must be one of 100, 50 or 0 (anything else is no verdict,
+`PromptTemplate.scale`), and a call that fails is counted as a failure by the fold's gate
+and denominator, never as a wrong answer.
 
 The J section is the generic one (`generic.judging`: overall and per relation type with
 bootstrap 95 % intervals) plus two blocks of our own: `strict`, the same without the
@@ -79,11 +81,13 @@ def template(type_ids: Mapping[str, int]) -> PromptTemplate:
 
 def judge_settings(settings: Any, type_ids: Mapping[str, int]) -> Any:
     """The user's settings with our prompt (a user's own `--template` is kept); the binary
-    protocol cannot say "partial", so it is refused."""
+    protocol cannot say "partial", so it is refused (the official two-level judge is
+    `--protocol official`)."""
     if settings.protocol != "rubric":
         raise InputError(
             f"LoCoMo-Plus is judged on three levels (correct, partial, wrong) with --protocol "
-            f"rubric, not {settings.protocol!r}",
+            f"rubric, or by the official two-level judge with --protocol official, not "
+            f"{settings.protocol!r}",
             field="--protocol",
         )
     return dataclasses.replace(settings, template=settings.template or template(type_ids))

@@ -12,11 +12,20 @@ from locoscore.report.files import write_report_files
 from locoscore.results.board_row import BoardMetric, BoardRow, cell, read_summary
 
 _NOTE = (
-    "Each item is its own conversation: a LoCoMo conversation with the cue added as a dated "
-    "session, the stated time gap before the trigger (seeded, see the signature). J is the "
+    "Each item is its own conversation: LoCoMo conversation i % 10 with the cue added as a "
+    "dated session, the stated time gap before the trigger (see the signature). J is the "
     "mean judge level per reply (correct 1, partial 0.5, wrong 0) over its runs; a failed "
     "judge call is no verdict, counted apart, never a wrong answer. The short-gap items "
-    "(a gap of a week or less, or one too vague to place) are left out of the strict J."
+    "(the cue session right before the trigger) are left out of the strict J."
+)
+
+
+_OFFICIAL_NOTE = (
+    "Judged by the official protocol (`--protocol official`): the official Cognitive judge "
+    "prompt read from the official repository's files, two levels, the official reply "
+    "reader (its quirks kept and counted above), J the mean over every record with a failed "
+    "call counted 0. The short-gap items are those whose cue the official stitching puts "
+    "right before the trigger."
 )
 
 
@@ -59,6 +68,15 @@ def write_report(directory: Path, description: str) -> list[Path]:
         parts.append(f"{answers['answered']} of {answers['questions']} triggers answered")
     if judge.get("failed_answers"):  # never sent to the judge; they count 0 and are named
         parts.append(f"{judge['failed_answers']} failed answers count 0 in J")
+    official = judge.get("official")
+    if official:  # the official aggregation and its reading quirks, counted
+        parts.append(
+            f"official protocol: {official['overall_avg']:.4f} over all "
+            f"{official['total_samples']} records (official judge prompt and reader; a failed "
+            f"call counts 0: {official['failed_calls_counted_0']}); replies containing "
+            f"'incorrect' read as correct: {official['incorrect_read_as_correct']}; read as "
+            f"partial (0.5): {official['read_as_partial']}"
+        )
     blocks.append(Paragraph("; ".join(parts) or "Not judged yet."))
     if judge:
         strict_types = (judge.get("strict") or {}).get("by_type") or {}
@@ -71,7 +89,8 @@ def write_report(directory: Path, description: str) -> list[Path]:
             Table(["relation", "n", "J", "J strict"], rows, numeric=(False, True, True, True)),
         ]
     signatures = [s for s in (run.get("signature"), judge.get("signature")) if s]
-    notes = [_NOTE, *(f"signature: {s}" for s in signatures)]
+    notes = [_OFFICIAL_NOTE if judge.get("official") else _NOTE]
+    notes += [f"signature: {s}" for s in signatures]
     data = judge.get("dataset") or run.get("dataset") or {}
     if data:
         notes.append(f"data: {data.get('path')} (sha256 {data.get('sha256')})")

@@ -1,43 +1,38 @@
-"""Each LoCoMo-Plus item as its own dated conversation: a LoCoMo conversation with the cue
-added as a session of its own, dated by the item's time gap before the trigger.
+"""Each LoCoMo-Plus item as its own dated conversation (locoscore's profile): a LoCoMo
+conversation with the cue added as a session of its own, dated by the item's time gap
+before the trigger.
 
-The draws are seeded and do not depend on the Python version: each is the first 8 bytes
-(big-endian) of sha256("locomo-plus/stitch-v1/seed=<seed>/item=<index>/<name>"), never
-`hash()`, set order or `random`'s algorithms. For item i:
+Placement follows the official unified input, so a locoscore number and a paper's are
+about the same conversations (nothing is drawn):
 
-1. conversation: draw "conversation" modulo the number of LoCoMo conversations (10);
-2. speakers: draw "speakers" modulo 2; 0 gives the item's speaker A the conversation's
-   first speaker, 1 its second (B is the other);
+1. conversation: item i goes into LoCoMo conversation `i % 10` (the file's order);
+2. speakers: the item's A is the conversation's `speaker_a`, B its `speaker_b`; the trigger
+   is A's;
 3. the trigger is asked 7 days after the last session's date and time (the official offset);
-4. the cue session is dated the gap's days before the trigger, at the same time of day, and
-   placed after every session dated at or before it (so a one-week cue follows the last
-   session: those items are `short_gap`, reported apart);
+4. the cue session is dated the gap's days before the trigger (locoscore's reading of the
+   gap, `data.parse_gap`: "a few weeks" is 21 days, where the official code reads 0), at
+   the same time of day, and placed after every session dated at or before it;
 5. sessions are renumbered 1..n in order and turns `D<session>:<turn>`, so no id marks the
-   cue; the conversation and question id is `lp-<index>` (the file's order, nothing else).
+   cue; the conversation and question id is `lp-<index>`.
+
+`short_gap` is computed, not guessed from the gap's words: the cue session is adjacent to
+the trigger (it is the conversation's last session, so nothing stands between them).
 """
 
 from __future__ import annotations
 
-import hashlib
 from datetime import datetime, timedelta
 
 from locoscore.benchmarks.locomo.data.conversations import conversation_from_sample
 from locoscore.benchmarks.locomo_plus.data import RELATIONS, PlusData, PlusItem
 from locoscore.data.conversation import Conversation, Question, SessionInput, TurnInput
 
-STITCH_VERSION = "stitch-v1"
-SEED = 0
+STITCH_VERSION = "stitch-v2"
 TRIGGER_OFFSET = timedelta(days=7)
 _MONTHS = (
     "January", "February", "March", "April", "May", "June", "July", "August", "September",
     "October", "November", "December",
 )  # fmt: skip
-
-
-def draw(index: int, name: str, seed: int = SEED) -> int:
-    """One documented draw: a 64-bit integer from sha256, stable everywhere."""
-    key = f"locomo-plus/{STITCH_VERSION}/seed={seed}/item={index}/{name}".encode()
-    return int.from_bytes(hashlib.sha256(key).digest()[:8], "big")
 
 
 def locomo_date(moment: datetime) -> str:
@@ -52,23 +47,43 @@ def item_id(item: PlusItem) -> str:
     return f"lp-{item.index:03d}"
 
 
-def stitch(data: PlusData, item: PlusItem) -> tuple[Conversation, Question]:
-    """The item's conversation and its question (cached on `data`)."""
-    if item.index in data.stitched:
-        return data.stitched[item.index]
+def base_conversation(data: PlusData, item: PlusItem) -> Conversation:
+    """The LoCoMo conversation item i is stitched into: `i % 10`, as the official input."""
     samples = data.locomo.samples
-    sample = samples[draw(item.index, "conversation") % len(samples)]
+    sample = samples[item.index % len(samples)]
     base = data.bases.get(sample.sample_id)
     if base is None:
         base = data.bases[sample.sample_id] = conversation_from_sample(
             sample, str(data.locomo.path)
         )
-    names = base.speakers if draw(item.index, "speakers") % 2 == 0 else base.speakers[::-1]
-    speaker = {"A": names[0], "B": names[1]}
+    return base
+
+
+def trigger_time(base: Conversation) -> datetime:
+    """The official trigger time: 7 days after the last session."""
     last = base.last_date_iso
     if last is None:  # the LoCoMo reader refuses undated sessions first; a guard
-        raise ValueError(f"{sample.sample_id} has no dated session")
-    trigger_at = datetime.fromisoformat(last) + TRIGGER_OFFSET
+        raise ValueError(f"{base.conversation_id} has no dated session")
+    return datetime.fromisoformat(last) + TRIGGER_OFFSET
+
+
+def cue_position(base: Conversation, cue_at: datetime) -> int:
+    """Where the cue session goes: after every session dated at or before it (undated
+    ones keep their place)."""
+    position = 0
+    for i, session in enumerate(base.sessions):
+        if session.date_iso is not None and datetime.fromisoformat(session.date_iso) <= cue_at:
+            position = i + 1
+    return position
+
+
+def stitch(data: PlusData, item: PlusItem) -> tuple[Conversation, Question]:
+    """The item's conversation and its question (cached on `data`)."""
+    if item.index in data.stitched:
+        return data.stitched[item.index]
+    base = base_conversation(data, item)
+    speaker = {"A": base.speakers[0], "B": base.speakers[1]}
+    trigger_at = trigger_time(base)
     cue_at = trigger_at - timedelta(days=item.gap.days)
     ident = item_id(item)
     cue_turns = tuple(TurnInput(speaker[line.role], "", line.text) for line in item.cue)
@@ -80,11 +95,7 @@ def stitch(data: PlusData, item: PlusItem) -> tuple[Conversation, Question]:
         cue_turns,
         base.speakers,
     )
-    # after every session dated at or before the cue (undated ones keep their place)
-    position = 0
-    for i, session in enumerate(base.sessions):
-        if session.date_iso is not None and datetime.fromisoformat(session.date_iso) <= cue_at:
-            position = i + 1
+    position = cue_position(base, cue_at)
     ordered = [*base.sessions[:position], cue, *base.sessions[position:]]
     sessions = []
     evidence: list[str] = []
@@ -112,8 +123,9 @@ def stitch(data: PlusData, item: PlusItem) -> tuple[Conversation, Question]:
             "relation_type": item.relation,
             "time_gap": item.gap.text,
             "gap_days": item.gap.days,
-            "short_gap": item.gap.short_reason is not None,
-            "locomo_conversation": sample.sample_id,
+            # the cue is the last session: adjacent to the trigger
+            "short_gap": position == len(base.sessions),
+            "locomo_conversation": base.conversation_id,
         },
         date_raw=locomo_date(trigger_at),
     )

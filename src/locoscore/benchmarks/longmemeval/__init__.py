@@ -57,6 +57,10 @@ class LongMemEval(Benchmark):
     commands = frozenset({"run", "dataset", "judge", "report", "compare", "audit"})
     judge_protocols = ("binary",)
     takes_type_templates = True  # judging.with_user_templates
+    no_official_judge = (
+        "its default judge, 'locoscore', is the official per-type judge rules in locoscore's "
+        "words (the official prompt texts: judge --type-template TYPE=FILE)"
+    )
     run_files = (HYPOTHESES, SUMMARY)  # outputs.write_outputs
     fetch_names = FETCH_NAMES
     probe_checks = ("reset", "attribution")

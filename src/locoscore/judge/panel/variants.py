@@ -1,8 +1,9 @@
 """The built-in judge prompt variants a panel can name, so one model can sit on a panel:
 
 - `locoscore`: the benchmark's own default judge (what `locoscore judge` uses);
-- `official`: the benchmark's published grading rules, in our own words
-  (`Benchmark.official_judge_template`; a benchmark without one refuses the name);
+- `official`: the benchmark's published grading rules, in our own words or read from the
+  official files (`Benchmark.official_judge_template`; a benchmark without one refuses the
+  name, saying why: `Benchmark.no_official_judge`);
 - `strict`: the candidate must give the reference's answer and nothing that competes with it;
 - `lenient`: the reference's answer anywhere in the candidate is enough.
 
@@ -22,7 +23,8 @@ from locoscore.judge.prompts import PromptTemplate, load_template
 ACCEPTS: dict[str, str] = {
     "locoscore": "what the benchmark's default judge accepts (`locoscore judge` without a "
     "panel: the same fact in any wording; vague or hedged answers fail)",
-    "official": "the benchmark's published grading rules, restated in locoscore's words",
+    "official": "the benchmark's published grading rules, restated in locoscore's words or "
+    "read from the official files",
     "strict": "only the reference's answer itself (any wording, case or date format); a long "
     "reply that also says other things, a list of options or a hedge fails",
     "lenient": "any reply that contains the reference's answer, however long, unless it also "
@@ -89,16 +91,17 @@ def variant_template(
     official: Callable[[str], PromptTemplate | None],
     benchmark: str,
     base: Path,
+    no_official: str = "it declares no official judge prompt",
 ) -> PromptTemplate | None:
-    """The template a panel judge's `template` names (None: the benchmark's default)."""
+    """The template a panel judge's `template` names (None: the benchmark's default).
+    `no_official`: why the benchmark has no `official` variant (the refusal says it)."""
     if spec == "locoscore":
         return None
     if spec == "official":
         template = official(protocol)
         if template is None:
             raise InputError(
-                f"--benchmark {benchmark} has no 'official' judge variant (its default, "
-                "'locoscore', already follows its published rules)",
+                f"--benchmark {benchmark} has no 'official' judge variant: {no_official}",
                 field="template",
             )
         return template
