@@ -94,7 +94,7 @@ def headline_lines(summary: dict[str, Any]) -> list[str]:
     scoring = summary.get("scoring") or {}
     counted = answers.get("counted", answers["questions"])
     failed = f"{answers['failed']} failed" + (
-        ", left out" if counted < answers["questions"] else ""
+        ": left out;" if counted < answers["questions"] else ","
     )
     over = (
         f"{counted} of {answers['questions']} questions"
@@ -103,7 +103,7 @@ def headline_lines(summary: dict[str, Any]) -> list[str]:
     )
     lines = [
         f"{metric.get('label') or 'accuracy'} {_pct(metric['overall'])} over {over} "
-        f"({failed}, {answers['unparsable']} unparsable: counted wrong)"
+        f"({failed} {answers['unparsable']} unparsable: counted wrong)"
     ]
     if scoring.get("protocol"):
         lines.append(

@@ -120,8 +120,8 @@ _OFFICIAL_WORD = re.compile(r"\b([a-d])\b")
 @dataclass(frozen=True)
 class OfficialReading:
     """The official parser's two readings of a reply, each the set of letters it found:
-    the part after `<final_answer>` (the whole reply when it has no marker) and the whole
-    reply."""
+    the final part (after the last `<final_answer>`; the whole reply, stripped, when it has
+    no marker) and the whole reply."""
 
     final: frozenset[str]
     whole: frozenset[str]
@@ -141,7 +141,7 @@ class OfficialReading:
 
     @property
     def how(self) -> str:
-        return f"after {_FINAL}: {_shown(self.final)}; whole reply: {_shown(self.whole)}"
+        return f"final part {_shown(self.final)}; whole reply {_shown(self.whole)}"
 
 
 def _shown(letters: frozenset[str]) -> str:
