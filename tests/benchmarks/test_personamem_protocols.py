@@ -220,6 +220,12 @@ def test_official_on_a_small_folder_and_a_protocol_refused(tmp_path: Path) -> No
     # the first option as shown is the stored (a): right on q2 and q6
     first = {f["name"]: f for f in summary["floors"]["blind"]}["first-option"]
     assert first["total"] == 2 and "as stored" in first["description"]
+    # the same answers under the default: another parse, never in the official rows' group
+    default = tmp_path / "default"
+    assert cli("score", str(path), "--benchmark", "personamem", "--dataset", str(folder),
+               "--out", str(default)).exit_code == 0  # fmt: skip
+    board = cli("board", str(out), str(default), "--out", str(tmp_path / "board"))
+    assert board.exit_code == 0 and "Group 2: 1 row" in board.output, board.output
     refused = cli("score", str(path), "--benchmark", "personamem", "--dataset", str(folder),
                   "--protocols", "locomo", "--out", str(tmp_path / "x"))  # fmt: skip
     assert refused.exit_code == 2

@@ -2,7 +2,7 @@
 interface: four-option questions about 20 personas over 37 shared contexts, scored by
 accuracy with no judge.
 
-Two protocols (`scoring.Protocol`). locoscore's, the default, differs from the official
+Two protocols (`protocol.Protocol`). locoscore's, the default, differs from the official
 evaluation on purpose (`options`, `replies`): the options are shown in a seeded order
 (signed), the reply is read by a parser that takes every unambiguous form and refuses the
 rest (a refused reply fails, never a guess), either letter of a doubled gold is right, and a
@@ -40,8 +40,8 @@ VERSION = "personamem-32k-derived"
 PINNED_FOLDER = KnownFile(VERSION, "the derived 32k folder", PINNED_SHA256)
 FETCH_NAMES = {"personamem": PINNED_FOLDER}
 OPTION_HELP = {
-    "--protocols": "one of locoscore (the default: shuffled options, locoscore's parser), "
-    "official (the stored order, the official extract_answer)",
+    "--protocols": "locoscore (its default: shuffled options, locoscore's parser) or "
+    "official (the stored order, the official extract_answer), one at a time",
 }
 
 
@@ -57,7 +57,7 @@ class PersonaMem(Benchmark):
     option_help = OPTION_HELP
     answer_prompt_name = "locoscore-personamem-answer-v1"
     # answer_max_tokens stays the default 128: the prompt asks for one letter, but a model
-    # that explains itself first is still read (strictly) rather than cut off
+    # that explains itself first is still read rather than cut off
     # How replies are shown and read (`with_protocol`). The option order's seed is part of
     # the signature (`signature_part`) and of run.json's dataset section, so two runs shown
     # in another order never pass for the same run.
