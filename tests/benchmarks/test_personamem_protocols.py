@@ -155,6 +155,12 @@ def test_official_on_the_mixed_file_equals_the_hand_table(tmp_path: Path) -> Non
     assert summary["floors"]["blind"][0]["n"] == 20  # the floors over the same 20
     assert "accuracy (official parse) 60.0" in done.output
     assert "protocol official: options stored" in done.output
+    # the page's official columns are the hand table
+    for (*_, readings, verdict), (_, final, whole, gold, right) in zip(
+        _docs_table(), OFFICIAL_BY_HAND, strict=False
+    ):
+        assert readings == f"{{{', '.join(final)}}}; {{{', '.join(whole)}}}"
+        assert verdict == f"{'right' if right else 'wrong'} ({gold})"
     # the report's claim card names the protocol in its score's label
     assert cli("report", str(out)).exit_code == 0
     card = json.loads((out / "summary.json").read_text())["claim"]
@@ -162,15 +168,15 @@ def test_official_on_the_mixed_file_equals_the_hand_table(tmp_path: Path) -> Non
     assert "scoring signature: bench:personamem-32k-derived@" in (out / "report.md").read_text()
 
 
-def _docs_table() -> list[tuple[str, str, str]]:
-    """The page's table of locoscore's readings of the mixed file: (line, reads, why)."""
+def _docs_table() -> list[list[str]]:
+    """The page's table of the mixed file's readings: line, reply, locoscore reads, why,
+    the official readings, the official verdict."""
     text = PAGE.read_text(encoding="utf-8")
     section = text.split("locoscore's parser on the mixed file", 1)[1].split("\n\n|", 1)[1]
     table = "|" + section.split("\n\n", 1)[0]
     rows = []
     for line in table.splitlines()[2:]:
-        cells = [c.strip() for c in line.strip("|").split("|")]
-        rows.append((cells[0], cells[2], cells[3]))
+        rows.append([c.strip() for c in line.strip("|").split("|")])
     return rows
 
 
@@ -191,7 +197,7 @@ def test_locoscore_on_the_mixed_file_is_the_docs_table(tmp_path: Path) -> None:
     assert summary["answers"]["counted"] == 21  # a failed answer stays in the denominator
     table = _docs_table()
     assert len(table) == 21
-    for n, (row, (line, reads, why)) in enumerate(zip(rows, table, strict=True), 1):
+    for n, (row, (line, _, reads, why, *_)) in enumerate(zip(rows, table, strict=True), 1):
         assert line == str(n)
         shown = "refused" if row["answered"] else "failed"
         assert reads == (f"({row['choice']})" if row["choice"] else shown), (n, row)
