@@ -2,9 +2,10 @@
 
 **locoscore** (`read_reply`) takes every form that names one option unambiguously and
 refuses the rest; a refused reply scores 0 and is counted unparsable, never read as a guess.
-It reads, in this order:
+A reply holding `<final_answer>` is read after the last one first (the answer it declares
+final), the whole reply only when that part names nothing. It reads, in this order:
 
-1. the whole reply a letter: `b`, `(b)`, `b)`, `B.`, `b:` (markdown emphasis ignored);
+1. the reply a letter alone: `b`, `(b)`, `b)`, `B.`, `b:` (markdown emphasis ignored);
 2. the letters the reply names: in parentheses (`(b)`), as a label opening the reply
    (`b) ...`, `B. ...`), or after a cue word (`Option A`, `Answer: c`, `The answer is b.`,
    `choice d`, `<final_answer> b`). One distinct letter is the choice; two or more are
@@ -18,8 +19,9 @@ A bare letter inside a sentence ("I'd pick a because ...") names nothing here.
 
 **official** (`read_official`): the behaviour of `extract_answer` in the official
 repository (bowen-upenn/PersonaMem, `inference_standalone_openai.py`), re-implemented from
-what it does. The reply is read twice, each time as a set of letters: the part after the
-last `<final_answer>` (stripped, a closing `</final_answer>` dropped), then the whole reply.
+what it does. The reply is read twice, each time as a set of letters: the final part (the
+reply stripped, then the text after its last `<final_answer>`, the marker case-sensitive,
+and a closing `</final_answer>` dropped), then the whole reply.
 Each reading lowercases the text and takes every `(x)` letter a-d; only when there is none,
 every standalone letter a-d (a word of its own, so the article "a", and the "d" of "I'd",
 count). The reply is right when either set is exactly the gold letter.
