@@ -237,3 +237,30 @@ def test_official_on_a_small_folder_and_a_protocol_refused(tmp_path: Path) -> No
     assert refused.exit_code == 2
     [line] = refused.stderr.strip().splitlines()
     assert "--protocols" in line and "locoscore, official" in line
+
+
+def test_the_official_profile_shows_the_stored_order_and_asks_for_the_final_marker(
+    tmp_path: Path,
+) -> None:
+    from locoscore.benchmarks import get_benchmark
+
+    default = get_benchmark("personamem")
+    official = default.for_protocol("official")
+    assert default.for_protocol(None) is default and default.protocol.name == "locoscore"
+    data = official.load(write_folder(tmp_path / "32k"))
+    [q4] = [
+        q for q in official.questions(data, official.conversations(data)) if q.question_id == "q4"
+    ]
+    # the options as the file stores them, the gold under its stored letter (c)
+    assert q4.text.endswith("(a) Jazz now, since you\nleft rock behind\nlast year.\n(b) Rock.\n"
+                            "(c) Jazz.\n(d) Pop music.")  # fmt: skip
+    assert q4.gold == "(c) Jazz."
+    assert official.signature_part(data).endswith(":stored")
+    assert default.signature_part(data).endswith(":shuffle0")
+    prompt = official.default_answer_prompt()
+    assert (
+        "<final_answer>(b)" in prompt.text
+        and "<final_answer>" not in default.default_answer_prompt().text
+    )
+    assert prompt.name != default.default_answer_prompt().name
+    assert official.run_protocols == ("official",)

@@ -58,7 +58,7 @@ class PersonaMem(Benchmark):
     answer_prompt_name = "locoscore-personamem-answer-v1"
     # answer_max_tokens stays the default 128: the prompt asks for one letter, but a model
     # that explains itself first is still read rather than cut off
-    # How replies are shown and read (`with_protocol`). The option order's seed is part of
+    # How replies are shown and read (`for_protocol`). The option order's seed is part of
     # the signature (`signature_part`) and of run.json's dataset section, so two runs shown
     # in another order never pass for the same run.
     protocol: Protocol = LOCOSCORE
@@ -67,8 +67,14 @@ class PersonaMem(Benchmark):
     def shuffle_seed(self) -> int | None:
         return self.protocol.seed
 
-    def with_protocol(self, name: str | None) -> PersonaMem:
-        """This benchmark scored under protocol `name` (None: the default, locoscore)."""
+    # The profile a run may take besides the default, where `run` has `--protocol` (it
+    # calls `for_protocol`); `score --protocols` takes it today.
+    run_protocols: tuple[str, ...] = ("official",)
+
+    def for_protocol(self, name: str | None) -> PersonaMem:
+        """This benchmark under protocol `name` (None: the default, locoscore): its option
+        order, its parser and, for a run, its answer prompt (the official profile's asks for
+        the answer after `<final_answer>`, as the official code does)."""
         from locoscore.errors import InputError
 
         if name is None or name == self.protocol.name:
@@ -80,6 +86,8 @@ class PersonaMem(Benchmark):
             )
         other = copy.copy(self)
         other.protocol = PROTOCOLS[name]
+        if other.protocol.official:
+            other.answer_prompt_name = "locoscore-personamem-answer-final-marker-v1"
         return other
 
     def require(self, command: str) -> None:
@@ -226,9 +234,9 @@ class PersonaMem(Benchmark):
         return "as stored" if seed is None else f"shuffle seed {seed}"
 
     def default_answer_prompt_text(self) -> str:
-        from locoscore.benchmarks.personamem.options import ANSWER_PROMPT
+        from locoscore.benchmarks.personamem.options import ANSWER_PROMPT, FINAL_MARKER_PROMPT
 
-        return ANSWER_PROMPT
+        return FINAL_MARKER_PROMPT if self.protocol.official else ANSWER_PROMPT
 
     def score_run(
         self, predictions: Path, data: PersonaMemData, out: Path, run_section: dict[str, Any]

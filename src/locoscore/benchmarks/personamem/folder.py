@@ -29,7 +29,7 @@ def score_answers(bench: PersonaMem, call: ScoreCall, t: Terminal) -> bool:
     for given, option in ((call.errata, "--errata"), (call.fmt, "--format")):
         if given:
             raise InputError(f"personamem takes no {option}", field=option)
-    bench = bench.with_protocol(call.protocols)
+    bench = bench.for_protocol(call.protocols)
     data = bench.load(call.dataset)
     records = scoring.read_answers(call.predictions)
     key = call.prediction_key or "prediction"

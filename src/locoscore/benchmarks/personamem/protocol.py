@@ -3,7 +3,8 @@
 `locoscore` (the default) shows the options in a seeded order and reads replies with
 locoscore's parser; `official` shows them in the stored order and reads replies as the
 official `extract_answer` does (`replies`), leaving a failed answer out of the denominator as
-the official code does. `score --protocols NAME` picks one; the scores' signature names it.
+the official code does. `score --protocols NAME` picks one (`PersonaMem.for_protocol`, the
+hook a run's `--protocol` calls too); the scores' signature names it.
 """
 
 from __future__ import annotations
