@@ -64,17 +64,18 @@ def score_rows(
             )
         item = items[qid]
         row = {"question_id": qid, "type": item.type_key, "answered": not failed}
-        if failed:
+        if failed:  # the official code skips a question whose call raised: left out
             left_out = protocol.official
             row |= {
                 "choice": None,
                 "read": "failed: left out" if left_out else "failed: scored 0",
                 "unparsable": False,
+                "correct": _right(item, protocol),
+                "metric": None if left_out else 0.0,
             }
-            right = _right(item, protocol)
-            rows.append({**row, "correct": right, "metric": None if left_out else 0.0})
-            continue
-        rows.append({**row, **_read(str(reply), item, protocol)})
+        else:
+            row |= _read(str(reply), item, protocol)
+        rows.append(row)
     return rows
 
 
