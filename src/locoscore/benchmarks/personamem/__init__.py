@@ -71,21 +71,22 @@ class PersonaMem(Benchmark):
     # calls `for_protocol`); `score --protocols` takes it today.
     run_protocols: tuple[str, ...] = ("official",)
 
-    def for_protocol(self, name: str | None) -> PersonaMem:
-        """This benchmark under protocol `name` (None: the default, locoscore): its option
-        order, its parser and, for a run, its answer prompt (the official profile's asks for
-        the answer after `<final_answer>`, as the official code does)."""
+    def for_protocol(self, protocol: str | None) -> PersonaMem:
+        """This benchmark under `protocol` (None: the default, locoscore): its option order,
+        its parser and, for a run, its answer prompt (the official profile's asks for the
+        answer after `<final_answer>`, as the official code does)."""
         from locoscore.errors import InputError
 
-        if name is None or name == self.protocol.name:
+        if protocol is None or protocol == self.protocol.name:
             return self
-        if name not in PROTOCOLS:
+        if protocol not in PROTOCOLS:
             raise InputError(
-                f"personamem scores with one protocol, one of {', '.join(PROTOCOLS)}; not {name!r}",
+                f"personamem scores with one protocol, one of {', '.join(PROTOCOLS)}; "
+                f"not {protocol!r}",
                 field="--protocols",
             )
         other = copy.copy(self)
-        other.protocol = PROTOCOLS[name]
+        other.protocol = PROTOCOLS[protocol]
         if other.protocol.official:
             other.answer_prompt_name = "locoscore-personamem-answer-final-marker-v1"
         return other
