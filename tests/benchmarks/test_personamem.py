@@ -23,12 +23,8 @@ from typer.testing import CliRunner
 
 from locoscore.benchmarks import get_benchmark
 from locoscore.benchmarks.personamem.data import load_personamem
-from locoscore.benchmarks.personamem.options import (
-    blind_pick,
-    correct_letters,
-    order,
-    parse_reply,
-)
+from locoscore.benchmarks.personamem.options import blind_pick, correct_letters, order
+from locoscore.benchmarks.personamem.replies import read_reply
 from locoscore.cli import app
 from locoscore.testing.fake_provider import FakeConfig, FakeProvider
 
@@ -110,8 +106,10 @@ def test_the_shuffle_is_deterministic_and_spreads_the_gold_evenly() -> None:
         ("(b), definitely (b)", "b"),
     ],
 )  # fmt: skip
-def test_a_reply_is_parsed_strictly(reply: str, letter: str | None) -> None:
-    assert parse_reply(reply) == letter
+def test_a_reply_naming_one_option_is_read_and_an_ambiguous_one_refused(
+    reply: str, letter: str | None
+) -> None:
+    assert read_reply(reply, ("Jazz.", "Rock.", "Pop.", "Folk.")).letter == letter
 
 
 def _shown_letter(text: str, option: str) -> str:
@@ -149,7 +147,9 @@ def test_an_answers_file_scores_as_counted_by_hand(tmp_path: Path) -> None:
     summary = json.loads((out / "summary.json").read_text())
     assert summary["metric"]["overall"]["mean"] == 50.0  # 3 of 6
     assert summary["metric"]["by_type"]["suggest_new_ideas"]["mean"] == 50.0  # q6 of q2, q6
-    assert summary["answers"] == {"questions": 6, "answered": 5, "failed": 1, "unparsable": 1}
+    assert summary["answers"] == {
+        "questions": 6, "answered": 5, "failed": 1, "unparsable": 1, "counted": 6,
+    }  # fmt: skip
     floors = {f["name"]: f for f in summary["floors"]["blind"]}
     # by hand: longest right on q1, q3, q5; shortest on q6 (q4's tie Rock./Jazz. goes to (b))
     assert (floors["always-longest"]["total"], floors["always-shortest"]["total"]) == (3, 1)

@@ -139,3 +139,15 @@ def test_options_some_benchmarks_read_say_what_each_declares() -> None:
     listed = _option_help(_help(["audit"]), "--format")
     assert all(re.search(rf"\b{f}\b", listed) for f in FORMATS), listed
     assert "locomo, mem0, spec" in _option_help(_help(["score"]), "--protocols")
+
+
+def test_protocol_option_names_only_benchmarks_that_take_a_judge() -> None:
+    from locoscore.benchmarks import BENCHMARKS
+
+    listed = _option_help(_help(["judge"]), "--protocol")
+    takes = listed.split("Each benchmark takes its own (", 1)[1]
+    for bench in BENCHMARKS.values():
+        named = re.search(rf"(?<![\w-]){re.escape(bench.name)}:", takes) is not None
+        # personamem was listed as "rubric, binary" though `judge` refuses it
+        assert named == ("judge" in bench.commands), (bench.name, takes)
+    assert "personamem" not in listed

@@ -90,8 +90,10 @@ def get_benchmark(name: str | None) -> Benchmark:
 
 
 def judge_protocols() -> list[str]:
-    """Every judge protocol `judge --protocol` takes, over the built-in benchmarks."""
-    return list(dict.fromkeys(p for b in BENCHMARKS.values() for p in b.judge_protocols))
+    """Every judge protocol `judge --protocol` takes, over the built-in benchmarks that take
+    a judge."""
+    judged = (b for b in BENCHMARKS.values() if "judge" in b.commands)
+    return list(dict.fromkeys(p for b in judged for p in b.judge_protocols))
 
 
 def recorded_benchmark(directory: Path) -> str:

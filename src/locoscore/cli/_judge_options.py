@@ -28,7 +28,12 @@ def protocol_choices() -> str:
     from locoscore.benchmarks import BENCHMARKS, judge_protocols
 
     listed = ", ".join(_PROTOCOL_NOTES.get(p, p) for p in judge_protocols())
-    takes = "; ".join(f"{b.name}: {', '.join(b.judge_protocols)}" for b in BENCHMARKS.values())
+    # only benchmarks that take a judge (one scored without, such as personamem, takes none)
+    takes = "; ".join(
+        f"{b.name}: {', '.join(b.judge_protocols)}"
+        for b in BENCHMARKS.values()
+        if "judge" in b.commands and b.judge_protocols
+    )
     return f"{listed}. Each benchmark takes its own ({takes})"
 
 

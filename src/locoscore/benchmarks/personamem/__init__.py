@@ -2,15 +2,20 @@
 interface: four-option questions about 20 personas over 37 shared contexts, scored by
 accuracy with no judge.
 
-What differs from the official evaluation, on purpose (`options`): the options are shown in
-a seeded order (signed), the reply is parsed strictly (an unparsable reply fails, never a
-guess), either letter of a doubled gold is right, and every score is shown beside the floors
-no model is needed for (always-longest, always-shortest, first option). The only copy here is
-a peer's derived folder (`data`): it signs as `personamem-32k-derived`.
+Two protocols (`protocol.Protocol`). locoscore's, the default, differs from the official
+evaluation on purpose (`options`, `replies`): the options are shown in a seeded order
+(signed), the reply is read by a parser that takes every unambiguous form and refuses the
+rest (a refused reply fails, never a guess), either letter of a doubled gold is right, and a
+failed answer stays in the denominator. `official` (`score --protocols official`) shows the
+stored order and reads replies as the official `extract_answer` does, so a published
+accuracy can be recomputed from its replies. Every score is shown beside the floors no model
+is needed for (always-longest, always-shortest, first option). The only copy here is a
+peer's derived folder (`data`): it signs as `personamem-32k-derived`.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,16 +27,22 @@ from locoscore.benchmarks.personamem.data import (
     QUESTION_TYPES,
     PersonaMemData,
 )
+from locoscore.benchmarks.personamem.protocol import LOCOSCORE, PROTOCOLS, Protocol
 from locoscore.data.conversation import Conversation, Question, SessionInput, TurnInput
 
 if TYPE_CHECKING:
     from locoscore.benchmarks.commands import ScoreCall, Terminal
+    from locoscore.results.board_row import BoardRow
 
 TYPE_IDS = {key: i for i, key in enumerate(QUESTION_TYPES, 1)}
 SPEAKERS = ("system", "user", "assistant")
 VERSION = "personamem-32k-derived"
 PINNED_FOLDER = KnownFile(VERSION, "the derived 32k folder", PINNED_SHA256)
 FETCH_NAMES = {"personamem": PINNED_FOLDER}
+OPTION_HELP = {
+    "--protocols": "locoscore (its default: shuffled options, locoscore's parser) or "
+    "official (the stored order, the official extract_answer), one at a time",
+}
 
 
 class PersonaMem(Benchmark):
@@ -42,12 +53,43 @@ class PersonaMem(Benchmark):
     # scored by `run` (and `score` for an answers file); no judge: `require` says so
     commands = frozenset({"run", "dataset", "score", "report", "compare"})
     fetch_names = FETCH_NAMES
+    judge_protocols: tuple[str, ...] = ()  # scored without a judge
+    option_help = OPTION_HELP
     answer_prompt_name = "locoscore-personamem-answer-v1"
     # answer_max_tokens stays the default 128: the prompt asks for one letter, but a model
-    # that explains itself first is still read (strictly) rather than cut off
-    # The option order's seed: part of the signature (`signature_part`) and of run.json's
-    # dataset section, so two runs shown in another order never pass for the same run.
-    shuffle_seed = 0
+    # that explains itself first is still read rather than cut off
+    # How replies are shown and read (`for_protocol`). The option order's seed is part of
+    # the signature (`signature_part`) and of run.json's dataset section, so two runs shown
+    # in another order never pass for the same run.
+    protocol: Protocol = LOCOSCORE
+
+    @property
+    def shuffle_seed(self) -> int | None:
+        return self.protocol.seed
+
+    # The profile a run may take besides the default, where `run` has `--protocol` (it
+    # calls `for_protocol`); `score --protocols` takes it today.
+    run_protocols: tuple[str, ...] = ("official",)
+
+    def for_protocol(self, protocol: str | None) -> PersonaMem:
+        """This benchmark under `protocol` (None: the default, locoscore): its option order,
+        its parser and, for a run, its answer prompt (the official profile's asks for the
+        answer after `<final_answer>`, as the official code does)."""
+        from locoscore.errors import InputError
+
+        if protocol is None or protocol == self.protocol.name:
+            return self
+        if protocol not in PROTOCOLS:
+            raise InputError(
+                f"personamem scores with one protocol, one of {', '.join(PROTOCOLS)}; "
+                f"not {protocol!r}",
+                field="--protocols",
+            )
+        other = copy.copy(self)
+        other.protocol = PROTOCOLS[protocol]
+        if other.protocol.official:
+            other.answer_prompt_name = "locoscore-personamem-answer-final-marker-v1"
+        return other
 
     def require(self, command: str) -> None:
         if command == "judge":
@@ -83,7 +125,12 @@ class PersonaMem(Benchmark):
         return VERSION if data.pinned else "personamem-unknown"
 
     def signature_part(self, data: PersonaMemData) -> str:
-        return f"{super().signature_part(data)}:shuffle{self.shuffle_seed}"
+        return f"{super().signature_part(data)}:{self.protocol.order_part}"
+
+    def scoring_signature(self, data: PersonaMemData) -> str:
+        """What the scores depend on beyond the answers: the data, the option order, the
+        parser (`bench:…:shuffle0|parse:locoscore-v2`, `bench:…:stored|parse:official`)."""
+        return f"{self.signature_part(data)}|parse:{self.protocol.parser}"
 
     def describe_data(self, data: PersonaMemData) -> dict[str, Any]:
         return {
@@ -178,16 +225,19 @@ class PersonaMem(Benchmark):
             ),
             floor(
                 "first-option",
-                f"always ({LETTERS[0]}), the first option as shown (shuffle seed "
-                f"{self.shuffle_seed})",
+                f"always ({LETTERS[0]}), the first option as shown ({self._order_words()})",
                 lambda i: order(i.question_id, self.shuffle_seed)[0],
             ),
         )
 
-    def default_answer_prompt_text(self) -> str:
-        from locoscore.benchmarks.personamem.options import ANSWER_PROMPT
+    def _order_words(self) -> str:
+        seed = self.shuffle_seed
+        return "as stored" if seed is None else f"shuffle seed {seed}"
 
-        return ANSWER_PROMPT
+    def default_answer_prompt_text(self) -> str:
+        from locoscore.benchmarks.personamem.options import ANSWER_PROMPT, FINAL_MARKER_PROMPT
+
+        return FINAL_MARKER_PROMPT if self.protocol.official else ANSWER_PROMPT
 
     def score_run(
         self, predictions: Path, data: PersonaMemData, out: Path, run_section: dict[str, Any]
@@ -196,10 +246,7 @@ class PersonaMem(Benchmark):
         from locoscore.results.layout import PREDICTIONS, RUN_JSON
 
         rows = scoring.score_rows(
-            scoring.read_records(predictions),
-            scoring.items_by_id(data),
-            self.shuffle_seed,
-            predictions,
+            scoring.read_records(predictions), scoring.items_by_id(data), self.protocol, predictions
         )
         summary = self.write_scores(rows, data, out, {"run": run_section})
         return {**summary, "_written": (PREDICTIONS, RUN_JSON, *self.run_files)}
@@ -212,18 +259,37 @@ class PersonaMem(Benchmark):
         `record_floors` (the run's, or `score`'s through `asked`)."""
         from locoscore.benchmarks.personamem import scoring
 
-        fields = {**self.summary_fields(), "data": self.describe_data(data), **extra}
-        return scoring.write_scores(rows, QUESTION_TYPES, fields, out)
+        fields = {
+            **self.summary_fields(),
+            "data": self.describe_data(data),
+            "scoring": self.protocol.describe(self.scoring_signature(data)),
+            **extra,
+        }
+        return scoring.write_scores(rows, QUESTION_TYPES, fields, out, self.protocol.label)
 
     def asked(self, data: PersonaMemData, rows: list[dict[str, Any]]) -> list[Question]:
-        """The questions scored rows answer, in the benchmark's order."""
-        ids = {r["question_id"] for r in rows}
+        """The questions scored rows count (a failed answer the official protocol leaves
+        out is not one), in the benchmark's order."""
+        ids = {r["question_id"] for r in rows if r["metric"] is not None}
         return [q for q in self.questions(data, self.conversations(data)) if q.question_id in ids]
 
     def score_command(self, call: ScoreCall, terminal: Terminal) -> bool:
         from locoscore.benchmarks.personamem.folder import score_answers
 
         return score_answers(self, call, terminal)
+
+    def board_row(self, directory: Path) -> BoardRow:
+        """The generic row, its scoring signature (protocol and parser) as a lexical
+        protocol: the board never ranks two parses of replies as one group."""
+        import dataclasses
+
+        from locoscore.results.board_row import read_summary
+
+        row = super().board_row(directory)
+        signature = (read_summary(directory).get("scoring") or {}).get("signature")
+        if not isinstance(signature, str):
+            return row
+        return dataclasses.replace(row, lexical=(("parse", signature),))
 
     def report(self, directory: Path) -> list[Path]:
         from locoscore.benchmarks.personamem.folder import write_report

@@ -29,11 +29,12 @@ def score_answers(bench: PersonaMem, call: ScoreCall, t: Terminal) -> bool:
     for given, option in ((call.errata, "--errata"), (call.fmt, "--format")):
         if given:
             raise InputError(f"personamem takes no {option}", field=option)
+    bench = bench.for_protocol(call.protocols)
     data = bench.load(call.dataset)
     records = scoring.read_answers(call.predictions)
     key = call.prediction_key or "prediction"
     rows = scoring.score_rows(
-        records, scoring.items_by_id(data), bench.shuffle_seed, call.predictions, key
+        records, scoring.items_by_id(data), bench.protocol, call.predictions, key
     )
     pairs = [(str(r.get("question_id")), str(r.get(key))) for _, r in records if not r.get("error")]
     ours = answers_identity(str(call.predictions), pairs, file_sha256=sha256_file(call.predictions))
@@ -77,16 +78,38 @@ def _pct(block: dict[str, Any] | None) -> str:
 
 
 def summary_lines(summary: dict[str, Any]) -> list[str]:
-    answers, metric = summary["answers"], summary["metric"]
+    """What `score` prints: the headline, the protocol, the floors and the margin."""
     floors = summary.get("floors") or {}
-    lines = [
-        f"accuracy {_pct(metric['overall'])} over {answers['questions']} questions "
-        f"({answers['failed']} failed, {answers['unparsable']} unparsable: counted wrong)"
-    ]
+    lines = headline_lines(summary)
     for floor in floors.get("blind") or []:
         lines.append(f"  floor {floor['name']}: {_pct(_overall(floor))} ({_right(floor)} right)")
     if floors.get("margin"):
         lines.append(f"margin over {floors['margin']['over']}: {_signed(floors['margin'])}")
+    return lines
+
+
+def headline_lines(summary: dict[str, Any]) -> list[str]:
+    """The accuracy over its denominator, then the protocol that made it."""
+    answers, metric = summary["answers"], summary["metric"]
+    scoring = summary.get("scoring") or {}
+    counted = answers.get("counted", answers["questions"])
+    failed = f"{answers['failed']} failed" + (
+        ": left out;" if counted < answers["questions"] else ","
+    )
+    over = (
+        f"{counted} of {answers['questions']} questions"
+        if counted < answers["questions"]
+        else f"{answers['questions']} questions"
+    )
+    lines = [
+        f"{metric.get('label') or 'accuracy'} {_pct(metric['overall'])} over {over} "
+        f"({failed} {answers['unparsable']} unparsable: counted wrong)"
+    ]
+    if scoring.get("protocol"):
+        lines.append(
+            f"protocol {scoring['protocol']}: options {scoring['option_order']}, "
+            f"parser {scoring['parser']}, failed answers {scoring['failed_answers']}"
+        )
     return lines
 
 
@@ -130,7 +153,7 @@ def write_report(directory: Path, description: str) -> list[Path]:
         blocks.append(Banner(f"Subset ({run['sample']['signature']}): not the full benchmark."))
     if ((run.get("answer") or {}).get("served") or {}).get("fake"):
         blocks.append(Banner("Answered by locoscore's fake provider, not a real model."))
-    blocks.append(Paragraph(summary_lines(summary)[0]))
+    blocks += [Paragraph(line) for line in headline_lines(summary)]
     # the generic floors block (margin, each floor overall); per type they sit in the table
     # below, beside the accuracy of each type
     blocks += floors_blocks(summary, per_type=False)
@@ -148,6 +171,8 @@ def write_report(directory: Path, description: str) -> list[Path]:
     ]
     data = run.get("dataset") or summary.get("data") or {}
     notes = [f"signature: {run['signature']}"] if run.get("signature") else []
+    if (summary.get("scoring") or {}).get("signature"):
+        notes.append(f"scoring signature: {summary['scoring']['signature']}")
     if summary.get("scored"):
         notes.append(f"answers: {summary['scored']['path']} (sha256 {summary['scored']['sha256']})")
     notes.append(f"data: {data.get('path')} (sha256 {data.get('sha256')}, {data.get('version')})")

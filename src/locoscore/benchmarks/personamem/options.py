@@ -1,29 +1,20 @@
-"""How a PersonaMem question is put to the answerer and how its reply is read.
+"""How a PersonaMem question is put to the answerer (its reply is read by `replies`).
 
 - **Shuffle.** The stored letter of the gold is not uniform (a 143, b 146, c 158, d 142) and
   a model's position bias would mix into its score, so every question's options are shown in
   an order drawn from the seed and the question id alone: option i of the file sorts by
   sha256(`<seed>:<question id>:<i>`). No Python `random` is involved, so the order is the
-  same on every Python version and platform. The seed is signed (`signature_part`).
-- **Strict parse.** The reply must name one option: the whole reply a letter (`b`, `(b)`,
-  `b)`, `b.`, any case, markdown emphasis stripped), or exactly one distinct `(x)` in it
-  (`(b) Since you like ...`). Two different `(x)`, or none, is unparsable: the question
-  counts as failed (0), never as a guess. The official fallback, a bare `\\b[a-d]\\b`
-  anywhere, reads the article "a" as option (a); a bare letter inside a sentence is never
-  read here.
-- **Two letters right.** 17 questions list the gold text under two letters; either is right.
+  same on every Python version and platform. The seed is signed (`signature_part`). The
+  official protocol shows the stored order (seed None), the order the official replies use.
+- **Two letters right.** 17 questions list the gold text under two letters; either is right
+  (locoscore's protocol; the official one credits the stored gold letter alone).
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
 
 from locoscore.benchmarks.personamem.data import LETTERS, Item
-
-_WHOLE = re.compile(r"^\(?([a-d])\)?[.:]?$", re.IGNORECASE)
-_PARENS = re.compile(r"\(([a-d])\)", re.IGNORECASE)
-_EMPHASIS = re.compile(r"[*_`]")
 
 ANSWER_PROMPT = """\
 You are a chat assistant with a memory of your earlier chat sessions with this user. Below
@@ -43,8 +34,30 @@ parentheses, for example (b), and nothing else.
 Answer:"""
 
 
-def order(question_id: str, seed: int) -> tuple[int, int, int, int]:
-    """The stored option indexes in the order they are shown."""
+# The official profile's prompt: the same memories and question, the answer asked for in
+# the official code's format (a letter after `<final_answer>`), which its parser reads.
+FINAL_MARKER_PROMPT = """\
+You are a chat assistant with a memory of your earlier chat sessions with this user. Below
+are the parts of those sessions your memory retrieved for the user's new message, best match
+first.
+
+Retrieved memories:
+{context}
+
+The user's new message, followed by four possible replies:
+{question}
+
+Which of the four replies fits this user best, given what you remember of them (their
+preferences, how those changed, and why)? Write the token <final_answer> and then the
+letter of that reply in parentheses, for example <final_answer>(b).
+
+Answer:"""
+
+
+def order(question_id: str, seed: int | None) -> tuple[int, int, int, int]:
+    """The stored option indexes in the order they are shown (seed None: as stored)."""
+    if seed is None:
+        return 0, 1, 2, 3
 
     def key(i: int) -> str:
         return hashlib.sha256(f"{seed}:{question_id}:{i}".encode()).hexdigest()
@@ -53,36 +66,26 @@ def order(question_id: str, seed: int) -> tuple[int, int, int, int]:
     return a, b, c, d
 
 
-def shown_options(item: Item, seed: int) -> tuple[str, ...]:
+def shown_options(item: Item, seed: int | None) -> tuple[str, ...]:
     return tuple(item.options[i] for i in order(item.question_id, seed))
 
 
-def correct_letters(item: Item, seed: int) -> frozenset[str]:
+def correct_letters(item: Item, seed: int | None) -> frozenset[str]:
     """The shown letters that hold the gold text (two for the 17 doubled golds)."""
     shown = order(item.question_id, seed)
     return frozenset(LETTERS[pos] for pos, i in enumerate(shown) if i in item.gold_indexes)
 
 
-def question_text(item: Item, seed: int) -> str:
+def question_text(item: Item, seed: int | None) -> str:
     """The message and the shuffled options, laid out as the file lays them out."""
     lines = [f"({LETTERS[n]}) {text}" for n, text in enumerate(shown_options(item, seed))]
     return item.message + "\n\n" + "\n".join(lines)
 
 
-def gold_text(item: Item, seed: int) -> str:
+def gold_text(item: Item, seed: int | None) -> str:
     """The gold as outputs show it: its shown letter(s) and its text."""
     letters = " or ".join(f"({x})" for x in sorted(correct_letters(item, seed)))
     return f"{letters} {item.options[LETTERS.index(item.gold_letter)].strip()}"
-
-
-def parse_reply(reply: str) -> str | None:
-    """The one option letter a reply names, or None when it names none or several."""
-    text = _EMPHASIS.sub("", reply).strip()
-    whole = _WHOLE.match(text)
-    if whole is not None:
-        return whole.group(1).lower()
-    named = {m.group(1).lower() for m in _PARENS.finditer(text)}
-    return named.pop() if len(named) == 1 else None
 
 
 # -- floors: options picked without a model ---------------------------------------------
