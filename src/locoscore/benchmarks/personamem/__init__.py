@@ -82,8 +82,8 @@ class PersonaMem(Benchmark):
         if protocol not in PROTOCOLS:
             raise InputError(
                 f"personamem scores with one protocol, one of {', '.join(PROTOCOLS)}; "
-                f"not {protocol!r}",
-                field="--protocols",
+                f"not {protocol!r} (`run --protocol`, `score --protocols`)",
+                field="protocol",
             )
         other = copy.copy(self)
         other.protocol = PROTOCOLS[protocol]
