@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 def score_answers(bench: PersonaMem, call: ScoreCall, t: Terminal) -> bool:
     """`locoscore score ANSWERS --benchmark personamem`: one JSONL line per question with
     `question_id` and the reply (`prediction`, or --prediction-key), into --out."""
-    from locoscore.benchmarks.personamem import scoring
+    from locoscore.benchmarks.personamem.scoring import items_by_id, read_answers, score_rows
     from locoscore.generic.floors import record_floors
     from locoscore.results.identity import answers_identity
 
@@ -31,11 +31,9 @@ def score_answers(bench: PersonaMem, call: ScoreCall, t: Terminal) -> bool:
             raise InputError(f"personamem takes no {option}", field=option)
     bench = bench.for_protocol(call.protocols)
     data = bench.load(call.dataset)
-    records = scoring.read_answers(call.predictions)
+    records = read_answers(call.predictions)
     key = call.prediction_key or "prediction"
-    rows = scoring.score_rows(
-        records, scoring.items_by_id(data), bench.protocol, call.predictions, key
-    )
+    rows = score_rows(records, items_by_id(data), bench.protocol, call.predictions, key)
     pairs = [(str(r.get("question_id")), str(r.get(key))) for _, r in records if not r.get("error")]
     ours = answers_identity(str(call.predictions), pairs, file_sha256=sha256_file(call.predictions))
     # the folder guard first: another run's folder is refused (or, --replace, emptied)
