@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from locoscore.testing._core import Core, FakeConfig, Reply, json_reply, new_id, retry_after_headers
+from locoscore.testing._graphiti_wire import graphiti_reply, is_graphiti_call
 from locoscore.testing._mem0_wire import extraction_reply, is_mem0_extraction
 from locoscore.testing._verdicts import (
     BATCH_ONLY_FAULTS,
@@ -140,7 +141,11 @@ def choice_payload(
     elif fault == "bad_json":
         message["content"] = prose(verdict)
     else:
-        if kind == "json_schema" and isinstance(response_format, Mapping):
+        graphiti_step = is_graphiti_call(response_format)
+        graphiti_text = graphiti_reply(graphiti_step, body["messages"]) if graphiti_step else None
+        if graphiti_text is not None:
+            text = graphiti_text
+        elif kind == "json_schema" and isinstance(response_format, Mapping):
             schema = response_format["json_schema"]["schema"]
             text = json.dumps(fill_schema(schema, verdict))
         elif kind == "text" and answer is not None:
