@@ -13,6 +13,7 @@ from locoscore.cli import app
 
 EXTRAS = [
     ("graphiti", "graphiti_core", "pip install 'locoscore[graphiti]'"),
+    ("langmem", "langmem", "pip install 'locoscore[langmem]'"),
 ]
 
 

@@ -6,8 +6,10 @@ sync for mem0, async for Graphiti) has a response hook: every successful chat co
 embeddings response adds its `usage` to the tally of the library call that caused it. The
 tally travels in a context variable, which `asyncio.to_thread` copies into a worker thread
 and every asyncio task copies from its parent, so concurrent conversations never mix their
-counts. Calls made from threads the library starts itself (mem0 does so only for entity
-boosts, which need spaCy) land in `UsageMeter.unattributed`.
+counts. Calls made from threads the library starts itself without copying the context
+(mem0 only for entity boosts, which need spaCy; LangMem for its searches of a session) go to
+the meter's `fallback` tally when the adapter set one (a meter per conversation, whose
+sessions are added one at a time), else to `UsageMeter.unattributed`.
 """
 
 from __future__ import annotations
@@ -91,6 +93,9 @@ class UsageMeter:
 
     def __init__(self) -> None:
         self.unattributed = Tally()
+        # The tally of the one call in progress on this meter's clients, for responses to
+        # requests made from threads that did not copy the context.
+        self.fallback: Tally | None = None
         self._lock = threading.Lock()
 
     def on_response(self, response: httpx2.Response) -> None:
@@ -114,11 +119,9 @@ class UsageMeter:
         if not isinstance(payload, dict):
             return
         tally = _CURRENT.get()
-        if tally is not None:
-            tally.add_response(path, payload)
-            return
         with self._lock:
-            self.unattributed.add_response(path, payload)
+            target = tally or self.fallback or self.unattributed
+            target.add_response(path, payload)
 
     def http_client(self, timeout_s: float) -> httpx2.Client:
         return httpx2.Client(timeout=timeout_s, event_hooks={"response": [self.on_response]})

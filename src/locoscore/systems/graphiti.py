@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import os
 import re
 import shutil
 import threading
@@ -35,7 +34,6 @@ from typing import Any, ClassVar, TypeVar
 
 from locoscore._io import write_json_atomic
 from locoscore.data.conversation import Conversation, Query, SessionInput
-from locoscore.errors import InputError
 from locoscore.llm.cost import PriceTable
 from locoscore.systems._graphiti_env import (
     close_graph,
@@ -44,15 +42,21 @@ from locoscore.systems._graphiti_env import (
     open_graph,
 )
 from locoscore.systems._ingest_checkpoint import IngestCheckpoint
+from locoscore.systems._library_providers import (
+    MAX_RETRIES,
+    TIMEOUT_S,
+    api_key,
+    base_url,
+    check_embedder,
+    key_blocker,
+    provider_options,
+)
 from locoscore.systems._loop_thread import LoopThread
 from locoscore.systems._usage_meter import Tally, UsageMeter
 from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult, Usage
 from locoscore.systems.context import SystemContext
 from locoscore.systems.options import OptionSpec, resolve_options, signature_values
 
-OPENAI_URL = "https://api.openai.com/v1"
-TIMEOUT_S = 120.0
-MAX_RETRIES = 5
 # What locoscore hands Graphiti besides the turns; its hash goes into the signature.
 EPISODE_FORMAT = "session episode; 'Speaker: text' lines; reference_time=session date"
 EPISODE_FORMAT_ID = hashlib.sha256(EPISODE_FORMAT.encode()).hexdigest()[:12]
@@ -99,22 +103,10 @@ class _Store:
 class GraphitiSystem(MemorySystem):
     name = "graphiti"
     OPTIONS: ClassVar[dict[str, OptionSpec]] = {
-        "llm_model": OptionSpec(str, "gpt-4o-mini", "the model Graphiti extracts the graph with"),
-        "llm_base_url": OptionSpec(
-            str, None, "OpenAI-compatible base URL of that model", in_signature=False
-        ),
-        "embedder_model": OptionSpec(str, "text-embedding-3-small", "Graphiti's embedding model"),
-        "embedder_base_url": OptionSpec(
-            str, None, "OpenAI-compatible base URL of the embedder", in_signature=False
-        ),
-        "embedding_dims": OptionSpec(int, 1536, "vector size kept of each embedding"),
-        "api_key_env": OptionSpec(
-            str, "OPENAI_API_KEY", "environment variable holding the API key", in_signature=False
-        ),
+        **provider_options("Graphiti", "vector size kept of each embedding"),
         "ingest_concurrency": OptionSpec(
             int, 4, "episodes being added at once, across conversations", in_signature=False
         ),
-        "prices": OptionSpec(str, None, "price table JSON for the cost", in_signature=False),
     }
 
     def __init__(self, options: dict[str, str], context: SystemContext) -> None:
@@ -148,22 +140,13 @@ class GraphitiSystem(MemorySystem):
         return {**self._ingest_settings(), "search": "edges-hybrid-rrf"}
 
     def _base_url(self, key: str) -> str:
-        return str(self.options[key] or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL)
+        return base_url(self.options, key)
 
     def dry_run_blocker(self) -> str | None:
-        name = self.options["api_key_env"]
-        if os.environ.get(name):
-            return None
-        return f"graphiti's ingestion calls its LLM and embedder, which need a key in {name}"
+        return key_blocker(self.name, self.options)
 
     def _api_key(self) -> str:
-        name = self.options["api_key_env"]
-        key = os.environ.get(name)
-        if not key:
-            raise InputError(
-                f"--system graphiti: set {name} (the API key of Graphiti's LLM and embedder)"
-            )
-        return key
+        return api_key(self.name, self.options)
 
     def _client(self, base_url: str) -> Any:
         """An AsyncOpenAI client metering usage (created on the system's loop)."""
@@ -196,29 +179,15 @@ class GraphitiSystem(MemorySystem):
         vectors are at least `embedding_dims` long (Graphiti keeps that many values)."""
         import_graphiti()
         self._api_key()
-        await self._on_loop(self._check_embedder())
+        await asyncio.to_thread(self._check_embedder)
 
-    async def _check_embedder(self) -> None:
-        import openai
+    def _check_embedder(self) -> None:
+        from openai import OpenAI
 
         url = self._base_url("embedder_base_url")
-        where = f"--system graphiti: embedder {self.options['embedder_model']} at {url}"
-        client = self._client(url).with_options(max_retries=1)
-        try:
-            reply = await client.embeddings.create(
-                model=self.options["embedder_model"], input=["locoscore start check"]
-            )
-        except openai.AuthenticationError:
-            raise InputError(
-                f"{where}: the key in {self.options['api_key_env']} was rejected"
-            ) from None
-        except openai.APIStatusError as exc:
-            raise InputError(f"{where}: HTTP {exc.status_code}") from None
-        except openai.APIConnectionError:
-            raise InputError(f"{where}: unreachable") from None
-        size = len(reply.data[0].embedding)
-        if size < self.options["embedding_dims"]:
-            raise InputError(f"{where}: returns {size}-dim vectors; set embedding_dims={size}")
+        with UsageMeter().http_client(TIMEOUT_S) as http:
+            client = OpenAI(api_key=self._api_key(), base_url=url, http_client=http)
+            check_embedder(self.name, self.options, client, exact=False)
 
     async def aclose(self) -> None:
         await self._loop.run(self._close_all())

@@ -25,6 +25,7 @@ BUILTIN_SYSTEMS: dict[str, str] = {
     "http": "locoscore.systems.http:HttpSystem",
     "mem0": "locoscore.systems.mem0:Mem0System",
     "graphiti": "locoscore.systems.graphiti:GraphitiSystem",
+    "langmem": "locoscore.systems.langmem:LangMemSystem",
     # reference systems: the floor and the retrieval ceiling (`systems.reference`)
     "no-memory": "locoscore.systems.reference:NoMemorySystem",
     "gold-evidence": "locoscore.systems.reference:GoldEvidenceSystem",
