@@ -39,10 +39,6 @@ class LoopThread:
         future = asyncio.run_coroutine_threadsafe(coro, self._started())
         return await asyncio.wrap_future(future)
 
-    def run_blocking(self, coro: Coroutine[Any, Any, T]) -> T:
-        """The same from synchronous code (never from the thread's own loop)."""
-        return asyncio.run_coroutine_threadsafe(coro, self._started()).result()
-
     def close(self) -> None:
         with self._lock:
             loop, thread = self._loop, self._thread
