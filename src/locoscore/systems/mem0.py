@@ -15,9 +15,9 @@ How locoscore drives it (the reasons are in the README's mem0 section):
   that make the session date the extraction's observation date. `infer=false` stores each
   turn verbatim instead (no LLM; then items also carry their dia_id).
 - `search(query, filters={"user_id": conversation}, top_k=k, threshold=0.0)`.
-- Usage: tokens read off the provider's responses (`_mem0_usage`), priced per model.
+- Usage: tokens read off the provider's responses (`_usage_meter`), priced per model.
 - Resume: with `store=folder`, a checkpoint lists the fully ingested conversations
-  (`_mem0_checkpoint`); `already_ingested` lets the run skip them. `store=memory` keeps
+  (`_ingest_checkpoint`); `already_ingested` lets the run skip them. `store=memory` keeps
   nothing: every run ingests again.
 """
 
@@ -39,7 +39,7 @@ import httpx2
 from locoscore.data.conversation import Conversation, Query, SessionInput
 from locoscore.errors import InputError
 from locoscore.llm.cost import PriceTable
-from locoscore.systems._mem0_checkpoint import IngestCheckpoint
+from locoscore.systems._ingest_checkpoint import IngestCheckpoint
 from locoscore.systems._mem0_env import (
     close_memory,
     import_mem0,
@@ -54,7 +54,7 @@ from locoscore.systems._mem0_session import (
     session_metadata,
     turn_message,
 )
-from locoscore.systems._mem0_usage import Tally, UsageMeter
+from locoscore.systems._usage_meter import Tally, UsageMeter
 from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult, Usage
 from locoscore.systems.context import SystemContext
 from locoscore.systems.options import OptionSpec, resolve_options, signature_values

@@ -24,6 +24,8 @@ BUILTIN_SYSTEMS: dict[str, str] = {
     "embedding": "locoscore.systems.embedding:EmbeddingSystem",
     "http": "locoscore.systems.http:HttpSystem",
     "mem0": "locoscore.systems.mem0:Mem0System",
+    "graphiti": "locoscore.systems.graphiti:GraphitiSystem",
+    "langmem": "locoscore.systems.langmem:LangMemSystem",
     # reference systems: the floor and the retrieval ceiling (`systems.reference`)
     "no-memory": "locoscore.systems.reference:NoMemorySystem",
     "gold-evidence": "locoscore.systems.reference:GoldEvidenceSystem",

@@ -9,6 +9,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from locoscore.testing._core import Core, FakeConfig, Reply, json_reply, new_id, retry_after_headers
+from locoscore.testing._graphiti_wire import graphiti_reply, is_graphiti_call
+from locoscore.testing._langmem_wire import memory_tool_calls
 from locoscore.testing._mem0_wire import extraction_reply, is_mem0_extraction
 from locoscore.testing._verdicts import (
     BATCH_ONLY_FAULTS,
@@ -139,8 +141,15 @@ def choice_payload(
         message["refusal"] = REFUSAL_TEXT
     elif fault == "bad_json":
         message["content"] = prose(verdict)
+    elif (calls := memory_tool_calls(body)) is not None:
+        message["tool_calls"] = calls
+        finish_reason = "tool_calls"
     else:
-        if kind == "json_schema" and isinstance(response_format, Mapping):
+        graphiti_step = is_graphiti_call(response_format)
+        graphiti_text = graphiti_reply(graphiti_step, body["messages"]) if graphiti_step else None
+        if graphiti_text is not None:
+            text = graphiti_text
+        elif kind == "json_schema" and isinstance(response_format, Mapping):
             schema = response_format["json_schema"]["schema"]
             text = json.dumps(fill_schema(schema, verdict))
         elif kind == "text" and answer is not None:
@@ -159,6 +168,12 @@ def choice_payload(
     return {"index": index, "message": message, "finish_reason": finish_reason, "logprobs": None}
 
 
+def _output_tokens(message: Mapping[str, Any]) -> int:
+    calls = message.get("tool_calls") or []
+    text = message["content"] or message["refusal"] or ""
+    return estimate_tokens(text) + sum(estimate_tokens(c["function"]["arguments"]) for c in calls)
+
+
 def completion_payload(
     body: Mapping[str, Any],
     verdicts: list[Verdict],
@@ -166,9 +181,7 @@ def completion_payload(
     answer: Callable[[str], str] | None = None,
 ) -> dict[str, Any]:
     choices = [choice_payload(body, i, v, fault, answer) for i, v in enumerate(verdicts)]
-    output_tokens = sum(
-        estimate_tokens(c["message"]["content"] or c["message"]["refusal"] or "") for c in choices
-    )
+    output_tokens = sum(_output_tokens(c["message"]) for c in choices)
     input_tokens = estimate_tokens(_prompt_text(body["messages"]))
     return {
         "id": new_id("chatcmpl-"),

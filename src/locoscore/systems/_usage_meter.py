@@ -1,12 +1,15 @@
-"""What mem0 spends through the user's providers, read off the HTTP responses themselves.
+"""What a memory library spends through the user's providers, read off the HTTP responses.
 
-Mem0 calls the OpenAI SDK internally and reports no usage. Locoscore gives mem0's LLM and
-embedder OpenAI clients whose HTTP client (httpx2, the openai SDK's own) has a response
-hook: every successful chat completion or embeddings response adds its `usage` to the tally
-of the mem0 call that caused it. The tally travels in a context variable, which
-`asyncio.to_thread` copies into the worker thread, so concurrent conversations never mix
-their counts. Calls made from threads mem0 starts itself (it does so only for entity
-boosts, which need spaCy) land in `UsageMeter.unattributed`.
+Mem0 and Graphiti call the OpenAI SDK internally and report no usage. Locoscore gives the
+library's LLM and embedder OpenAI clients whose HTTP client (httpx2, the openai SDK's own;
+sync for mem0, async for Graphiti) has a response hook: every successful chat completion or
+embeddings response adds its `usage` to the tally of the library call that caused it. The
+tally travels in a context variable, which `asyncio.to_thread` copies into a worker thread
+and every asyncio task copies from its parent, so concurrent conversations never mix their
+counts. Calls made from threads the library starts itself without copying the context
+(mem0 only for entity boosts, which need spaCy; LangMem for its searches of a session) go to
+the meter's `fallback` tally when the adapter set one (a meter per conversation, whose
+sessions are added one at a time), else to `UsageMeter.unattributed`.
 """
 
 from __future__ import annotations
@@ -26,14 +29,14 @@ from locoscore.systems.base import Usage
 
 @dataclass
 class Tally:
-    """Counts of one mem0 call (an add or a search)."""
+    """Counts of one library call (an add or a search)."""
 
     llm_calls: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
     embedding_calls: int = 0
     embedding_tokens: int = 0
-    # Chat replies cut by the token limit: mem0 cannot parse them and stores nothing.
+    # Chat replies cut by the token limit: the library cannot parse them.
     truncated: int = 0
 
     def add_response(self, path: str, payload: dict[str, Any]) -> None:
@@ -75,7 +78,14 @@ def _int(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-_CURRENT: ContextVar[Tally | None] = ContextVar("locoscore_mem0_tally", default=None)
+_CURRENT: ContextVar[Tally | None] = ContextVar("locoscore_usage_tally", default=None)
+
+
+def _billed(response: httpx2.Response) -> bool:
+    """A successful chat completion or embeddings response (errors and retried attempts
+    are not billed)."""
+    path = response.request.url.path
+    return response.status_code == 200 and path.endswith(("/embeddings", "/chat/completions"))
 
 
 class UsageMeter:
@@ -83,15 +93,25 @@ class UsageMeter:
 
     def __init__(self) -> None:
         self.unattributed = Tally()
+        # The tally of the one call in progress on this meter's clients, for responses to
+        # requests made from threads that did not copy the context.
+        self.fallback: Tally | None = None
         self._lock = threading.Lock()
 
     def on_response(self, response: httpx2.Response) -> None:
-        if response.status_code != 200:
-            return  # errors and retried attempts are not billed
-        path = response.request.url.path
-        if not path.endswith(("/embeddings", "/chat/completions")):
+        if not _billed(response):
             return
         response.read()
+        self._record(response)
+
+    async def on_async_response(self, response: httpx2.Response) -> None:
+        if not _billed(response):
+            return
+        await response.aread()
+        self._record(response)
+
+    def _record(self, response: httpx2.Response) -> None:
+        path = response.request.url.path
         try:
             payload = response.json()
         except ValueError:
@@ -99,14 +119,16 @@ class UsageMeter:
         if not isinstance(payload, dict):
             return
         tally = _CURRENT.get()
-        if tally is not None:
-            tally.add_response(path, payload)
-            return
         with self._lock:
-            self.unattributed.add_response(path, payload)
+            target = tally or self.fallback or self.unattributed
+            target.add_response(path, payload)
 
     def http_client(self, timeout_s: float) -> httpx2.Client:
         return httpx2.Client(timeout=timeout_s, event_hooks={"response": [self.on_response]})
+
+    def async_http_client(self, timeout_s: float) -> httpx2.AsyncClient:
+        hooks = {"response": [self.on_async_response]}
+        return httpx2.AsyncClient(timeout=timeout_s, event_hooks=hooks)
 
     @staticmethod
     @contextlib.contextmanager

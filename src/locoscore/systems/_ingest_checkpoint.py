@@ -1,11 +1,12 @@
-"""Which conversations a persistent mem0 store already holds, complete and unchanged.
+"""Which conversations a system's persistent store already holds, complete and unchanged.
 
-One JSON file in the system's state folder, rewritten atomically after every session mem0
-has stored: per conversation, a digest of each stored session, how many memories it made,
-and what the ingestion spent. A conversation counts as ingested when every one of its
-sessions is recorded with the same digest, under the same ingestion settings (models,
-embedding size, infer, mem0 version, extraction instructions). Anything less (a crash
-mid-conversation, an edited session, other settings) means: reset it and ingest again.
+One JSON file in the system's state folder, rewritten atomically after every session the
+library (mem0, Graphiti, ...) has stored: per conversation, a digest of each stored session,
+how many items it made, and what the ingestion spent. A conversation counts as ingested when
+every one of its sessions is recorded with the same digest, under the same ingestion
+settings (models, embedding size, the library's version, locoscore's instructions). Anything
+less (a crash mid-conversation, an edited session, other settings) means: reset it and
+ingest again.
 """
 
 from __future__ import annotations
@@ -31,8 +32,9 @@ def session_digest(session: SessionInput) -> str:
 
 
 class IngestCheckpoint:
-    def __init__(self, path: Path, settings: Mapping[str, str]) -> None:
+    def __init__(self, path: Path, settings: Mapping[str, str], system: str = "mem0") -> None:
         self.path = path
+        self.system = system
         self.settings = dict(settings)
         self._lock = threading.Lock()
         self._conversations: dict[str, dict[str, Any]] = self._load()
@@ -44,7 +46,7 @@ class IngestCheckpoint:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
             warnings.warn(
-                f"mem0: ignoring unreadable checkpoint {self.path} ({exc}); "
+                f"{self.system}: ignoring unreadable checkpoint {self.path} ({exc}); "
                 "conversations will be ingested again",
                 stacklevel=2,
             )

@@ -1,0 +1,323 @@
+"""`langmem`: LangChain's LangMem (0.0.x) memory store manager, in process, driven against the
+user's OpenAI-compatible providers.
+
+How locoscore drives it (docs/how-to/systems/langmem.md says why):
+
+- One memory store manager and one LangGraph store (in memory, with an embedding index) per
+  conversation, namespace ("memories", conversation id), saved to the run folder after every
+  session (`_langmem_store`).
+- LLM: LangChain's `ChatOpenAI` (LangMem extracts with OpenAI tool calls); embedder: an OpenAI
+  client. Both through HTTP clients that meter usage (`_usage_meter`).
+- One `invoke` per session: a first message stating the session's date and speakers (LangMem
+  has no date field), then each turn as a user message "Speaker: text [shares an image: ...]".
+- Search: the store's own semantic search, the run's top-k, no score cut; each memory is
+  dated by the session that last wrote it.
+- Resume: a checkpoint lists the fully ingested conversations (`_ingest_checkpoint`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import importlib.metadata
+import re
+import shutil
+import threading
+import time
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from locoscore.data.conversation import Conversation, Query, SessionInput
+from locoscore.errors import InputError
+from locoscore.llm.cost import PriceTable
+from locoscore.systems._ingest_checkpoint import IngestCheckpoint
+from locoscore.systems._langmem_store import ConversationMemories
+from locoscore.systems._library_providers import (
+    MAX_RETRIES,
+    TIMEOUT_S,
+    api_key,
+    base_url,
+    check_embedder,
+    key_blocker,
+    provider_options,
+)
+from locoscore.systems._usage_meter import Tally, UsageMeter
+from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult, Usage
+from locoscore.systems.context import SystemContext
+from locoscore.systems.options import OptionSpec, resolve_options, signature_values
+
+SUPPORTED_SERIES = "0.0."
+INSTALL_HINT = "pip install 'locoscore[langmem]'"
+
+
+def session_header(session: SessionInput) -> str:
+    """The first message of a session: when it was said and by whom (LangMem has no date
+    field, so the date travels in the conversation it reads)."""
+    speakers = " and ".join(session.speakers) or "two people"
+    when = session.date_raw or session.date_iso or "an unknown date"
+    return (
+        f"(A conversation between {speakers}, on {when}. Each message starts with its "
+        "speaker's name; every relative time in it is relative to that date.)"
+    )
+
+
+HEADER_ID = hashlib.sha256(
+    session_header(SessionInput("c", 1, "d", "2000-01-01T00:00", (), ("A", "B"))).encode()
+).hexdigest()[:12]
+
+
+def session_messages(session: SessionInput) -> list[dict[str, str]]:
+    turns = [{"role": "user", "content": turn.render()} for turn in session.turns]
+    return [{"role": "user", "content": session_header(session)}, *turns]
+
+
+def installed_version() -> str:
+    try:
+        version = importlib.metadata.version("langmem")
+    except importlib.metadata.PackageNotFoundError:
+        raise InputError(f"--system langmem needs the langmem extra ({INSTALL_HINT})") from None
+    if not version.startswith(SUPPORTED_SERIES):
+        raise InputError(
+            f"--system langmem drives langmem {SUPPORTED_SERIES}x; this environment has "
+            f"{version} ({INSTALL_HINT})"
+        )
+    return version
+
+
+def _folder_name(conversation_id: str) -> str:
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", conversation_id)[:60]
+    digest = hashlib.sha256(conversation_id.encode("utf-8")).hexdigest()[:8]
+    return f"{safe}-{digest}"
+
+
+class _Conversation:
+    """A conversation's memories and manager, on clients of its own meter: LangMem searches
+    from pool threads that lose the context, and the conversation's meter attributes them to
+    the session being added (one at a time per conversation)."""
+
+    def __init__(self, memories: ConversationMemories, manager: Any, meter: UsageMeter) -> None:
+        self.memories = memories
+        self.manager = manager
+        self.meter = meter
+
+
+class LangMemSystem(MemorySystem):
+    name = "langmem"
+    OPTIONS: ClassVar[dict[str, OptionSpec]] = {
+        **provider_options("LangMem", "vector size of the embedder (the store's index)"),
+        "ingest_concurrency": OptionSpec(
+            int, 4, "sessions being added at once, across conversations", in_signature=False
+        ),
+    }
+
+    def __init__(self, options: dict[str, str], context: SystemContext) -> None:
+        self.options: dict[str, Any] = resolve_options(self.name, self.OPTIONS, options)
+        self._root = context.state_dir / "langmem"
+        self._version = installed_version()
+        prices = self.options["prices"]
+        self._prices = PriceTable.load(Path(prices)) if prices else context.prices
+        self._http: list[Any] = []
+        self._conversations: dict[str, _Conversation] = {}
+        self._memories_in: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self._slots: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
+        self._checkpoint = IngestCheckpoint(
+            self._root / "ingested.json", self._ingest_settings(), system=self.name
+        )
+
+    # -- settings and clients -------------------------------------------------------------
+
+    def _ingest_settings(self) -> dict[str, str]:
+        return {
+            **signature_values(self.OPTIONS, self.options),
+            "langmem": self._version,
+            "messages": HEADER_ID,
+        }
+
+    def signature_options(self) -> dict[str, str]:
+        return self._ingest_settings()
+
+    def dry_run_blocker(self) -> str | None:
+        return key_blocker(self.name, self.options)
+
+    def _http_client(self, meter: UsageMeter) -> Any:
+        http = meter.http_client(TIMEOUT_S)
+        with self._lock:
+            self._http.append(http)
+        return http
+
+    def _openai(self, meter: UsageMeter) -> Any:
+        from openai import OpenAI
+
+        return OpenAI(
+            api_key=api_key(self.name, self.options),
+            base_url=base_url(self.options, "embedder_base_url"),
+            http_client=self._http_client(meter),
+            max_retries=MAX_RETRIES,
+        )
+
+    def _embed_function(self, meter: UsageMeter) -> Any:
+        client = self._openai(meter)
+        model = self.options["embedder_model"]
+
+        def embed(texts: Sequence[str]) -> list[list[float]]:
+            reply = client.embeddings.create(model=model, input=list(texts))
+            return [list(item.embedding) for item in reply.data]
+
+        return embed
+
+    def _chat_model(self, meter: UsageMeter) -> Any:
+        from langchain_openai import ChatOpenAI
+        from pydantic import SecretStr
+
+        return ChatOpenAI(
+            model=self.options["llm_model"],
+            base_url=base_url(self.options, "llm_base_url"),
+            api_key=SecretStr(api_key(self.name, self.options)),
+            http_client=self._http_client(meter),
+            max_retries=MAX_RETRIES,
+            timeout=TIMEOUT_S,
+        )
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Import LangMem; check the key, that the embedder answers with `embedding_dims`."""
+        try:
+            import langmem  # noqa: F401
+        except ImportError as exc:
+            raise InputError(
+                f"--system langmem needs the langmem extra ({INSTALL_HINT}): {exc}"
+            ) from None
+        await asyncio.to_thread(self._check_embedder)
+
+    def _check_embedder(self) -> None:
+        check_embedder(self.name, self.options, self._openai(UsageMeter()), exact=True)
+
+    async def aclose(self) -> None:
+        with self._lock:
+            self._conversations.clear()
+            clients, self._http = self._http, []
+        for http in clients:
+            http.close()
+
+    # -- stores ---------------------------------------------------------------------------
+
+    def _folder(self, conversation_id: str) -> Path:
+        return self._root / "conversations" / _folder_name(conversation_id)
+
+    def _conversation(self, conversation_id: str, create: bool) -> _Conversation | None:
+        from langmem import create_memory_store_manager
+
+        with self._lock:
+            found = self._conversations.get(conversation_id)
+            if found is not None:
+                return found
+        folder = self._folder(conversation_id)
+        if not create and not folder.exists():
+            return None
+        folder.mkdir(parents=True, exist_ok=True)
+        namespace = ("memories", conversation_id)
+        meter = UsageMeter()
+        memories = ConversationMemories(
+            folder, namespace, self._embed_function(meter), self.options["embedding_dims"]
+        )
+        manager = create_memory_store_manager(
+            self._chat_model(meter), namespace=namespace, store=memories.store
+        )
+        with self._lock:
+            return self._conversations.setdefault(
+                conversation_id, _Conversation(memories, manager, meter)
+            )
+
+    async def reset(self, conversation_id: str) -> None:
+        with self._lock:
+            self._conversations.pop(conversation_id, None)
+            self._memories_in.pop(conversation_id, None)
+        await asyncio.to_thread(shutil.rmtree, self._folder(conversation_id), True)
+        self._checkpoint.forget(conversation_id)
+
+    async def already_ingested(self, conversation: Conversation) -> bool:
+        if not self._folder(conversation.conversation_id).exists():
+            return False
+        if not self._checkpoint.complete(conversation):
+            return False
+        entry = self._checkpoint.entry(conversation.conversation_id) or {}
+        with self._lock:
+            self._memories_in[conversation.conversation_id] = int(entry.get("memories", 0))
+        return True
+
+    # -- add and search -------------------------------------------------------------------
+
+    def _slot(self) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        if self._slots is None or self._slots[0] is not loop:
+            self._slots = (loop, asyncio.Semaphore(self.options["ingest_concurrency"]))
+        return self._slots[1]
+
+    async def add(self, session: SessionInput) -> Usage:
+        if not session.date_iso:
+            warnings.warn(
+                f"langmem: {session.conversation_id} session {session.index} has no date; "
+                "its messages say so",
+                stacklevel=2,
+            )
+        async with self._slot():
+            started = time.perf_counter()
+            tally, (written, held) = await asyncio.to_thread(self._add, session)
+            wall_s = time.perf_counter() - started
+        usage = self._usage(tally)
+        with self._lock:
+            self._memories_in[session.conversation_id] = held
+        self._checkpoint.record(session, written, usage, wall_s)
+        return usage
+
+    def _add(self, session: SessionInput) -> tuple[Tally, tuple[int, int]]:
+        conversation = self._conversation(session.conversation_id, create=True)
+        assert conversation is not None
+        with UsageMeter.counting() as tally:
+            conversation.meter.fallback = tally
+            try:
+                puts = []
+                if session.turns:
+                    puts = conversation.manager.invoke({"messages": session_messages(session)})
+            finally:
+                conversation.meter.fallback = None
+            keys = [str(put["key"]) for put in puts]
+            held = conversation.memories.record(session, keys)
+        return tally, (len(keys), held)
+
+    def _usage(self, tally: Tally) -> Usage:
+        return tally.usage(self._prices, self.options["llm_model"], self.options["embedder_model"])
+
+    async def search(self, query: Query) -> SearchResult:
+        tally, items = await asyncio.to_thread(self._search, query)
+        return SearchResult(tuple(items), self._usage(tally))
+
+    def _search(self, query: Query) -> tuple[Tally, list[MemoryItem]]:
+        with UsageMeter.counting() as tally:
+            conversation = self._conversation(query.conversation_id, create=False)
+            if conversation is None:
+                return tally, []
+            memories = conversation.memories
+            found = memories.store.search(memories.namespace, query=query.text, limit=query.top_k)
+        return tally, [memory_item(item, memories.sessions.get(item.key, {})) for item in found]
+
+    def items_in(self, conversation_id: str) -> int | None:
+        with self._lock:
+            return self._memories_in.get(conversation_id)
+
+
+def memory_item(item: Any, session: dict[str, Any]) -> MemoryItem:
+    """A stored LangMem memory (`{"kind": "Memory", "content": {"content": text}}`), dated by
+    the session that last wrote it."""
+    content = item.value.get("content")
+    text = content.get("content") if isinstance(content, dict) else content
+    return MemoryItem(
+        text=str(text if text is not None else item.value),
+        score=None if item.score is None else round(float(item.score), 6),
+        date_iso=session.get("date_iso"),
+        date_raw=session.get("date_raw"),
+    )
