@@ -129,6 +129,12 @@ def _subset(card: dict[str, Any]) -> Gate:
     )
 
 
+def _test_name(reference: dict[str, Any]) -> str:
+    """'Wilcoxon signed-rank, exact over 5 non-zero differences' (the test that ran)."""
+    name = str(reference.get("test") or "paired test").removeprefix("paired ")
+    return f"{name.removesuffix(', two-sided')} over {reference.get('test_n')} non-zero differences"
+
+
 def _floor(card: dict[str, Any], t: Thresholds) -> Gate:
     f = card["floor"]
     if f is None:
@@ -136,8 +142,8 @@ def _floor(card: dict[str, Any], t: Thresholds) -> Gate:
     figure = (
         f"{f['difference']:+.2f} points over the floor {f['score']:.2f}"
         f"{' (' + f['system'] + ')' if f.get('system') else ''}, 95 % CI "
-        f"[{f['ci95'][0]:+.2f}, {f['ci95'][1]:+.2f}], p = {f['p']:.3g} on {f['n']} questions, "
-        f"alpha {t.alpha:g}"
+        f"[{f['ci95'][0]:+.2f}, {f['ci95'][1]:+.2f}], p = {f['p']:.3g} on {f['n']} questions "
+        f"({_test_name(f)}), alpha {t.alpha:g}"
     )
     if f["difference"] > 0 and f["p"] < t.alpha:
         return Gate("floor", "pass", f"above the floor: {figure}")

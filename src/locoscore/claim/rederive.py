@@ -12,13 +12,14 @@ what they are a part of). Without a file, nothing is re-derived: `verify` fails 
 from __future__ import annotations
 
 import math
+import shutil
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from locoscore.errors import InputError
-from locoscore.results.layout import PREDICTIONS, SCORES, SUMMARY
+from locoscore.results.layout import AUDIT_JSON, PREDICTIONS, SCORES, SUMMARY
 
 if TYPE_CHECKING:
     from locoscore.claim.benchmark import ClaimedBenchmark
@@ -64,7 +65,7 @@ def find_data(folder: Folder, bench: ClaimedBenchmark, given: Path | None) -> Fo
     if not isinstance(sha, str):
         return Found(None, f"the folder records no data file: {NO_DATA}")
     path = recorded.get("path") or recorded.get("file")
-    tried = [Path(str(path))] if path and Path(str(path)).is_file() else []
+    tried = [Path(str(path))] if path and Path(str(path)).exists() else []
     for candidate in (*tried, None):
         data = _load(bench, candidate)
         if data is not None and getattr(data, "sha256", None) == sha:
@@ -91,6 +92,8 @@ def rederive(folder: Folder, bench: ClaimedBenchmark, data: Any, scratch: Path) 
             left = bench.rederive(folder.path, data, scratch)
     except InputError as exc:
         return Rederived(None, f"the folder's answers do not score: {exc}")
+    if (folder.path / AUDIT_JSON).is_file():  # the judge's audit: a record, not a number
+        shutil.copyfile(folder.path / AUDIT_JSON, scratch / AUDIT_JSON)
     return Rederived(scratch, None, left)
 
 
@@ -158,7 +161,8 @@ def differences(folder: Folder, rederived: Path) -> list[str]:
     from locoscore.results.folder import load_summary
 
     out = []
-    ours = {k: v for k, v in load_summary(rederived).items() if k != "claim"}
+    # the run section is run.json's record of the run (checked against it by `parts`)
+    ours = {k: v for k, v in load_summary(rederived).items() if k not in ("claim", "run")}
     found = first_difference(folder.summary, ours, SUMMARY)
     if found is not None:
         out.append(found)

@@ -173,8 +173,8 @@ def reference_section(
         "ci95": [interval.low, interval.high],
         "p": test.p_value,
         "alpha": alpha,
-        "test": f"paired {test_name} (two-sided) over {test.n} non-zero differences",
-        "test_n": test.n,
+        "test": f"paired {test_name}, two-sided",
+        "test_n": test.n_nonzero,
         "above": difference > 0 and significant,
         "below": difference < 0 and significant,
     }

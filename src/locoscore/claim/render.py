@@ -123,7 +123,8 @@ def card_lines(card: dict[str, Any]) -> list[tuple[str, str]]:
                     role,
                     f"{ref['system'] or ref['folder']} {_num(ref['score'])}; result - {role} "
                     f"{ref['difference']:+.2f} [{ref['ci95'][0]:+.2f}, {ref['ci95'][1]:+.2f}], "
-                    f"p = {ref['p']:.3g} (n {ref['n']})",
+                    f"p = {ref['p']:.3g} (n {ref['n']}; {ref.get('test', 'paired test')} over "
+                    f"{ref.get('test_n')} non-zero differences)",
                 )
             )
     if card["position"] is not None:

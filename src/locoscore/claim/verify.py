@@ -50,8 +50,11 @@ def _rederive_reference(
 
     if directory is None or data is None:
         return {}
+    folder = read_folder(directory)
+    if folder.data().get("sha256") != data.sha256:
+        return {}  # another data file: `same_questions` names it
     scratch.mkdir()
-    done = rederive(read_folder(directory), bench, data, scratch)
+    done = rederive(folder, bench, data, scratch)
     return {} if done.path is None else {directory: done.path}
 
 
