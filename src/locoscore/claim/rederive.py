@@ -120,11 +120,9 @@ def first_difference(theirs: Any, ours: Any, where: str) -> str | None:
     text, are not numbers of the recomputation."""
     if isinstance(ours, dict):
         if not isinstance(theirs, dict):
-            return (
-                None
-                if theirs is _ABSENT
-                else f"{where}: stated {_show(theirs)}, recomputed an object"
-            )
+            if theirs is _ABSENT or theirs is None:  # no number stated
+                return None
+            return f"{where}: stated {_show(theirs)}, recomputed an object"
         for key, value in ours.items():
             found = first_difference(theirs.get(key, _ABSENT), value, f"{where}.{key}")
             if found is not None:

@@ -97,7 +97,11 @@ def card_lines(card: dict[str, Any]) -> list[tuple[str, str]]:
         )
     kinds = ", ".join(f"{k.replace('_', ' ')} {n}" for k, n in f["by_kind"].items())
     lines.append(("failures", f"{f['failed']} of {f['of']} ({_pct(f['share'])}): {kinds}"))
-    if r["recorded"] or r["items_stored"] is not None:
+    if r["recorded"] and not r.get("reported", True):
+        lines.append(
+            ("retrieval", "not reported by the system (it answers itself and names no items)")
+        )
+    elif r["recorded"] or r["items_stored"] is not None:
         stored = "not reported" if r["items_stored"] is None else f"{r['items_stored']:,}"
         haystack = (
             f"{r['haystack_min']}–{r['haystack_max']} {r['haystack_unit']}"

@@ -199,6 +199,14 @@ class Beam(Benchmark):
         lines.append(f"wrote {out}/{', '.join(AUDIT_FILES)}")
         return lines
 
+    def headline_scores(self, directory: Path) -> tuple[str, dict[str, float]] | None:
+        """The card's mean is over the questions: named as the question-weighted mean, not
+        the mean of the ten abilities the board leads with."""
+        row = self.board_row(directory)
+        if row is None or not row.metrics:
+            return None
+        return "Question-weighted mean", dict(row.scores)
+
     def board_row(self, directory: Path) -> BoardRow:
         from locoscore.benchmarks.beam.board import board_row
 
