@@ -87,7 +87,8 @@ def verify(
     problems = disagreements(folder, bench)
     with tempfile.TemporaryDirectory(prefix="locoscore-verify-") as tmp:
         scratch = Path(tmp)
-        view, derivation = folder, {"data": found.problem, "problem": None, "not_rederived": []}
+        view = folder
+        derivation: dict[str, Any] = {"data": found.problem, "problem": None, "not_rederived": []}
         if found.data is not None:
             (scratch / "result").mkdir()
             done = rederive(folder, bench, found.data, scratch / "result")
