@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from locoscore.errors import InputError
-from locoscore.results.layout import AUDIT_JSON, PREDICTIONS, SCORES, SUMMARY
+from locoscore.results.layout import PREDICTIONS, SCORES, SUMMARY
 
 if TYPE_CHECKING:
     from locoscore.claim.benchmark import ClaimedBenchmark
@@ -92,8 +92,11 @@ def rederive(folder: Folder, bench: ClaimedBenchmark, data: Any, scratch: Path) 
             left = bench.rederive(folder.path, data, scratch)
     except InputError as exc:
         return Rederived(None, f"the folder's answers do not score: {exc}")
-    if (folder.path / AUDIT_JSON).is_file():  # the judge's audit: a record, not a number
-        shutil.copyfile(folder.path / AUDIT_JSON, scratch / AUDIT_JSON)
+    # the records the recomputation does not write (the judge's audit, a benchmark's own
+    # answer files), as they stand: read by the card, never compared
+    for path in folder.path.iterdir():
+        if path.is_file() and path.suffix != ".sqlite" and not (scratch / path.name).exists():
+            shutil.copyfile(path, scratch / path.name)
     return Rederived(scratch, None, left)
 
 

@@ -45,13 +45,16 @@ def row_id(row: dict[str, Any]) -> str:
 def carry_over(directory: Path, out: Path) -> None:
     """What `out`'s recomputation does not hold, taken from the folder as it stands:
     summary.json sections (the judge's, the errata), scores.jsonl fields (a judge's
-    per-question numbers) on the rows of the same question, and judgments.jsonl."""
+    per-question numbers) on the rows of the same question (the whole file where the
+    benchmark's scoring writes none: its judge does), and judgments.jsonl."""
     theirs = _object(directory / SUMMARY)
     ours = _object(out / SUMMARY)
     extra = {k: v for k, v in theirs.items() if k not in ours and k not in _REBUILT}
     if extra:
         write_json_atomic(out / SUMMARY, {**ours, **extra})
-    if (directory / SCORES).is_file() and (out / SCORES).is_file():
+    if (directory / SCORES).is_file() and not (out / SCORES).is_file():
+        shutil.copyfile(directory / SCORES, out / SCORES)  # written by the judge alone
+    elif (directory / SCORES).is_file() and (out / SCORES).is_file():
         old = {row_id(r): r for r in read_jsonl(directory / SCORES)}
         rows = read_jsonl(out / SCORES)
         merged = [{**old.get(row_id(r), {}), **r} for r in rows]
