@@ -26,7 +26,7 @@ from locoscore.data.conversation import Conversation, Question
 from locoscore.generic.parts import BlindBaseline
 from locoscore.results.identity import InputIdentity, answers_identity, submitted_pairs
 from locoscore.results.layout import PREDICTIONS, RUN_JSON, SCORES, SUMMARY
-from locoscore.results.rederived import carry_judgments, row_id, run_section
+from locoscore.results.rederived import answers_source, carry_judgments, row_id, run_section
 
 if TYPE_CHECKING:
     from locoscore.benchmarks.answer_prompt import AnswerPrompt
@@ -260,7 +260,8 @@ class Benchmark(ABC):
         results folder from its own records and `data`, with this benchmark's scoring and no
         model call: what `verify` compares the folder's numbers with. The answers are the
         folder's predictions.jsonl, else the rows of its scores.jsonl (answers scored as a
-        file). Returns what could not be re-derived (empty: everything). Default: the
+        file: the file summary.json `input` names, when it is at hand with its sha256, else
+        the rows). Returns what could not be re-derived (empty: everything). Default: the
         answers through `score_run` and the blind floors; the judge's numbers through
         `rederive_judgments`; the reports through `build_run_reports`."""
         import shutil
@@ -268,10 +269,7 @@ class Benchmark(ABC):
         from locoscore._io import read_jsonl
         from locoscore.generic.floors import record_floors
 
-        source = directory / PREDICTIONS
-        if not source.is_file():
-            source = directory / SCORES
-        shutil.copyfile(source, out / PREDICTIONS)
+        shutil.copyfile(answers_source(directory), out / PREDICTIONS)
         run_file = directory / RUN_JSON
         if run_file.is_file():
             shutil.copyfile(run_file, out / RUN_JSON)

@@ -92,6 +92,8 @@ def rederive(folder: Folder, bench: ClaimedBenchmark, data: Any, scratch: Path) 
             left = bench.rederive(folder.path, data, scratch)
     except InputError as exc:
         return Rederived(None, f"the folder's answers do not score: {exc}")
+    except (KeyError, TypeError, ValueError) as exc:  # records its scoring cannot read
+        return Rederived(None, f"the folder's records do not score ({type(exc).__name__}: {exc})")
     # the records the recomputation does not write (the judge's audit, a benchmark's own
     # answer files), as they stand: read by the card, never compared
     for path in folder.path.iterdir():

@@ -11,7 +11,7 @@ from typing import Any
 
 from locoscore._io import read_jsonl, write_json_atomic, write_jsonl_atomic
 from locoscore.results.folder import row_key
-from locoscore.results.layout import JUDGMENTS, RUN_JSON, SCORES, SUMMARY
+from locoscore.results.layout import JUDGMENTS, PREDICTIONS, RUN_JSON, SCORES, SUMMARY
 
 # Sections a recomputation never carries: the card and the report are rebuilt from it.
 _REBUILT = frozenset({"claim", "report"})
@@ -35,6 +35,24 @@ def run_section(directory: Path) -> dict[str, Any]:
         return {k: v for k, v in document.items() if k != "finished_at"}
     run = _object(directory / SUMMARY).get("run")
     return run if isinstance(run, dict) else {}
+
+
+def answers_source(directory: Path) -> Path:
+    """The answers a folder's scores are of: its predictions.jsonl (a run's); else the
+    answers file its summary.json `input` (or `scored`) names, when it is at hand with the recorded
+    sha256 (answers scored as a file); else its scores.jsonl rows."""
+    from locoscore._io import sha256_file
+
+    if (directory / PREDICTIONS).is_file():
+        return directory / PREDICTIONS
+    summary = _object(directory / SUMMARY)
+    for key in ("input", "scored"):  # where `score` and `judge` record the file they read
+        given = summary.get(key)
+        path = given.get("path") if isinstance(given, dict) else None
+        recorded = given.get("sha256") if isinstance(given, dict) else None
+        if isinstance(path, str) and Path(path).is_file() and sha256_file(Path(path)) == recorded:
+            return Path(path)
+    return directory / SCORES
 
 
 def row_id(row: dict[str, Any]) -> str:
