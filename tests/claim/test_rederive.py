@@ -130,16 +130,25 @@ def test_a_judge_model_edited_in_the_summary_still_judged_its_own_answers(
         assert code == 0, output
     summary = json.loads((folder / "summary.json").read_text())
     summary["judge"]["model"] = "claude-sonnet-4-6"
-    summary["judge"]["served"]["models"] = ["claude-sonnet-4-6"]
     (folder / "summary.json").write_text(json.dumps(summary))
     code, output = invoke("verify", str(folder), "--allow-fake")
     assert code == 1, output
     # the judge's own records (judgments.jsonl) name the model that served its verdicts
     assert "warning: judge = answerer: gpt-4o-mini judged its own answers (same model)" in output
-    assert (
+    assert _failed(output) == [
         "FAIL judge independent: the judge gpt-4o-mini is the answer model gpt-4o-mini: it "
         "judged its own answers (--allow-self-judge to accept it)"
-    ) in _failed(output)
+    ]
+    # the served models edited too: they are not what the verdicts record
+    summary["judge"]["served"]["models"] = ["claude-sonnet-4-6"]
+    (folder / "summary.json").write_text(json.dumps(summary))
+    code, output = invoke("verify", str(folder), "--allow-fake")
+    assert code == 1, output
+    assert _failed(output)[0] == (
+        "FAIL consistent: folder parts disagree: summary.json judge.served.models "
+        "['claude-sonnet-4-6'] is not what judgments.jsonl records of its verdicts "
+        "(['gpt-4o-mini'])"
+    )
 
 
 def test_no_empty_retrieval_allowed_passes_a_run_that_always_retrieved(bm25_run, empty_run):
