@@ -269,6 +269,9 @@ class Benchmark(ABC):
         from locoscore._io import read_jsonl
         from locoscore.generic.floors import record_floors
 
+        if not (directory / PREDICTIONS).is_file() and "score" not in self.commands:
+            # answers judged as a file, by a benchmark that scores nothing but the verdicts
+            return self.rederive_judgments(directory, data, out)
         shutil.copyfile(answers_source(directory), out / PREDICTIONS)
         run_file = directory / RUN_JSON
         if run_file.is_file():
