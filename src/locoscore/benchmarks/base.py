@@ -259,9 +259,10 @@ class Benchmark(ABC):
         """Recompute into `out` (an empty folder) the scores.jsonl and summary.json of a
         results folder from its own records and `data`, with this benchmark's scoring and no
         model call: what `verify` compares the folder's numbers with. The answers are the
-        folder's predictions.jsonl, else the rows of its scores.jsonl (answers scored as a
-        file: the file summary.json `input` names, when it is at hand with its sha256, else
-        the rows). Returns what could not be re-derived (empty: everything). Default: the
+        folder's predictions.jsonl; for answers scored as a file, the file summary.json
+        names when it is at hand with its sha256, else the rows of its scores.jsonl; a
+        benchmark without `score` has only its judge's numbers to recompute there. Returns
+        what could not be re-derived (empty: everything). Default: the
         answers through `score_run` and the blind floors; the judge's numbers through
         `rederive_judgments`; the reports through `build_run_reports`."""
         import shutil
