@@ -51,3 +51,18 @@ def test_a_retrieval_recall_edited_is_named(made, tmp_path):
         "  FAIL consistent: folder parts disagree: summary.json.retrieval.overall.session."
         f"recall_all@1: stated {stated + 0.5!r}, recomputed {stated!r}"
     ) in output.splitlines()
+
+
+def test_a_longmemeval_verdict_edited_is_a_j_that_does_not_re_derive(made, tmp_path):
+    folder = shutil.copytree(made["lme-k20"], tmp_path / "edited")
+    lines = [json.loads(x) for x in (folder / "judgments.jsonl").read_text().splitlines()]
+    flipped = next(x for x in lines if x["score"] == 100.0)
+    flipped["score"] = 0.0
+    (folder / "judgments.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    code, output = _verify(folder)
+    assert code == 1, output
+    [line] = [x for x in output.splitlines() if x.startswith("  FAIL")]
+    # the stated J (summary.json and scores.jsonl) is not the recomputation from the verdicts
+    assert line.startswith("  FAIL consistent: folder parts disagree: summary.json.judge.")
+    question = flipped["key"].split("#")[0]
+    assert f"scores.jsonl {question}.j: stated 1.0, recomputed 0.5" in line
