@@ -66,3 +66,16 @@ def test_a_longmemeval_verdict_edited_is_a_j_that_does_not_re_derive(made, tmp_p
     assert line.startswith("  FAIL consistent: folder parts disagree: summary.json.judge.")
     question = flipped["key"].split("#")[0]
     assert f"scores.jsonl {question}.j: stated 1.0, recomputed 0.5" in line
+
+
+def test_a_beam_verdict_edited_is_a_score_that_does_not_re_derive(made, tmp_path):
+    folder = shutil.copytree(made["beam-k1"], tmp_path / "edited")
+    lines = [json.loads(x) for x in (folder / "judgments.jsonl").read_text().splitlines()]
+    flipped = next(x for x in lines if x["score"] == 0.0 and "|pair" not in x["sample_id"])
+    flipped["score"] = 100.0
+    (folder / "judgments.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    code, output = _verify(folder)
+    assert code == 1, output
+    [line] = [x for x in output.splitlines() if x.startswith("  FAIL")]
+    assert line.startswith("  FAIL consistent: folder parts disagree: summary.json.judge.")
+    assert f"scores.jsonl {flipped['sample_id']}.beam_runs[0]: stated " in line

@@ -163,6 +163,12 @@ class Beam(Benchmark):
 
         return write_outputs(predictions, data, out, run_section, self.name)
 
+    def rederive_judgments(self, directory: Path, data: Any, out: Path) -> list[str]:
+        """The BEAM score from judgments.jsonl (`rederive`)."""
+        from locoscore.benchmarks.beam.rederive import rederive_judgments
+
+        return rederive_judgments(directory, data, out)
+
     async def judge(
         self, data: BeamDataset, answers: Path, settings: Any, out: Path, **options: Any
     ) -> tuple[Any, dict[str, Any] | None]:
