@@ -61,6 +61,9 @@ def test_judging_its_own_answers_is_a_warning_that_flips_with_the_judge(
             code, output = invoke("verify", str(folder))
             assert code == 1, output  # the fake provider answered and judged
             assert "  FAIL real models: answered and judged by locoscore's fake provider" in output
+            assert "  answer model: gpt-4o-mini (locoscore's fake provider, not a real model)" in (
+                output.splitlines()
+            )
     unaudited = "warning: judge not audited: no `locoscore audit` of this judge in the folder"
     assert seen == {
         "gpt-4o-mini": [

@@ -105,6 +105,11 @@ def test_gold_evidence_under_another_name_fails_as_a_result(locomo_path, tmp_pat
         "FAIL memory system: gold-evidence is a reference ceiling, not a memory system: it is "
         "handed the gold evidence (use it as --ceiling)"
     ]
+    # the card names the system the run records, not the folder's name, and its role
+    assert (
+        "  system: gold-evidence (reference ceiling: not a memory system, it is handed the gold "
+        "evidence)"
+    ) in output.splitlines()
 
 
 def test_a_judge_model_edited_in_the_summary_still_judged_its_own_answers(

@@ -165,8 +165,7 @@ def _models(folder: Folder) -> dict[str, Any]:
 # What a reference system is for: named on the card, never a result of its own.
 REFERENCE_ROLES = {
     "no-memory": "reference floor: answers without any memory",
-    "gold-evidence": "reference ceiling: a reference ceiling, not a memory system (it is "
-    "handed the gold evidence)",
+    "gold-evidence": "reference ceiling: not a memory system, it is handed the gold evidence",
 }
 
 

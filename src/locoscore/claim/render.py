@@ -11,6 +11,9 @@ if TYPE_CHECKING:
     from locoscore.report.document import Block
 
 
+_FAKE = " (locoscore's fake provider, not a real model)"
+
+
 def _num(value: Any, decimals: int = 2) -> str:
     return "–" if value is None else f"{value:.{decimals}f}"
 
@@ -60,13 +63,18 @@ def card_lines(card: dict[str, Any]) -> list[tuple[str, str]]:
     lines.append(
         ("score", "not scored yet" if s is None else f"{s['label']} {_num(s['mean'])} (0-100)")
     )
+    system = card.get("system") or {}
+    if system.get("name"):
+        role = f" ({system['role']})" if system.get("role") else ""
+        lines.append(("system", f"{system['name']}{role}"))
+    fake = m.get("fake") or {}
     answer = (
         m["answer"]
         or ("the system itself" if m["answered_by_system"] else None)
         or (f"{m['answer_provider']} (no model)" if m["answer_provider"] else None)
         or "not recorded (answers imported, not run here)"
     )
-    lines.append(("answer model", str(answer)))
+    lines.append(("answer model", str(answer) + (_FAKE if fake.get("answer") else "")))
     if j is None:
         takes = card["benchmark"].get("takes_judge", True)
         lines.append(("judge", "not judged" if takes else "none (scored without a judge)"))
@@ -74,7 +82,7 @@ def card_lines(card: dict[str, Any]) -> list[tuple[str, str]]:
         lines.append(
             (
                 "judge",
-                f"{m['judge']}, {j['protocol']} prompt "
+                f"{m['judge']}{_FAKE if fake.get('judge') else ''}, {j['protocol']} prompt "
                 + " ".join(str(x) for x in (j["prompt"], f"({j['prompt_hash']})") if x)
                 + ", "
                 f"{card['runs_per_question']} run(s) per question",
@@ -83,7 +91,12 @@ def card_lines(card: dict[str, Any]) -> list[tuple[str, str]]:
         lines.append(
             (
                 "judge vs answerer",
-                f"same model: {_yes(m['same_model'])}; same family: {_yes(m['same_family'])}",
+                f"same model: {_yes(m['same_model'])}; same family: {_yes(m['same_family'])}"
+                + (
+                    " (self-judging allowed by --allow-self-judge)"
+                    if m["same_model"] and (card.get("allowed") or {}).get("self_judge")
+                    else ""
+                ),
             )
         )
         audit = j["audit"]
