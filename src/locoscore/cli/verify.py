@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from locoscore.cli._app import EXIT_FAILED, app, console, handle_errors
-from locoscore.cli._options import FolderBenchmarkOpt
+from locoscore.cli._options import DatasetOpt, FolderBenchmarkOpt
 from locoscore.errors import InputError
 
 _SHARE = "a share of the questions, 0-1"
@@ -70,15 +70,7 @@ def verify(
             "the normal approximation above).",
         ),
     ] = 0.05,
-    dataset: Annotated[
-        Path | None,
-        typer.Option(
-            "--dataset",
-            help="The data file the folder's numbers are over, when the one it records is "
-            "not at hand (it must have the recorded sha256). Without a file of that sha256 "
-            "nothing can be re-derived and verify fails.",
-        ),
-    ] = None,
+    dataset: DatasetOpt = None,
     allow_fake: Annotated[
         bool,
         typer.Option(
@@ -109,6 +101,11 @@ def verify(
     provider (--allow-fake); a judge that is the answer model (--allow-self-judge).
     Warnings (printed, never failing): the judge is of the answer model's family; the judge
     was not audited; top-k reaches the whole haystack (not a memory test).
+
+    The data file is the one the folder records, found by its sha256; --dataset gives it
+    when the recorded path is not at hand (it must have the recorded sha256). Without a
+    file of that sha256 nothing can be re-derived and verify fails ("cannot check the
+    question set: pass --dataset").
 
     Writes nothing to the folder (docs/explanation/gates.md)."""
     from locoscore.benchmarks import benchmark_of
