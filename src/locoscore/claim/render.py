@@ -41,6 +41,10 @@ def card_lines(card: dict[str, Any]) -> list[tuple[str, str]]:
     lines = [
         ("benchmark", f"{b['name']}, data {data} ({released}, sha256 {str(b['sha256'])[:12]})"),
     ]
+    system = card.get("system") or {}
+    if system.get("name"):
+        role = f" ({system['role']})" if system.get("role") else ""
+        lines.append(("system", f"{system['name']}{role}"))
     total = "unknown" if q["in_benchmark"] is None else f"{q['in_benchmark']:,}"
     if q["subset"]:
         scope = (
@@ -63,10 +67,6 @@ def card_lines(card: dict[str, Any]) -> list[tuple[str, str]]:
     lines.append(
         ("score", "not scored yet" if s is None else f"{s['label']} {_num(s['mean'])} (0-100)")
     )
-    system = card.get("system") or {}
-    if system.get("name"):
-        role = f" ({system['role']})" if system.get("role") else ""
-        lines.append(("system", f"{system['name']}{role}"))
     fake = m.get("fake") or {}
     answer = (
         m["answer"]
