@@ -221,3 +221,25 @@ def test_an_unscored_beam_folder_does_not_pass(tmp_path):
         "FAIL scored: not scored: the folder has no headline; judge it first (`locoscore judge`)"
     ]
     assert "verify: every gate passes" not in output
+
+
+def test_a_floor_judged_by_another_judge_is_bad_input(
+    bm25_run, no_memory_run, locomo_path, tmp_path, monkeypatch
+):
+    from locoscore.testing.fake_provider import FakeConfig, FakeProvider
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-claim-0123456789")
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    result, floor = _copy(bm25_run, tmp_path / "result"), _copy(no_memory_run, tmp_path / "floor")
+    with FakeProvider(FakeConfig(latency_s=0.0, timeout_s=5.0)) as fake:
+        for folder, model in ((result, "judge-a"), (floor, "judge-strict")):
+            code, output = invoke(
+                "judge", str(folder / "predictions.jsonl"), "--out", str(folder), "--dataset",
+                str(locomo_path), "--provider", "openai-compatible", "--model", model,
+                "--base-url", fake.openai_url, "--runs", "1", "--no-progress",
+            )  # fmt: skip
+            assert code == 0, output
+    code, output = invoke("verify", str(result), "--floor", str(floor), "--allow-fake")
+    assert code == 2, output
+    assert output.strip().startswith(f"error: {floor}, field '--floor': other judge: judge:")
+    assert "model:judge-strict" in output and "the result's judge:" in output
