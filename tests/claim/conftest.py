@@ -39,8 +39,9 @@ STORES_NOTHING = (
 """
 )
 
-# Answers every question with its gold (read from the data file), retrieving nothing: the
-# best score on the board, from a system that is no memory at all.
+# Answers every question with its gold (read from the data file), retrieving nothing while
+# it says it holds items: the best score on the board, from a system that is no memory at
+# all. (One that named no items would have its retrieval "not reported", not failed.)
 CHEATER = """
 import json
 
@@ -64,6 +65,9 @@ class Cheater:
 
     async def search(self, query):
         return {"items": [], "answer": GOLD[query.question_id]}
+
+    def items_in(self, conversation_id):
+        return 5
 """
 
 
@@ -108,6 +112,12 @@ def plugins(tmp_path_factory: pytest.TempPathFactory, locomo_path: Path) -> Iter
 @pytest.fixture(scope="session")
 def bm25_run(locomo_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     return run_system(locomo_path, tmp_path_factory.mktemp("bm25") / "run", "bm25")
+
+
+@pytest.fixture(scope="session")
+def no_memory_run(locomo_path: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The reference floor: the same sample answered without any memory."""
+    return run_system(locomo_path, tmp_path_factory.mktemp("no-memory") / "run", "no-memory")
 
 
 @pytest.fixture(scope="session")

@@ -45,7 +45,7 @@ def test_compare_prints_the_card_lines_that_differ(bm25_run, flaky_run, tmp_path
     lines = output[output.index("claim card lines that differ:") :].splitlines()
     fields = [line.strip().split(":", 1)[0] for line in lines[1:] if line.startswith("  ")]
     # the same benchmark, data, questions and answerer: only these differ
-    assert fields == ["questions", "score", "failures", "retrieval"]
+    assert fields == ["system", "questions", "score", "failures", "retrieval"]
     [failures] = [line.strip() for line in lines if line.strip().startswith("failures:")]
     assert failures == (
         "failures: A: 0 of 60 (0.0 %): errors 0, context overflow 0, unparsable 0 | "

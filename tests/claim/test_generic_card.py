@@ -31,7 +31,9 @@ def test_a_third_party_benchmark_gets_its_card(tmp_path, monkeypatch):
     assert claim["score"]["n"] == 6
     assert claim["retrieval"]["nothing_retrieved"] == 0
     assert claim["retrieval"]["top_k"] == 1
-    assert [g["status"] for g in claim["gates"]] == ["pass", "pass", "pass", "n/a", "pass"]
+    assert [g["status"] for g in claim["gates"]] == [
+        *("pass", "pass", "pass", "n/a", "pass", "pass", "n/a", "pass", "pass", "n/a")
+    ]
     code, output = invoke("report", str(out), "--benchmark", SPEC)
     assert code == 0, output
     report = (out / "report.md").read_text()
@@ -72,5 +74,20 @@ def test_blind_floors_are_on_the_card_below_one_a_warning_and_unread_answers_fai
     assert claim["failures"]["by_kind"]["unparsable"] == 3
     assert "FAIL failures: failed questions above threshold: 3 of 3 questions failed " in output
     assert "(100.0 %: 3 unparsable)" in output
+    warned = [line for line in output.splitlines() if line.startswith("warning: not above")]
+    assert warned == below
+    # the blind floors edited down, below the result: re-derived, they are what they were
+    summary = json.loads((out / "summary.json").read_text())
+    stated = summary["floors"]["blind"][0]["score"]
+    for entry in summary["floors"]["blind"]:
+        entry["score"] = -1.0
+    (out / "summary.json").write_text(json.dumps(summary))
+    code, output = invoke("verify", str(out), "--max-failed", "1")
+    assert code == 1, output
+    assert [line for line in output.splitlines() if line.startswith("  FAIL")] == [
+        "  FAIL consistent: folder parts disagree: summary.json.floors.blind[0].score: stated "
+        f"-1.0, recomputed {stated!r}"
+    ]
+    # and the card shows the recomputed floors, the result below them
     warned = [line for line in output.splitlines() if line.startswith("warning: not above")]
     assert warned == below

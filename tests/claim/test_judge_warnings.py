@@ -1,5 +1,7 @@
-"""Judge = answerer and an unaudited judge are warnings, never failures: one run answered by
-a (fake) gpt-4o-mini, judged by itself, by its family and by another family."""
+"""Judge = answerer fails the gate "judge independent" unless `--allow-self-judge` (and stays
+a warning); an unaudited judge is a warning: one run answered by a (fake) gpt-4o-mini,
+judged by itself and by another family. Every folder here is the fake provider's: it passes
+only with `--allow-fake`."""
 
 from __future__ import annotations
 
@@ -53,24 +55,38 @@ def test_judging_its_own_answers_is_a_warning_that_flips_with_the_judge(
                 "--base-url", fake.openai_url, "--runs", "1", "--no-progress",
             )  # fmt: skip
             assert code == 0, output
-            code, output = invoke("verify", str(folder))
+            code, output = invoke("verify", str(folder), "--allow-fake", "--allow-self-judge")
             assert code == 0, output  # warnings do not fail
             seen[judge] = [line for line in output.splitlines() if line.startswith("warning:")]
+            code, output = invoke("verify", str(folder))
+            assert code == 1, output  # the fake provider answered and judged
+            assert "  FAIL real models: answered and judged by locoscore's fake provider" in output
+            assert "  answer model: gpt-4o-mini (locoscore's fake provider, not a real model)" in (
+                output.splitlines()
+            )
     unaudited = "warning: judge not audited: no `locoscore audit` of this judge in the folder"
     assert seen == {
         "gpt-4o-mini": [
-            "warning: judge = answerer: gpt-4o-mini judged its own answers (same model)",
+            "warning: judge = answerer: gpt-4o-mini judged its own answers (same model) "
+            "(allowed by --allow-self-judge)",
             unaudited,
         ],
         "claude-sonnet-4-6": [unaudited],
     }
+    # without the flag, judging its own answers fails
+    code, output = invoke("verify", str(tmp_path / "gpt-4o-mini"), "--allow-fake")
+    assert code == 1, output
+    assert [line for line in output.splitlines() if line.startswith("  FAIL")] == [
+        "  FAIL judge independent: the judge gpt-4o-mini is the answer model gpt-4o-mini: it "
+        "judged its own answers (--allow-self-judge to accept it)"
+    ]
     assert Path(tmp_path / "gpt-4o-mini" / "report.md").read_text().count("judge = answerer") == 1
     # an audit of this very judge (as `locoscore audit` records it) lifts the last warning
     folder = tmp_path / "claude-sonnet-4-6"
     signature = json.loads((folder / "summary.json").read_text())["judge"]["signature"]
     audit = {"judge": {"signature": signature}, "probe_sets": [], "summary_line": "lenient 3 %"}
     (folder / "audit.json").write_text(json.dumps(audit))
-    code, output = invoke("verify", str(folder))
+    code, output = invoke("verify", str(folder), "--allow-fake")
     assert code == 0, output
     assert "warning:" not in output
     assert "  judge audit: yes: lenient 3 %" in output.splitlines()
@@ -96,6 +112,6 @@ def test_judge_replies_it_cannot_parse_count_as_unparsable_failures(
     claim = json.loads((folder / "summary.json").read_text())["claim"]
     assert claim["failures"]["by_kind"]["unparsable"] == len(unparsed)
     assert claim["failures"]["failed"] == len(unparsed)
-    code, output = invoke("verify", str(folder))
+    code, output = invoke("verify", str(folder), "--allow-fake")
     assert code == 1, output
     assert f"{len(unparsed)} unparsable), threshold 2.0 %" in output

@@ -51,7 +51,7 @@ def _stored(folder: Path) -> dict[str, bool]:
 
 def test_an_untouched_folder_agrees_20_of_20_with_real_calls(judged, judge):
     before = judge.generation_calls
-    code, output = invoke("verify", str(judged), "--rejudge", "20")
+    code, output = invoke("verify", str(judged), "--rejudge", "20", "--allow-fake")
     line = _rejudge_line(output)
     assert line.startswith("pass rejudge: re-judged 20 question(s): 20/20 verdicts agree (100.0 %")
     low, _ = wilson_interval(20, 20)
@@ -73,7 +73,7 @@ def test_judgments_flipped_for_10_questions_fail_the_gate(judged, tmp_path):
                 row[field] = 0.0 if row[field] >= 50 else 100.0
         (forged / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
     assert sum(_stored(forged)[q] != _stored(judged)[q] for q in flipped) == 10
-    code, output = invoke("verify", str(forged), "--rejudge", "20")
+    code, output = invoke("verify", str(forged), "--rejudge", "20", "--allow-fake")
     assert code == 1, output
     line = _rejudge_line(output)
     assert line.startswith("FAIL rejudge: re-judged 20 question(s): 10/20 verdicts agree (50.0 %")
@@ -96,7 +96,7 @@ def test_a_judge_that_is_no_longer_what_the_folder_says_fails(judged, judge):
 
 def test_the_dry_run_prints_the_cost_and_makes_no_call(judged, judge):
     before = judge.generation_calls
-    code, output = invoke("verify", str(judged), "--rejudge", "20", "--dry-run")
+    code, output = invoke("verify", str(judged), "--rejudge", "20", "--dry-run", "--allow-fake")
     line = _rejudge_line(output)
     assert line.startswith("n/a  rejudge: rejudge dry run: 20 question(s), 20 calls,")
     assert "estimated cost $" in line

@@ -26,6 +26,7 @@ from locoscore.data.conversation import Conversation, Question
 from locoscore.generic.parts import BlindBaseline
 from locoscore.results.identity import InputIdentity, answers_identity, submitted_pairs
 from locoscore.results.layout import PREDICTIONS, RUN_JSON, SCORES, SUMMARY
+from locoscore.results.rederived import answers_source, carry_judgments, row_id, run_section
 
 if TYPE_CHECKING:
     from locoscore.benchmarks.answer_prompt import AnswerPrompt
@@ -271,6 +272,44 @@ class Benchmark(ABC):
         judge = load_summary(directory).get("judge")
         count = judge.get("unscored") if isinstance(judge, dict) else None
         return count if isinstance(count, int) else None
+
+    def rederive(self, directory: Path, data: Any, out: Path) -> list[str]:
+        """Recompute into `out` (an empty folder) the scores.jsonl and summary.json of a
+        results folder from its own records and `data`, with this benchmark's scoring and no
+        model call: what `verify` compares the folder's numbers with. The answers are the
+        folder's predictions.jsonl; for answers scored as a file, the file summary.json
+        names when it is at hand with its sha256, else the rows of its scores.jsonl; a
+        benchmark without `score` has only its judge's numbers to recompute there. Returns
+        what could not be re-derived (empty: everything). Default: the
+        answers through `score_run` and the blind floors; the judge's numbers through
+        `rederive_judgments`; the reports through `build_run_reports`."""
+        import shutil
+
+        from locoscore._io import read_jsonl
+        from locoscore.generic.floors import record_floors
+
+        if not (directory / PREDICTIONS).is_file() and "score" not in self.commands:
+            # answers judged as a file, by a benchmark that scores nothing but the verdicts
+            return self.rederive_judgments(directory, data, out)
+        shutil.copyfile(answers_source(directory), out / PREDICTIONS)
+        run_file = directory / RUN_JSON
+        if run_file.is_file():
+            shutil.copyfile(run_file, out / RUN_JSON)
+        summary = self.score_run(out / PREDICTIONS, data, out, run_section(directory))
+        asked = {row_id(r) for r in read_jsonl(out / PREDICTIONS)}
+        every = self.questions(data, self.conversations(data))
+        chosen = [q for q in every if q.question_id in asked]
+        record_floors(out, summary, self, data, chosen)
+        left = self.rederive_judgments(directory, data, out)
+        self.build_run_reports(out)
+        return left
+
+    def rederive_judgments(self, directory: Path, data: Any, out: Path) -> list[str]:
+        """The judge's numbers of a judged folder (summary.json `judge`, the judge's fields
+        of scores.jsonl) recomputed into `out` from its judgments.jsonl; returns what could
+        not be (empty: everything). Default: the folder's own judge numbers carried over
+        as they stand, named as not re-derived."""
+        return carry_judgments(directory, out)
 
     def question_total(self, data: Any, *, include_excluded: bool = True) -> int:
         """How many questions the data file holds (a folder with fewer is a subset)."""

@@ -129,29 +129,71 @@ def _panel_models(summary: dict[str, Any]) -> list[str]:
     return [str(j["model"]) for j in judges.values() if isinstance(j, dict) and j.get("model")]
 
 
+def _served(section_: Any) -> list[str]:
+    models = section_.get("models") if isinstance(section_, dict) else None
+    return [str(m) for m in models if m] if isinstance(models, list) else []
+
+
+def _judge_records(folder: Folder) -> tuple[list[str], bool]:
+    """The models the judge's own records say served its verdicts (judgments.jsonl's
+    `served_model`), and whether any verdict came from the fake provider: what an edit of
+    summary.json's judge section cannot hide."""
+    rows = folder.judgments or []
+    served = sorted({str(r["served_model"]) for r in rows if r.get("served_model")})
+    return served, any(r.get("fake") is True for r in rows)
+
+
 def _models(folder: Folder) -> dict[str, Any]:
     answer = section(folder.run, "answer") or {}
     answers_itself = bool(section(folder.run, "system", "answers_itself"))
     answer_model = answer.get("model") if isinstance(answer, dict) else None
-    judge_model = (folder.judge or {}).get("model")
-    judges = [str(judge_model)] if judge_model else _panel_models(folder.summary)
-    if judge_model is None and judges:
-        judge_model = ", ".join(dict.fromkeys(judges))
-    same_model = (
-        None
-        if not answer_model or not judges
-        else any(_bare(str(answer_model)) == _bare(j) for j in judges)
+    answer_served = _served(section(answer, "served"))
+    judge = folder.judge or {}
+    served, judged_by_fake = _judge_records(folder)
+    # a panel folder has no judge section of its own: each of its judges judged the answers
+    panel = [] if judge.get("model") or served else _panel_models(folder.summary)
+    judge_model = (
+        ", ".join(served)
+        if served
+        else judge.get("model") or (", ".join(dict.fromkeys(panel)) if panel else None)
     )
-    fa, families = model_family(answer_model), [model_family(j) for j in judges]
+    answering = {_bare(m) for m in (answer_model, *answer_served) if m}
+    judging = {
+        _bare(m) for m in (judge.get("model"), *served, *_served(judge.get("served")), *panel)
+    }
+    judging.discard(None)
+    same_model = None if not answering or not judging else bool(answering & judging)
+    fa = {model_family(m) for m in answering}
+    fj = {model_family(m) for m in judging}
+    fake_answer = bool(section(answer, "served", "fake"))
+    fake_judge = judged_by_fake or bool(section(judge, "served", "fake"))
     return {
         "answer": answer_model,
         "answer_provider": answer.get("provider") if isinstance(answer, dict) else None,
+        "answer_served": answer_served,
         "answered_by_system": answers_itself,
         "judge": judge_model,
+        "judge_served": served,
         "same_model": same_model,
-        "same_family": None if fa is None or not families else fa in families,
+        "same_family": None if not fa or not fj else bool(fa & fj),
         "family_rule": FAMILY_RULE,
+        "fake": {"answer": fake_answer, "judge": fake_judge},
     }
+
+
+# What a reference system is for: named on the card, never a result of its own.
+REFERENCE_ROLES = {
+    "no-memory": "reference floor: answers without any memory",
+    "gold-evidence": "reference ceiling: not a memory system, it is handed the gold evidence",
+}
+
+
+def _system(folder: Folder) -> dict[str, Any]:
+    """The system the run records (run.json `system.name`, not the folder's name) and its
+    role when it is a reference system."""
+    name = section(folder.run, "system", "name")
+    name = name if isinstance(name, str) else None
+    return {"name": name, "role": REFERENCE_ROLES.get(name) if name else None}
 
 
 def _audit(folder: Folder) -> dict[str, Any] | None:
@@ -253,8 +295,13 @@ def _retrieval(folder: Folder) -> dict[str, Any]:
     ignores = bool(section(run, "system", "ignores_budget"))
     share_whole = None if not sizes else len(whole) / len(sizes)
     units = sorted({u for _, u in sizes})
+    # a system that answers itself may leave out its items (the HTTP contract makes them
+    # optional): with no item retrieved and none stored, it did not report retrieval
+    answers = bool(section(run, "system", "answers_itself"))
+    anything = any(r["retrieved"] for r in searched) or bool(stored)
     return {
         "recorded": bool(searched),
+        "reported": bool(searched) and (anything or not answers),
         "items_stored": stored,
         "items_reported_for": f"{len(known)} of {len(items)} haystacks" if items else None,
         "questions_searched": len(searched),
@@ -287,9 +334,12 @@ def build_card(
     ceiling: Path | None = None,
     alpha: float = 0.05,
     folder: Folder | None = None,
+    rederived: dict[Path, Path] | None = None,
 ) -> dict[str, Any]:
-    """The card of `directory`; with `floor`/`ceiling` (folders of the same benchmark, data
-    and questions, else bad input naming the difference) the paired test against each."""
+    """The card of `directory`; with `floor`/`ceiling` (a no-memory and a gold-evidence
+    run of the same benchmark, data, questions, answer step and judge, else bad input
+    naming the difference) the paired test against each, read from `rederived[folder]`
+    (its recomputation) where given."""
     folder = folder or read_folder(directory)
     headline = _headline(bench, folder)
     score = None
@@ -305,6 +355,7 @@ def build_card(
     card: dict[str, Any] = {
         "version": CARD_VERSION,
         "benchmark": _benchmark(folder, bench),
+        "system": _system(folder),
         "questions": _questions(folder, bench, headline),
         "score": score,
         "models": _models(folder),
@@ -320,10 +371,10 @@ def build_card(
         "blind_margin": section(folder.summary, "floors", "margin"),
         "errata_ceiling": bench.errata_ceiling(directory),
     }
-    ids = folder.question_ids()
     for role, other in (("floor", floor), ("ceiling", ceiling)):
         if other is not None:
-            card[role] = reference_section(role, other, bench, card, ids, headline, alpha)
+            again = (rederived or {}).get(other)
+            card[role] = reference_section(role, other, bench, card, folder, headline, alpha, again)
     f, c = card["floor"], card["ceiling"]
     if f and c and score and score["mean"] is not None:
         span = c["score"] - f["score"]

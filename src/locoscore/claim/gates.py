@@ -2,16 +2,25 @@
 not applicable, with one line stating its figure and threshold; and the warnings, printed
 but never failing.
 
-Gates (thresholds are `verify` options):
+Gates (thresholds are `verify` options; docs/explanation/gates.md says what each re-derives
+and what it cannot catch):
 - retrieval: nothing stored (a run whose system reports 0 items), or nothing retrieved for
-  >= `empty_share` of the questions searched;
+  more than `empty_share` of the questions searched; not applicable to a system that answers
+  itself and reports no items;
 - failures: failed questions (answer errors, context overflows, questions the judge left
   without a verdict) above `failed_share`;
 - subset: a folder holding fewer questions than its benchmark that records neither the sample
   it was drawn as nor the conversations its run was given (a subset presented without its
   size: e.g. a file of answers to part of the benchmark, scored as it is);
 - floor: with a floor, the result not significantly above it (paired test, `alpha`);
-- consistent: the folder's parts disagree.
+- consistent: the folder's parts disagree, or a number of summary.json or scores.jsonl is not
+  its recomputation from the records and the data file (`claim.rederive`);
+- scored: the folder has no headline (answered, not judged);
+- question set: the data file the folder's numbers are over is not at hand (fails closed:
+  nothing can be re-derived, and the subset not told);
+- memory system: the run is of `gold-evidence`, a reference ceiling;
+- real models: locoscore's fake provider answered or judged (`--allow-fake` lets it pass);
+- judge independent: the judge is the answer model (`--allow-self-judge` lets it pass).
 Warnings: the judge is the answer model (same model or family); the judge's leniency was not
 audited; the result is not above one of the benchmark's blind floors; the system can return
 the whole haystack (not a memory test).
@@ -34,6 +43,14 @@ class Thresholds:
     empty_share: float = DEFAULT_EMPTY_SHARE
     failed_share: float = DEFAULT_FAILED_SHARE
     alpha: float = DEFAULT_ALPHA
+
+
+@dataclass(frozen=True)
+class Permissions:
+    """What `verify` was told to let pass (`--allow-fake`, `--allow-self-judge`)."""
+
+    fake: bool = False
+    self_judge: bool = False
 
 
 @dataclass(frozen=True)
@@ -61,12 +78,18 @@ def _retrieval(card: dict[str, Any], t: Thresholds) -> Gate:
         )
     if not r["recorded"]:
         return Gate("retrieval", "n/a", "retrieval: not recorded (no run of a memory system)")
+    if not r.get("reported", True):
+        return Gate(
+            "retrieval",
+            "n/a",
+            "retrieval: not reported by the system (it answers itself and names no items)",
+        )
     share = r["nothing_retrieved_share"]
     figure = (
         f"nothing retrieved for {r['nothing_retrieved']} of {r['questions_searched']} "
         f"questions ({_pct(share)}), threshold {_pct(t.empty_share)}"
     )
-    if share >= t.empty_share:
+    if share > t.empty_share:
         return Gate("retrieval", "fail", f"empty retrieval: {figure}")
     return Gate("retrieval", "pass", f"retrieval: {figure}")
 
@@ -106,6 +129,12 @@ def _subset(card: dict[str, Any]) -> Gate:
     )
 
 
+def _test_name(reference: dict[str, Any]) -> str:
+    """'Wilcoxon signed-rank, exact over 5 non-zero differences' (the test that ran)."""
+    name = str(reference.get("test") or "paired test").removeprefix("paired ")
+    return f"{name.removesuffix(', two-sided')} over {reference.get('test_n')} non-zero differences"
+
+
 def _floor(card: dict[str, Any], t: Thresholds) -> Gate:
     f = card["floor"]
     if f is None:
@@ -113,26 +142,116 @@ def _floor(card: dict[str, Any], t: Thresholds) -> Gate:
     figure = (
         f"{f['difference']:+.2f} points over the floor {f['score']:.2f}"
         f"{' (' + f['system'] + ')' if f.get('system') else ''}, 95 % CI "
-        f"[{f['ci95'][0]:+.2f}, {f['ci95'][1]:+.2f}], p = {f['p']:.3g} on {f['n']} questions, "
-        f"alpha {t.alpha:g}"
+        f"[{f['ci95'][0]:+.2f}, {f['ci95'][1]:+.2f}], p = {f['p']:.3g} on {f['n']} questions "
+        f"({_test_name(f)}), alpha {t.alpha:g}"
     )
     if f["difference"] > 0 and f["p"] < t.alpha:
         return Gate("floor", "pass", f"above the floor: {figure}")
     return Gate("floor", "fail", f"not significantly above the floor: {figure}")
 
 
+def _consistent(card: dict[str, Any], problems: list[str]) -> Gate:
+    derivation = card.get("derivation")
+    if problems:
+        return Gate("consistent", "fail", "folder parts disagree: " + "; ".join(problems))
+    if derivation is None:  # the card summary.json records: `verify` re-derives
+        return Gate("consistent", "pass", "folder parts agree (numbers re-derived by `verify`)")
+    if derivation.get("problem"):
+        return Gate("consistent", "fail", f"folder parts not re-derived: {derivation['problem']}")
+    if derivation.get("data"):
+        return Gate("consistent", "n/a", "folder parts: not re-derived without the data file")
+    left = derivation.get("not_rederived") or []
+    rest = f" (not re-derived: {'; '.join(left)})" if left else ""
+    return Gate(
+        "consistent", "pass", f"folder parts agree: every number re-derived from the records{rest}"
+    )
+
+
+def _scored(card: dict[str, Any]) -> Gate:
+    s = card["score"]
+    if s is None or s.get("mean") is None:
+        how = "judge it first (`locoscore judge`)" if card["benchmark"].get("takes_judge") else ""
+        return Gate(
+            "scored", "fail", "not scored: the folder has no headline" + (f"; {how}" if how else "")
+        )
+    return Gate("scored", "pass", f"scored: {s['label']} over {s['n']} questions")
+
+
+def _question_set(card: dict[str, Any]) -> Gate:
+    derivation = card.get("derivation")
+    if derivation is None:
+        return Gate("question set", "n/a", "question set: checked by `verify`")
+    if derivation.get("data"):
+        return Gate("question set", "fail", str(derivation["data"]))
+    sha = str(card["benchmark"].get("sha256"))[:12]
+    return Gate("question set", "pass", f"question set: data file sha256 {sha} at hand")
+
+
+def _memory_system(card: dict[str, Any]) -> Gate:
+    system = card.get("system") or {}
+    name, role = system.get("name"), system.get("role")
+    if name == "gold-evidence":
+        return Gate(
+            "memory system",
+            "fail",
+            "gold-evidence is a reference ceiling, not a memory system: it is handed the "
+            "gold evidence (use it as --ceiling)",
+        )
+    if role:
+        return Gate("memory system", "n/a", f"{name}: {role}")
+    return Gate("memory system", "pass", f"system: {name or 'not recorded (answers imported)'}")
+
+
+def _real_models(card: dict[str, Any], allowed: Permissions) -> Gate:
+    fake = card["models"].get("fake") or {}
+    steps = [step for step in ("answer", "judge") if fake.get(step)]
+    if not steps:
+        return Gate("real models", "pass", "no step answered or judged by the fake provider")
+    what = " and ".join({"answer": "answered", "judge": "judged"}[s] for s in steps)
+    line = f"{what} by locoscore's fake provider, not a real model"
+    if allowed.fake:
+        return Gate("real models", "pass", f"{line} (allowed by --allow-fake)")
+    return Gate("real models", "fail", f"{line} (--allow-fake for a test folder)")
+
+
+def _judge_independent(card: dict[str, Any], allowed: Permissions) -> Gate:
+    m = card["models"]
+    if card["judge"] is None:
+        return Gate("judge independent", "n/a", "judge: not judged")
+    if m["same_model"] is None:
+        return Gate(
+            "judge independent", "n/a", "judge vs answerer: the answer model is not recorded"
+        )
+    if not m["same_model"]:
+        return Gate("judge independent", "pass", f"judge {m['judge']} is not the answer model")
+    line = f"the judge {m['judge']} is the answer model {m['answer']}: it judged its own answers"
+    if allowed.self_judge:
+        return Gate("judge independent", "pass", f"{line} (allowed by --allow-self-judge)")
+    return Gate("judge independent", "fail", f"{line} (--allow-self-judge to accept it)")
+
+
 def evaluate(
-    card: dict[str, Any], problems: list[str], thresholds: Thresholds | None = None
+    card: dict[str, Any],
+    problems: list[str],
+    thresholds: Thresholds | None = None,
+    permissions: Permissions | None = None,
 ) -> list[Gate]:
     """Every gate of the card, in a fixed order; `problems` are the folder's disagreeing
-    parts (`parts.disagreements`)."""
+    parts (`parts.disagreements`, `rederive.differences`)."""
     t = thresholds or Thresholds()
-    consistent = (
-        Gate("consistent", "fail", "folder parts disagree: " + "; ".join(problems))
-        if problems
-        else Gate("consistent", "pass", "folder parts agree")
-    )
-    return [_retrieval(card, t), _failures(card, t), _subset(card), _floor(card, t), consistent]
+    allowed = permissions or Permissions()
+    return [
+        _retrieval(card, t),
+        _failures(card, t),
+        _subset(card),
+        _floor(card, t),
+        _consistent(card, problems),
+        _scored(card),
+        _question_set(card),
+        _memory_system(card),
+        _real_models(card, allowed),
+        _judge_independent(card, allowed),
+    ]
 
 
 def warnings_of(card: dict[str, Any]) -> list[str]:
@@ -140,7 +259,12 @@ def warnings_of(card: dict[str, Any]) -> list[str]:
     out = []
     m, judge = card["models"], card["judge"]
     if m["same_model"]:
-        out.append(f"judge = answerer: {m['judge']} judged its own answers (same model)")
+        allowed = (
+            " (allowed by --allow-self-judge)"
+            if (card.get("allowed") or {}).get("self_judge")
+            else ""
+        )
+        out.append(f"judge = answerer: {m['judge']} judged its own answers (same model){allowed}")
     elif m["same_family"]:
         out.append(f"judge and answerer of one family: {m['judge']} judged {m['answer']}'s answers")
     if judge is not None and not judge["audited"]:

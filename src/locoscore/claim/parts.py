@@ -138,7 +138,8 @@ def disagreements(folder: Folder, bench: ClaimedBenchmark) -> list[str]:
     """The parts of the folder that disagree, one line each: the predictions every part
     records (`results.identity.check_consistent`), run.json against predictions.jsonl (count
     and fingerprint), summary.json's run signature against run.json's, and the questions of
-    scores.jsonl against those of predictions.jsonl."""
+    scores.jsonl against those of predictions.jsonl, and the judge's served models as
+    summary.json states them against those judgments.jsonl records."""
     from locoscore.results.identity import check_consistent, comparable
 
     out: list[str] = []
@@ -166,6 +167,15 @@ def disagreements(folder: Folder, bench: ClaimedBenchmark) -> list[str]:
     in_run = section(run, "signature")
     if isinstance(in_summary, str) and isinstance(in_run, str) and in_summary != in_run:
         out.append(f"{SUMMARY} run.signature {in_summary} differs from {RUN_JSON}'s {in_run}")
+    served = sorted(
+        {str(r["served_model"]) for r in folder.judgments or [] if r.get("served_model")}
+    )
+    stated = section(folder.judge, "served", "models")
+    if served and isinstance(stated, list) and stated and sorted(set(map(str, stated))) != served:
+        out.append(
+            f"{SUMMARY} judge.served.models {sorted(map(str, stated))} is not what "
+            f"{JUDGMENTS} records of its verdicts ({served})"
+        )
     if records is not None and folder.scores:
         asked = {question_id(r) for r in records}
         scored = {question_id(r) for r in folder.scores}

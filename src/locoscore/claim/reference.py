@@ -1,10 +1,17 @@
 """A floor or ceiling folder beside a result: the same benchmark, data and questions (else
 bad input naming the difference), and the paired test on the questions both scored.
 
-The test is the board's and `compare`'s: per-question differences of the headline (0-100),
-a two-sided Wilcoxon signed-rank p-value and a paired bootstrap 95 % interval of the mean
-difference. A result is "above the floor" when the mean difference is positive and
-p < alpha; "below the ceiling" likewise.
+A floor is a `no-memory` run, a ceiling a `gold-evidence` run (as their run.json records
+the system), each with the result's answer step (provider, model, prompt) and, when the
+result is judged, its judge (signature, sample aside): otherwise the reference measures
+something else, and the option is bad input naming what differs. A result whose system
+answers itself has no answer step to match.
+
+The test: per-question differences of the headline (0-100), a two-sided Wilcoxon
+signed-rank p-value, exact up to `stats.EXACT_SIGNED_RANK_MAX_N` non-zero differences (the
+normal approximation above), and a paired bootstrap 95 % interval of the mean difference.
+A result is "above the floor" when the mean difference is positive and p < alpha; "below
+the ceiling" likewise.
 """
 
 from __future__ import annotations
@@ -28,17 +35,63 @@ def _system(folder: Any) -> str | None:
     return name if isinstance(name, str) else None
 
 
+# The system each reference must be a run of.
+REFERENCE_SYSTEM = {"floor": "no-memory", "ceiling": "gold-evidence"}
+_ANSWER_STEP = (("provider", "provider"), ("model", "model"), ("prompt_hash", "prompt"))
+
+
+def _judge_signature(folder: Any) -> str | None:
+    from locoscore.data.sample import without_sample
+
+    signature = (folder.judge or {}).get("signature")
+    return without_sample(signature) if isinstance(signature, str) else None
+
+
+def same_method(role: str, directory: Path, result: Any, other: Any) -> None:
+    """Refuse, as bad input naming the first difference, a reference that is not a run of
+    its reference system with the result's answer step and judge."""
+    from locoscore.claim.parts import section
+
+    option = f"--{role}"
+    wanted, system = REFERENCE_SYSTEM[role], _system(other)
+    if system != wanted:
+        raise InputError(
+            f"is a run of {system or 'no recorded system'}: a {option} is a {wanted} run",
+            file=str(directory),
+            field=option,
+        )
+    if not section(result.run, "system", "answers_itself"):
+        ours, theirs = section(result.run, "answer") or {}, section(other.run, "answer") or {}
+        for key, name in _ANSWER_STEP:
+            if ours.get(key) != theirs.get(key):
+                raise InputError(
+                    f"other answer step: {name} {theirs.get(key)!r}, the result's "
+                    f"{ours.get(key)!r}",
+                    file=str(directory),
+                    field=option,
+                )
+    ours_judge, their_judge = _judge_signature(result), _judge_signature(other)
+    if ours_judge is not None and ours_judge != their_judge:
+        raise InputError(
+            "not judged, the result is"
+            if their_judge is None
+            else f"other judge: {their_judge}, the result's {ours_judge}",
+            file=str(directory),
+            field=option,
+        )
+
+
 def same_questions(role: str, directory: Path, bench: ClaimedBenchmark, card: dict[str, Any],
-                   ids: list[str]) -> Any:  # fmt: skip
+                   ids: list[str], other: Any = None) -> Any:  # fmt: skip
     """The reference folder, read, when it is of the result's benchmark, data file and
     question set; else bad input naming the first difference."""
     from locoscore.claim.parts import read_folder
     from locoscore.results.folder import recorded_benchmark_name
 
     option = f"--{role}"
-    other = read_folder(directory)
+    other = other if other is not None else read_folder(directory)
     # a folder that records no benchmark predates the field: its data file decides below
-    theirs = recorded_benchmark_name(directory) or bench.name
+    theirs = recorded_benchmark_name(other.path) or bench.name
     if theirs not in (bench.name, bench.source):
         raise InputError(
             f"is a {theirs} folder, the result is {bench.name}: not the same benchmark",
@@ -74,15 +127,22 @@ def reference_section(
     directory: Path,
     bench: ClaimedBenchmark,
     card: dict[str, Any],
-    ids: list[str],
+    result: Any,
     headline: tuple[str, dict[str, float]] | None,
     alpha: float,
+    rederived: Path | None = None,
 ) -> dict[str, Any]:
-    """The card's `floor` or `ceiling`: its score and the paired test of the result on it."""
+    """The card's `floor` or `ceiling`: its score and the paired test of the result on it.
+    Its numbers are read from `rederived` (the folder as `verify` recomputed it) when
+    given; every message names `directory`, the folder given."""
     from locoscore import stats
+    from locoscore.claim.parts import read_folder
 
-    other = same_questions(role, directory, bench, card, ids)
-    theirs = bench.headline_scores(directory)
+    source = rederived or directory
+    other = read_folder(source)
+    same_method(role, directory, result, other)
+    same_questions(role, directory, bench, card, result.question_ids(), other)
+    theirs = bench.headline_scores(source)
     if headline is None or theirs is None:
         which = "the result" if headline is None else f"--{role} {directory}"
         raise InputError(f"{which} is not scored yet: no headline to test", field=f"--{role}")
@@ -101,9 +161,9 @@ def reference_section(
     interval = stats.bootstrap_mean_ci(
         differences, resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED
     )
-    p = stats.wilcoxon_signed_rank(differences).p_value
+    test, test_name = stats.paired_signed_rank(differences)
     difference = sum(differences) / len(differences)
-    significant = p < alpha
+    significant = test.p_value < alpha
     return {
         "folder": str(directory),
         "system": _system(other),
@@ -111,9 +171,10 @@ def reference_section(
         "n": len(shared),
         "difference": difference,
         "ci95": [interval.low, interval.high],
-        "p": p,
+        "p": test.p_value,
         "alpha": alpha,
-        "test": "paired Wilcoxon signed-rank (two-sided) on the questions both scored",
+        "test": f"paired {test_name}, two-sided",
+        "test_n": test.n_nonzero,
         "above": difference > 0 and significant,
         "below": difference < 0 and significant,
     }

@@ -11,6 +11,9 @@ if TYPE_CHECKING:
     from locoscore.report.document import Block
 
 
+_FAKE = " (locoscore's fake provider, not a real model)"
+
+
 def _num(value: Any, decimals: int = 2) -> str:
     return "–" if value is None else f"{value:.{decimals}f}"
 
@@ -42,6 +45,10 @@ def card_lines(card: dict[str, Any]) -> list[tuple[str, str]]:
             f"{b['name']}{profile}, data {data} ({released}, sha256 {str(b['sha256'])[:12]})",
         ),
     ]
+    system = card.get("system") or {}
+    if system.get("name"):
+        role = f" ({system['role']})" if system.get("role") else ""
+        lines.append(("system", f"{system['name']}{role}"))
     total = "unknown" if q["in_benchmark"] is None else f"{q['in_benchmark']:,}"
     if q["subset"]:
         scope = (
@@ -64,13 +71,14 @@ def card_lines(card: dict[str, Any]) -> list[tuple[str, str]]:
     lines.append(
         ("score", "not scored yet" if s is None else f"{s['label']} {_num(s['mean'])} (0-100)")
     )
+    fake = m.get("fake") or {}
     answer = (
         m["answer"]
         or ("the system itself" if m["answered_by_system"] else None)
         or (f"{m['answer_provider']} (no model)" if m["answer_provider"] else None)
         or "not recorded (answers imported, not run here)"
     )
-    lines.append(("answer model", str(answer)))
+    lines.append(("answer model", str(answer) + (_FAKE if fake.get("answer") else "")))
     if j is None:
         takes = card["benchmark"].get("takes_judge", True)
         lines.append(("judge", "not judged" if takes else "none (scored without a judge)"))
@@ -78,7 +86,7 @@ def card_lines(card: dict[str, Any]) -> list[tuple[str, str]]:
         lines.append(
             (
                 "judge",
-                f"{m['judge']}, {j['protocol']} prompt "
+                f"{m['judge']}{_FAKE if fake.get('judge') else ''}, {j['protocol']} prompt "
                 + " ".join(str(x) for x in (j["prompt"], f"({j['prompt_hash']})") if x)
                 + ", "
                 f"{card['runs_per_question']} run(s) per question",
@@ -87,7 +95,12 @@ def card_lines(card: dict[str, Any]) -> list[tuple[str, str]]:
         lines.append(
             (
                 "judge vs answerer",
-                f"same model: {_yes(m['same_model'])}; same family: {_yes(m['same_family'])}",
+                f"same model: {_yes(m['same_model'])}; same family: {_yes(m['same_family'])}"
+                + (
+                    " (self-judging allowed by --allow-self-judge)"
+                    if m["same_model"] and (card.get("allowed") or {}).get("self_judge")
+                    else ""
+                ),
             )
         )
         audit = j["audit"]
@@ -101,7 +114,11 @@ def card_lines(card: dict[str, Any]) -> list[tuple[str, str]]:
         )
     kinds = ", ".join(f"{k.replace('_', ' ')} {n}" for k, n in f["by_kind"].items())
     lines.append(("failures", f"{f['failed']} of {f['of']} ({_pct(f['share'])}): {kinds}"))
-    if r["recorded"] or r["items_stored"] is not None:
+    if r["recorded"] and not r.get("reported", True):
+        lines.append(
+            ("retrieval", "not reported by the system (it answers itself and names no items)")
+        )
+    elif r["recorded"] or r["items_stored"] is not None:
         stored = "not reported" if r["items_stored"] is None else f"{r['items_stored']:,}"
         haystack = (
             f"{r['haystack_min']}–{r['haystack_max']} {r['haystack_unit']}"
@@ -127,7 +144,8 @@ def card_lines(card: dict[str, Any]) -> list[tuple[str, str]]:
                     role,
                     f"{ref['system'] or ref['folder']} {_num(ref['score'])}; result - {role} "
                     f"{ref['difference']:+.2f} [{ref['ci95'][0]:+.2f}, {ref['ci95'][1]:+.2f}], "
-                    f"p = {ref['p']:.3g} (n {ref['n']})",
+                    f"p = {ref['p']:.3g} (n {ref['n']}; {ref.get('test', 'paired test')} over "
+                    f"{ref.get('test_n')} non-zero differences)",
                 )
             )
     if card["position"] is not None:

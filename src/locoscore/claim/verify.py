@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from locoscore.claim.gates import Gate, Thresholds
+from locoscore.claim.gates import Gate, Permissions, Thresholds
 
 if TYPE_CHECKING:
     from locoscore.claim.benchmark import ClaimedBenchmark
@@ -40,6 +40,24 @@ class Verdict:
         return out
 
 
+def _rederive_reference(
+    directory: Path | None, bench: ClaimedBenchmark, data: Any, scratch: Path
+) -> dict[Path, Path]:
+    """A floor or ceiling recomputed like the result (its numbers are tested too); none when
+    it cannot be (its card then reads it as it stands, and `same_questions` names it)."""
+    from locoscore.claim.parts import read_folder
+    from locoscore.claim.rederive import rederive
+
+    if directory is None or data is None:
+        return {}
+    folder = read_folder(directory)
+    if folder.data().get("sha256") != data.sha256:
+        return {}  # another data file: `same_questions` names it
+    scratch.mkdir()
+    done = rederive(folder, bench, data, scratch)
+    return {} if done.path is None else {directory: done.path}
+
+
 def verify(
     directory: Path,
     bench: ClaimedBenchmark,
@@ -47,18 +65,54 @@ def verify(
     floor: Path | None = None,
     ceiling: Path | None = None,
     thresholds: Thresholds | None = None,
+    dataset: Path | None = None,
+    permissions: Permissions | None = None,
 ) -> Verdict:
     """The folder's card (with the paired tests against `floor`/`ceiling`), its gates and
-    its warnings. Bad input (an unreadable folder, a floor of another benchmark, data file
-    or question set) raises InputError naming it."""
+    its warnings, every number recomputed from the folder's records and its data file
+    (`claim.rederive`; `dataset`: `--dataset`). Bad input (an unreadable folder, a floor of
+    another benchmark, data file, question set, system, answer step or judge) raises
+    InputError naming it."""
+    import tempfile
+
     from locoscore.claim.card import build_card
     from locoscore.claim.gates import evaluate, warnings_of
     from locoscore.claim.parts import disagreements, read_folder
+    from locoscore.claim.rederive import differences, find_data, rederive
 
     t = thresholds or Thresholds()
+    allowed = permissions or Permissions()
     folder = read_folder(directory)
-    card = build_card(directory, bench, floor=floor, ceiling=ceiling, alpha=t.alpha, folder=folder)
-    gates = evaluate(card, disagreements(folder, bench), t)
+    found = find_data(folder, bench, dataset)
+    problems = disagreements(folder, bench)
+    with tempfile.TemporaryDirectory(prefix="locoscore-verify-") as tmp:
+        scratch = Path(tmp)
+        view = folder
+        derivation: dict[str, Any] = {"data": found.problem, "problem": None, "not_rederived": []}
+        if found.data is not None:
+            (scratch / "result").mkdir()
+            done = rederive(folder, bench, found.data, scratch / "result")
+            derivation["problem"] = done.problem
+            derivation["not_rederived"] = done.not_rederived
+            if done.path is not None:
+                problems += differences(folder, done.path)
+                view = read_folder(done.path)
+        again = {
+            **_rederive_reference(floor, bench, found.data, scratch / "floor"),
+            **_rederive_reference(ceiling, bench, found.data, scratch / "ceiling"),
+        }
+        card = build_card(
+            view.path,
+            bench,
+            floor=floor,
+            ceiling=ceiling,
+            alpha=t.alpha,
+            folder=view,
+            rederived=again,
+        )
+    card["derivation"] = derivation
+    card["allowed"] = {"fake": allowed.fake, "self_judge": allowed.self_judge}
+    gates = evaluate(card, problems, t, allowed)
     return Verdict(card, gates, warnings_of(card))
 
 

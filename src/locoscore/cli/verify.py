@@ -9,7 +9,7 @@ import typer
 
 from locoscore.benchmarks.rejudge import DEFAULT_MIN_AGREEMENT, DEFAULT_REJUDGE_SEED
 from locoscore.cli._app import EXIT_FAILED, app, console, handle_errors
-from locoscore.cli._options import FolderBenchmarkOpt
+from locoscore.cli._options import DatasetOpt, FolderBenchmarkOpt
 from locoscore.errors import InputError
 
 _SHARE = "a share of the questions, 0-1"
@@ -29,8 +29,9 @@ def verify(
         Path | None,
         typer.Option(
             "--floor",
-            help="Results folder of the floor (e.g. a `--system no-memory` run) on the same "
-            "benchmark, data file and questions: the result must be significantly above it.",
+            help="Results folder of the floor: a `--system no-memory` run on the same "
+            "benchmark, data file and questions, with the same answer step (provider, model, "
+            "prompt) and judge: the result must be significantly above it.",
             metavar="DIR",
         ),
     ] = None,
@@ -38,8 +39,9 @@ def verify(
         Path | None,
         typer.Option(
             "--ceiling",
-            help="Results folder of the ceiling (e.g. `--system gold-evidence`) on the same "
-            "benchmark, data file and questions: shown with where the result sits.",
+            help="Results folder of the ceiling: a `--system gold-evidence` run on the same "
+            "benchmark, data file and questions, with the same answer step and judge: shown "
+            "with where the result sits.",
             metavar="DIR",
         ),
     ] = None,
@@ -47,8 +49,9 @@ def verify(
         float,
         typer.Option(
             "--max-empty-retrieval",
-            help="Fail when nothing was retrieved for at least this share of the questions "
-            "searched (or the system reports 0 items stored).",
+            help="Fail when nothing was retrieved for more than this share of the questions "
+            "searched (0: any question without an item fails), or the system reports 0 items "
+            "stored.",
         ),
     ] = 0.5,
     failed_share: Annotated[
@@ -64,9 +67,27 @@ def verify(
         typer.Option(
             "--alpha",
             help="Significance level of the paired test against --floor (Wilcoxon "
-            "signed-rank on the questions both scored).",
+            "signed-rank on the questions both scored: exact up to 25 non-zero differences, "
+            "the normal approximation above).",
         ),
     ] = 0.05,
+    dataset: DatasetOpt = None,
+    allow_fake: Annotated[
+        bool,
+        typer.Option(
+            "--allow-fake",
+            help="Let a folder answered or judged by locoscore's fake provider pass (tests, "
+            "examples).",
+        ),
+    ] = False,
+    allow_self_judge: Annotated[
+        bool,
+        typer.Option(
+            "--allow-self-judge",
+            help="Let a judge that is the answer model pass (a reproduction of a protocol "
+            "that self-judges); the card says so.",
+        ),
+    ] = False,
     benchmark: FolderBenchmarkOpt = None,
     rejudge: Annotated[
         int | None,
@@ -100,15 +121,24 @@ def verify(
     """Print the folder's claim card and its gates. Exit 0 when every gate passes, 1 when
     one fails (one line each, with its figure and threshold), 2 for bad input.
 
+    Every number is re-derived from the folder's records (answers, judgments, stored items)
+    and its data file with the benchmark's own scoring, never read back from summary.json.
     Gates: nothing stored or nothing retrieved (--max-empty-retrieval); failed questions
     (--max-failed); a subset presented without its size; with --floor, the result not
-    significantly above it (--alpha); the folder's parts disagree. Warnings (printed, never
-    failing): the judge is the answer model or of its family; the judge was not audited;
-    top-k reaches the whole haystack (not a memory test).
+    significantly above it (--alpha); a number that is not its recomputation; no headline;
+    no data file to re-derive from; a gold-evidence run (a reference ceiling); the fake
+    provider (--allow-fake); a judge that is the answer model (--allow-self-judge).
+    Warnings (printed, never failing): the judge is of the answer model's family; the judge
+    was not audited; top-k reaches the whole haystack (not a memory test).
 
-    Writes nothing: the card is read from what the folder holds."""
+    The data file is the one the folder records, found by its sha256; --dataset gives it
+    when the recorded path is not at hand (it must have the recorded sha256). Without a
+    file of that sha256 nothing can be re-derived and verify fails ("cannot check the
+    question set: pass --dataset").
+
+    Writes nothing to the folder (docs/explanation/gates.md)."""
     from locoscore.benchmarks import benchmark_of
-    from locoscore.claim.gates import Thresholds
+    from locoscore.claim.gates import Permissions, Thresholds
     from locoscore.claim.verify import verify as run_verify
 
     thresholds = Thresholds(
@@ -120,7 +150,15 @@ def verify(
         raise InputError("goes with --rejudge N", field="--dry-run")
     _share(min_agreement, "--min-agreement")
     bench = benchmark_of([directory], benchmark)
-    verdict = run_verify(directory, bench, floor=floor, ceiling=ceiling, thresholds=thresholds)
+    verdict = run_verify(
+        directory,
+        bench,
+        floor=floor,
+        ceiling=ceiling,
+        thresholds=thresholds,
+        dataset=dataset,
+        permissions=Permissions(fake=allow_fake, self_judge=allow_self_judge),
+    )
     if rejudge is not None:
         from locoscore.benchmarks.rejudge import rejudge_gate
         from locoscore.cli._terminal import terminal

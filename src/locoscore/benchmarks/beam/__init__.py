@@ -166,6 +166,12 @@ class Beam(Benchmark):
 
         return write_outputs(predictions, data, out, run_section, self.name)
 
+    def rederive_judgments(self, directory: Path, data: Any, out: Path) -> list[str]:
+        """The BEAM score from judgments.jsonl (`rederive`)."""
+        from locoscore.benchmarks.beam.rederive import rederive_judgments
+
+        return rederive_judgments(directory, data, out)
+
     async def judge(
         self, data: BeamDataset, answers: Path, settings: Any, out: Path, **options: Any
     ) -> tuple[Any, dict[str, Any] | None]:
@@ -203,6 +209,14 @@ class Beam(Benchmark):
             lines.append(f"{name:<10} n={entry['n']:<4} mean score {mean}")
         lines.append(f"wrote {out}/{', '.join(AUDIT_FILES)}")
         return lines
+
+    def headline_scores(self, directory: Path) -> tuple[str, dict[str, float]] | None:
+        """The card's mean is over the questions: named as the question-weighted mean, not
+        the mean of the ten abilities the board leads with."""
+        row = self.board_row(directory)
+        if row is None or not row.metrics:
+            return None
+        return "Question-weighted mean", dict(row.scores)
 
     def board_row(self, directory: Path) -> BoardRow:
         from locoscore.benchmarks.beam.board import board_row

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -210,7 +210,22 @@ def score_verdicts(
     runs: int,
     official: bool,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    grades, pairs = _verdicts(items), _verdicts(matches)
+    return score_tables(
+        questions, predictions, _verdicts(items), _verdicts(matches), runs=runs, official=official
+    )
+
+
+def score_tables(
+    questions: list[BeamQuestion],
+    predictions: dict[str, BeamPrediction],
+    grades: Mapping[tuple[str, int], dict[int, float]],
+    pairs: Mapping[tuple[str, int], dict[int, float]],
+    *,
+    runs: int,
+    official: bool,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The rows and summary of the verdicts, as (record sample id, run) -> {index: score}
+    tables: a pass's (`score_verdicts`), or judgments.jsonl's (`verify`)."""
     rows: list[dict[str, Any]] = []
     for question in questions:
         prediction = predictions.get(question.question_id)

@@ -124,6 +124,12 @@ class LoCoMo(Benchmark):
 
         return unscored_questions(directory)
 
+    def rederive_judgments(self, directory: Path, data: Any, out: Path) -> list[str]:
+        """J from judgments.jsonl (`judge.rederive`)."""
+        from locoscore.benchmarks.locomo.judge.rederive import rederive_judgments
+
+        return rederive_judgments(directory, out)
+
     def errata_ceiling(self, directory: Path) -> dict[str, Any] | None:
         from locoscore.benchmarks.locomo.claim import errata_ceiling
 

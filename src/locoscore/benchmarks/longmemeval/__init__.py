@@ -138,6 +138,12 @@ class LongMemEval(Benchmark):
 
         return await audit_longmemeval(data, settings, out, sampler=self.draw_sample, **options)
 
+    def rederive_judgments(self, directory: Path, data: Any, out: Path) -> list[str]:
+        """J from judgments.jsonl (`rederive`)."""
+        from locoscore.benchmarks.longmemeval.rederive import rederive_judgments
+
+        return rederive_judgments(directory, data, out)
+
     async def judge(
         self, data: LongMemEvalData, answers: Path, settings: Any, out: Path, **options: Any
     ) -> tuple[Any, dict[str, Any] | None]:
