@@ -17,6 +17,7 @@ class Verdict:
     card: dict[str, Any]
     gates: list[Gate]
     warnings: list[str]
+    unread: str | None = None  # why the card could not be built (the folder was edited)
 
     @property
     def failed(self) -> list[Gate]:
@@ -26,7 +27,10 @@ class Verdict:
         from locoscore.claim.render import card_lines
 
         out = [f"claim card: {directory}"]
-        out += [f"  {name}: {text}" for name, text in card_lines(self.card)]
+        if self.unread is not None:
+            out.append(f"  not built: {self.unread}")
+        else:
+            out += [f"  {name}: {text}" for name, text in card_lines(self.card)]
         out.append("gates:")
         marks = {"pass": "pass", "fail": "FAIL", "n/a": "n/a "}
         out += [f"  {marks[g.status]} {g.name}: {g.line}" for g in self.gates]
@@ -47,19 +51,32 @@ def verify(
     floor: Path | None = None,
     ceiling: Path | None = None,
     thresholds: Thresholds | None = None,
+    strict: bool = False,
 ) -> Verdict:
     """The folder's card (with the paired tests against `floor`/`ceiling`), its gates and
     its warnings. Bad input (an unreadable folder, a floor of another benchmark, data file
-    or question set) raises InputError naming it."""
+    or question set) raises InputError naming it. `strict`: a folder without a manifest
+    fails the `bound` gate (else a warning)."""
+    from locoscore.claim.bound import bound_gate
     from locoscore.claim.card import build_card
     from locoscore.claim.gates import evaluate, warnings_of
     from locoscore.claim.parts import disagreements, read_folder
+    from locoscore.errors import InputError
 
     t = thresholds or Thresholds()
-    folder = read_folder(directory)
-    card = build_card(directory, bench, floor=floor, ceiling=ceiling, alpha=t.alpha, folder=folder)
+    bound, unbound = bound_gate(directory, strict=strict)
+    try:
+        folder = read_folder(directory)
+        card = build_card(
+            directory, bench, floor=floor, ceiling=ceiling, alpha=t.alpha, folder=folder
+        )
+    except InputError as exc:
+        if bound.status != "fail":
+            raise
+        # a file edited so that it no longer reads: the edit is the finding, not bad input
+        return Verdict({}, [bound], [], unread=str(exc))
     gates = evaluate(card, disagreements(folder, bench), t)
-    return Verdict(card, gates, warnings_of(card))
+    return Verdict(card, [*gates, bound], [*unbound, *warnings_of(card)])
 
 
 def compare_lines(folders: list[Path], bench: ClaimedBenchmark) -> list[str]:

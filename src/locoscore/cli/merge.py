@@ -10,6 +10,7 @@ from rich.markup import escape
 from locoscore.cli._app import app, console, handle_errors
 from locoscore.cli._options import DatasetOpt
 from locoscore.results.layout import PREDICTIONS
+from locoscore.results.manifest import bound
 
 
 @app.command("merge")
@@ -40,8 +41,12 @@ def merge(
     from locoscore.benchmarks import benchmark_of
     from locoscore.run.merge import merge_folders
 
-    summary = merge_folders(folders, out, dataset=dataset, allow_partial=allow_partial)
-    benchmark_of([out], None).build_run_reports(out)  # as `run` does: its reports
+    with bound(out, "merge") as binding:
+        for folder in folders:  # each shard as its manifest names it
+            binding.read(f"shard {folder}", folder)
+        binding.read("dataset", dataset)
+        summary = merge_folders(folders, out, dataset=dataset, allow_partial=allow_partial)
+        benchmark_of([out], None).build_run_reports(out)  # as `run` does: its reports
     run = summary.get("run") or {}
     shards = len(run.get("merged_from", {}).get("shards", []))
     console.print(

@@ -67,13 +67,23 @@ def verify(
         ),
     ] = 0.05,
     benchmark: FolderBenchmarkOpt = None,
+    strict: Annotated[
+        bool,
+        typer.Option(
+            "--strict",
+            help="Fail a folder without a manifest.json (written before manifests, or by "
+            "hand) instead of warning that it is unbound.",
+        ),
+    ] = False,
 ) -> None:
     """Print the folder's claim card and its gates. Exit 0 when every gate passes, 1 when
     one fails (one line each, with its figure and threshold), 2 for bad input.
 
     Gates: nothing stored or nothing retrieved (--max-empty-retrieval); failed questions
     (--max-failed); a subset presented without its size; with --floor, the result not
-    significantly above it (--alpha); the folder's parts disagree. Warnings (printed, never
+    significantly above it (--alpha); the folder's parts disagree; a file changed, removed
+    or added since locoscore wrote it (manifest.json; no manifest: a warning, a failure
+    with --strict). Warnings (printed, never
     failing): the judge is the answer model or of its family; the judge was not audited;
     top-k reaches the whole haystack (not a memory test).
 
@@ -88,7 +98,9 @@ def verify(
         _share(alpha, "--alpha"),
     )
     bench = benchmark_of([directory], benchmark)
-    verdict = run_verify(directory, bench, floor=floor, ceiling=ceiling, thresholds=thresholds)
+    verdict = run_verify(
+        directory, bench, floor=floor, ceiling=ceiling, thresholds=thresholds, strict=strict
+    )
     for line in verdict.lines(directory):
         console.print(line, highlight=False, soft_wrap=True, markup=False)
     if verdict.failed:
