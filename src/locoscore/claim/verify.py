@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from locoscore.claim.gates import Gate, Thresholds
+from locoscore.results.layout import SUMMARY
 
 if TYPE_CHECKING:
     from locoscore.claim.benchmark import ClaimedBenchmark
@@ -61,9 +62,17 @@ def verify(
     from locoscore.claim.card import build_card
     from locoscore.claim.gates import evaluate, warnings_of
     from locoscore.claim.parts import disagreements, read_folder
+    from locoscore.data.selection import refuse_mismatch
     from locoscore.errors import InputError
 
     t = thresholds or Thresholds()
+    for option, other in (("--floor", floor), ("--ceiling", ceiling)):
+        if other is not None and (other / SUMMARY).is_file():
+            # drawn otherwise (a judge's sample, other conversations) is refused here; the
+            # same draw over other ids is named by the card's own question check
+            refuse_mismatch(
+                [directory, other], [str(directory), f"{option} {other}"], by="signature"
+            )
     bound, unbound = bound_gate(directory, strict=strict)
     try:
         folder = read_folder(directory)
