@@ -22,7 +22,16 @@ from typer.testing import CliRunner
 
 from locoscore.benchmarks import get_benchmark
 from locoscore.cli import app
-from locoscore.results.layout import JUDGMENTS, MANIFEST, PREDICTIONS, RUN_JSON, SCORES, SUMMARY
+from locoscore.results.layout import (
+    JUDGMENTS,
+    MANIFEST,
+    PREDICTIONS,
+    REPORT_HTML,
+    REPORT_MD,
+    RUN_JSON,
+    SCORES,
+    SUMMARY,
+)
 from locoscore.testing.fake_provider import FakeConfig, FakeProvider
 from locoscore.testing.longmemeval_fixture import write_fixture
 
@@ -154,6 +163,14 @@ def test_a_removed_or_added_result_file_fails_and_no_manifest_is_unbound(
     (out / SCORES).unlink()
     assert f"recorded but missing: {SCORES}" in verify(name, out)[1]
 
+    pages = shutil.copytree(original, tmp_path / "pages")
+    (pages / REPORT_HTML).unlink()  # a folder shared without a rendered page: still bound
+    code, text = verify(name, pages)
+    assert code == 0 and "pass bound:" in text, text
+    (pages / REPORT_MD).write_text("# J 99.0\n", encoding="utf-8")  # an edited one is not
+    code, text = verify(name, pages)
+    assert code == 1 and f"changed since locoscore wrote it: {REPORT_MD}" in text
+
     added = shutil.copytree(original, tmp_path / "added")
     if not (added / JUDGMENTS).is_file():
         (added / JUDGMENTS).write_text("", encoding="utf-8")
@@ -166,3 +183,9 @@ def test_a_removed_or_added_result_file_fails_and_no_manifest_is_unbound(
     assert code == 0 and "warning: unbound: the folder has no manifest.json" in text
     code, text = verify(name, unbound, "--strict")
     assert code == 1 and "FAIL bound: unbound" in text
+
+    # `report` of such a folder binds what it writes; the older files stay unbound
+    assert invoke("report", str(unbound), "--benchmark", name).exit_code == 0
+    code, text = verify(name, unbound)
+    assert code == 0 and f"warning: partly unbound: {PREDICTIONS}" in text, text
+    assert verify(name, unbound, "--strict")[0] == 1

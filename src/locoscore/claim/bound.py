@@ -25,5 +25,13 @@ def bound_gate(directory: Path, *, strict: bool = False) -> tuple[Gate, list[str
         return Gate("bound", "n/a", UNBOUND), [UNBOUND]
     if not found.ok:
         return Gate("bound", "fail", f"folder files edited: {'; '.join(found.problems())}"), []
+    if found.unbound:
+        older = (
+            f"partly unbound: {', '.join(found.unbound)} were written before the folder's "
+            f"{MANIFEST} was begun (by an older locoscore), so their edits cannot be told"
+        )
+        if strict:
+            return Gate("bound", "fail", f"{older} (--strict)"), []
+        return Gate("bound", "n/a", older), [older]
     figure = f"{found.files} files in {MANIFEST}"
     return Gate("bound", "pass", f"every file as locoscore wrote it ({figure})"), []

@@ -16,7 +16,9 @@ subfolders (a panel's `judges/<name>/`, a run's `shards/`). Not bound: the resum
 (sqlite files, written in place) and the memory system's own stores (`system_state/`).
 
 `check(folder)` re-hashes every recorded file: a file changed or removed since it was
-recorded, or a result file the manifest does not name (put there by hand), is a finding.
+recorded, or a result file the manifest does not name (put there by hand), is a finding; a
+rendered page (report, audit or panel md/html/csv) that is absent is not (a folder shared
+without its pages still holds every number, and `report` rebuilds them).
 What it cannot catch: a folder forged together with a manifest that agrees with it (the
 manifest binds files to each other, not to a signer).
 """
@@ -35,9 +37,12 @@ from typing import Any
 
 from locoscore._io import listening, sha256_file, write_json_atomic
 from locoscore.results.layout import (
+    AUDIT_HTML,
+    AUDIT_MD,
     MANIFEST,
     PANEL_JSON,
     PANEL_MD,
+    REPORT_FILES,
     RESULT_FILES,
     RUN_FILES,
     RUN_JSON,
@@ -50,6 +55,9 @@ MANIFEST_VERSION = 1
 _KNOWN = (*RUN_FILES, *RESULT_FILES, PANEL_JSON, PANEL_MD)
 # Written by locoscore but not bound (a store of the memory system, rewritten by it).
 _NOT_BOUND = (SYSTEM_STATE,)
+# Pages rendered from the records (`report` rebuilds them): one edited is a finding, one
+# absent is not (a folder shared without its pages still holds every number).
+_RENDERED = frozenset((*REPORT_FILES, AUDIT_MD, AUDIT_HTML, PANEL_MD))
 # Where a command's own record names, with its sha256, a file it read (the data file, the
 # predictions scored or judged): (file, role, keys); a command given them on the command
 # line records them itself too, but the default data file is known only once loaded.
@@ -142,16 +150,24 @@ def record(
     """Update the folder's manifest: `written` (relative path -> its entry) replaces the
     entries of those files, `forgotten` files leave it, `inputs` become `command`'s. An
     unreadable manifest is started anew (the files it no longer names then show as not
-    recorded: nothing is vouched for that was not written here)."""
+    recorded: nothing is vouched for that was not written here). A manifest begun in a
+    folder of an older locoscore lists the result files it found there as `unbound`."""
     try:
-        doc = read_manifest(directory) or _empty()
+        doc = read_manifest(directory)
     except ValueError:
         doc = _empty()
+    if doc is None:
+        doc = _empty()
+        found = [n for n in _KNOWN if (directory / n).is_file() and n not in written]
+        if found:
+            doc["unbound"] = found
     files = dict(doc["files"])
     for name in forgotten:
         files.pop(name, None)
     files.update(written)
     doc["files"] = dict(sorted(files.items()))
+    if "unbound" in doc:  # a file written now is bound from now on
+        doc["unbound"] = [n for n in doc["unbound"] if n not in files and n not in forgotten]
     if inputs is not None or written:
         read = {**_sections_read(command, written, directory), **(inputs or {})}
         doc["inputs"] = {**(doc.get("inputs") or {}), command: read}
@@ -226,6 +242,8 @@ class Check:
     missing: tuple[str, ...] = ()
     unrecorded: tuple[str, ...] = ()
     unreadable: str | None = None
+    # result files an older locoscore wrote before the manifest was begun: not bound
+    unbound: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -259,8 +277,17 @@ def check(directory: Path) -> Check:
         path = directory / name
         recorded = entry.get("sha256") if isinstance(entry, dict) else None
         if not path.is_file():
-            missing.append(name)
+            if Path(name).name not in _RENDERED:
+                missing.append(name)
         elif recorded != sha256_file(path):
             changed.append(name)
-    unrecorded = [n for n in _KNOWN if (directory / n).is_file() and n not in doc["files"]]
-    return Check(True, len(doc["files"]), tuple(changed), tuple(missing), tuple(unrecorded))
+    older = set(doc.get("unbound") or ())
+    present = [n for n in _KNOWN if (directory / n).is_file() and n not in doc["files"]]
+    return Check(
+        True,
+        len(doc["files"]),
+        tuple(changed),
+        tuple(missing),
+        tuple(n for n in present if n not in older),
+        unbound=tuple(n for n in present if n in older),
+    )

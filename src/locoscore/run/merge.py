@@ -217,8 +217,9 @@ def merged_document(
         },
         finished_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     )
-    held = next((p for p in signature.split("|") if p.startswith("shards:")), None)
-    if (selection := merged_selection(docs[0].get("selection"), held, len(records))) is not None:
+    partial = next((p for p in signature.split("|") if p.startswith("shards:")), None)
+    selection = merged_selection(docs[0].get("selection"), partial, len(records))
+    if selection is not None:
         doc["selection"] = selection
     return doc
 
