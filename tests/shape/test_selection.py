@@ -179,3 +179,12 @@ def test_answers_scored_without_the_data_are_a_selection_of_their_own(
     assert f"selection: answers:3@{ids_sha256(ids)[:12]} (3 questions" in card
     refused = invoke("compare", str(out), str(scored), "--out", str(tmp_path / "cmp"))
     assert refused.exit_code == 2 and "hold other questions" in one_line(refused)
+    # every answer of the run, scored as a file: drawn otherwise, the same questions
+    every = tmp_path / "every"
+    given = ("--dataset", str(data))
+    assert invoke("score", str(out / PREDICTIONS), "--out", str(every), *given).exit_code == 0
+    assert "selection: answers:" in one_line(invoke("verify", str(every)))
+    same = invoke("compare", str(out), str(every), "--out", str(tmp_path / "cmp2"))
+    assert same.exit_code == 0, same.output
+    floor = invoke("verify", str(every), "--floor", str(out))
+    assert floor.exit_code in (0, 1), floor.output  # a gate may fail; the floor is taken

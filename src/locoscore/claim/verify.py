@@ -68,10 +68,10 @@ def verify(
     t = thresholds or Thresholds()
     for option, other in (("--floor", floor), ("--ceiling", ceiling)):
         if other is not None and (other / SUMMARY).is_file():
-            # drawn otherwise (a judge's sample, other conversations) is refused here; the
-            # same draw over other ids is named by the card's own question check
+            # other questions drawn otherwise (a judge's sample, other conversations) are
+            # refused here; the same draw over other ids is named by the card's own check
             refuse_mismatch(
-                [directory, other], [str(directory), f"{option} {other}"], by="signature"
+                [directory, other], [str(directory), f"{option} {other}"], drawn_only=True
             )
     bound, unbound = bound_gate(directory, strict=strict)
     try:

@@ -158,16 +158,19 @@ def folder_selection(directory: Path) -> dict[str, Any]:
 
 
 def selection_mismatch(
-    folders: Sequence[Path], names: Sequence[str] | None = None, *, by: str = "questions_sha256"
+    folders: Sequence[Path], names: Sequence[str] | None = None, *, drawn_only: bool = False
 ) -> str | None:
-    """One line naming two folders whose headlines are over other questions (`by`: their
-    ids' hash, or `signature`: how they were drawn, for a caller that compares the ids
-    itself); None when every folder holds the same selection."""
+    """One line naming two folders whose headlines are over other questions (their ids'
+    hashes differ; with `drawn_only`, for a caller that names other ids of one draw itself,
+    only when their signatures differ too); None when every folder holds the same ones."""
     names = list(names or [str(f) for f in folders])
     found = [folder_selection(f) for f in folders]
     first = found[0]
     for name, other in zip(names[1:], found[1:], strict=True):
-        if other[by] != first[by]:
+        same_draw = other["signature"] == first["signature"]
+        if other["questions_sha256"] != first["questions_sha256"] and not (
+            drawn_only and same_draw
+        ):
             return (
                 f"hold other questions: {names[0]} is {first['questions']:,} question(s) "
                 f"({first['signature']}), {name} {other['questions']:,} "
@@ -177,8 +180,8 @@ def selection_mismatch(
 
 
 def refuse_mismatch(
-    folders: Sequence[Path], names: Sequence[str] | None = None, *, by: str = "questions_sha256"
+    folders: Sequence[Path], names: Sequence[str] | None = None, *, drawn_only: bool = False
 ) -> None:
     """`selection_mismatch` as bad input (exit 2)."""
-    if (line := selection_mismatch(folders, names, by=by)) is not None:
+    if (line := selection_mismatch(folders, names, drawn_only=drawn_only)) is not None:
         raise InputError(line)
