@@ -26,9 +26,9 @@ def judged_questions(folder: Folder) -> tuple[list[str], list[dict[str, Any]] | 
 
 def selection_text(selection: dict[str, Any]) -> str:
     """The card's line: the selection's signature, its questions and their ids' hash."""
-    how = "the whole benchmark" if selection["signature"] == "all" else selection["signature"]
+    signature = str(selection["signature"])
+    how = "the whole benchmark" if signature == "all" else signature
+    ids = str(selection["questions_sha256"])[:12]
+    named = "" if ids in signature else f", ids sha256 {ids}"  # `answers:K@H` names it
     recorded = "" if selection.get("recorded") else "; conversations not recorded (older run)"
-    return (
-        f"{how} ({selection['questions']:,} questions, ids sha256 "
-        f"{str(selection['questions_sha256'])[:12]}{recorded})"
-    )
+    return f"{how} ({selection['questions']:,} questions{named}{recorded})"
