@@ -6,9 +6,26 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+# Told of every file written here, once it is in place: (its path, the bytes written). The
+# manifest of a results folder (`results.manifest`) listens while a command writes one;
+# a module-level list, not a context variable, so that writes from worker threads count.
+WriteListener = Callable[[Path, bytes], None]
+_listeners: list[WriteListener] = []
+
+
+@contextmanager
+def listening(listener: WriteListener) -> Iterator[None]:
+    """`listener` is told of every atomic write made while the block runs."""
+    _listeners.append(listener)
+    try:
+        yield
+    finally:
+        _listeners.remove(listener)
 
 
 def write_text_atomic(path: Path, text: str) -> None:
@@ -29,6 +46,8 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    for listener in list(_listeners):
+        listener(path, data)
 
 
 def dumps_json(obj: Any) -> str:

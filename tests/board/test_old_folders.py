@@ -84,7 +84,9 @@ def _rewrite(path: Path, change: Any) -> None:
 
 
 def make_old(folder: Path, target: Path, benchmark: str) -> Path:
-    shutil.copytree(folder, target, ignore=shutil.ignore_patterns("*.sqlite", "report.*"))
+    shutil.copytree(
+        folder, target, ignore=shutil.ignore_patterns("*.sqlite", "report.*", "manifest.json")
+    )
     run_fields, judge_fields = OLDER[benchmark]
 
     def old_run(run: dict[str, Any]) -> dict[str, Any]:

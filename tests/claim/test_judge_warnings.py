@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 from conftest import invoke
 
+from locoscore._io import write_json_atomic
 from locoscore.claim.card import model_family
+from locoscore.results.manifest import bound
 from locoscore.testing.fake_provider import FakeConfig, FakeProvider
 
 
@@ -85,7 +87,8 @@ def test_judging_its_own_answers_is_a_warning_that_flips_with_the_judge(
     folder = tmp_path / "claude-sonnet-4-6"
     signature = json.loads((folder / "summary.json").read_text())["judge"]["signature"]
     audit = {"judge": {"signature": signature}, "probe_sets": [], "summary_line": "lenient 3 %"}
-    (folder / "audit.json").write_text(json.dumps(audit))
+    with bound(folder, "audit"):  # written as a command writes it: bound by the manifest
+        write_json_atomic(folder / "audit.json", audit)
     code, output = invoke("verify", str(folder), "--allow-fake")
     assert code == 0, output
     assert "warning:" not in output

@@ -205,7 +205,8 @@ def test_a_folder_whose_parts_disagree_fails(bm25_run, tmp_path):
     assert code == 1, output
     assert _lines(output, "FAIL") == [
         "FAIL consistent: folder parts disagree: run.json records 61 predictions, "
-        "predictions.jsonl holds 60"
+        "predictions.jsonl holds 60",
+        "FAIL bound: folder files edited: changed since locoscore wrote it: run.json",
     ]
 
 

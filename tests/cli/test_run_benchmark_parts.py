@@ -90,6 +90,7 @@ def test_a_benchmark_declaring_none_of_them_gets_none(workdir: Path) -> None:
     printed = _run("python:tiny_benchmark:BENCHMARK", out)
     assert _measures(out)["f1_by_evidence"] is None
     assert sorted(p.name for p in out.iterdir() if p.is_file()) == [
-        "predictions.jsonl", "run.json", "run_state.sqlite", "scores.jsonl", "summary.json",
+        "manifest.json", "predictions.jsonl", "run.json", "run_state.sqlite", "scores.jsonl",
+        "summary.json",
     ]  # fmt: skip
     assert "shown" not in printed

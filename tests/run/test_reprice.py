@@ -13,7 +13,9 @@ import pytest
 from run_helpers import run_cli
 from typer.testing import CliRunner
 
+from locoscore._io import sha256_file
 from locoscore.cli import app
+from locoscore.results.layout import MANIFEST
 from locoscore.testing.fake_provider import FakeConfig, FakeProvider
 
 COST_FIELDS = {"cost_usd", "estimated_cost_usd", "price_table"}
@@ -60,9 +62,12 @@ def _leaves(value: Any, path: tuple[str, ...] = ()) -> dict[tuple[str, ...], Any
 
 
 def _changed(before: Path, after: Path) -> dict[str, list[Any]]:
-    """Per file that differs: the JSON leaves that differ, or the text lines that do."""
+    """Per file that differs: the JSON leaves that differ, or the text lines that do (the
+    manifest aside: it records each write, `_bound` checks it)."""
     out: dict[str, list[Any]] = {}
     for path in sorted(before.iterdir()):
+        if path.name == MANIFEST:
+            continue
         if path.is_dir() or path.read_bytes() == (after / path.name).read_bytes():
             continue
         if path.suffix == ".json":
@@ -104,6 +109,10 @@ def test_a_changed_table_changes_only_costs_to_the_hand_computed_totals(
     assert result.exit_code == 0, result.output
     changed = _changed(judged, copy)
     assert set(changed) == {"run.json", "summary.json", "report.md", "report.html"}
+    recorded = json.loads((copy / MANIFEST).read_text())["files"]
+    for name in changed:  # the manifest describes the bytes reprice wrote
+        assert recorded[name]["sha256"] == sha256_file(copy / name)
+        assert recorded[name]["by"] == "reprice"
     for name in ("run.json", "summary.json"):
         assert changed[name] and all(path[-1] in COST_FIELDS for path in changed[name]), name
     for name in ("report.md", "report.html"):

@@ -34,6 +34,7 @@ from locoscore.judge.panel.summary import JudgeOutcome, panel_lines, panel_secti
 from locoscore.judge.panel.variants import ACCEPTS, variant_template
 from locoscore.llm.providers import api_key
 from locoscore.results.layout import PANEL_JSON, PANEL_JUDGES, PANEL_MD, SCORES, SUMMARY
+from locoscore.results.manifest import bound
 
 if TYPE_CHECKING:
     from locoscore.benchmarks.base import Benchmark
@@ -112,7 +113,9 @@ def panel_command(
         recording = dataclasses.replace(t, estimate=_recording(t, estimates, name))
         crashed = None
         try:
-            failed = bench.judge_command(own, recording)
+            with bound(own.out, "judge") as binding:  # each judge's folder: its own manifest
+                binding.read("predictions", own.predictions)
+                failed = bench.judge_command(own, recording)
         except InputError:
             raise  # bad input (the folder guard, the answers): the command stops, exit 2
         except LocoscoreError as exc:  # this judge failed; the others still judge

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from locoscore.claim.parts import Folder, question_id, read_folder, section
 from locoscore.claim.reference import blind_floors, reference_section
+from locoscore.claim.selection import judged_questions
+from locoscore.data.selection import folder_selection
 
 if TYPE_CHECKING:
     from locoscore.claim.benchmark import ClaimedBenchmark
@@ -79,8 +81,7 @@ def _benchmark(folder: Folder, bench: ClaimedBenchmark) -> dict[str, Any]:
 def _questions(
     folder: Folder, bench: ClaimedBenchmark, headline: tuple[str, dict[str, float]] | None
 ) -> dict[str, Any]:
-    ids = folder.question_ids()
-    records = folder.predictions
+    ids, records = judged_questions(folder)
     answered = (
         sum(1 for r in records if r.get("error") is None and r.get("submitted", True))
         if records is not None
@@ -357,6 +358,7 @@ def build_card(
         "benchmark": _benchmark(folder, bench),
         "system": _system(folder),
         "questions": _questions(folder, bench, headline),
+        "selection": folder_selection(directory),
         "score": score,
         "models": _models(folder),
         "judge": _judge(folder),

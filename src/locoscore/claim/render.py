@@ -67,6 +67,10 @@ def card_lines(card: dict[str, Any]) -> list[tuple[str, str]]:
             f"headline over {q['denominator'] if q['denominator'] is not None else '–'}",
         )
     )
+    if (chosen := card.get("selection")) is not None:
+        from locoscore.claim.selection import selection_text
+
+        lines.append(("selection", selection_text(chosen)))
     s = card["score"]
     lines.append(
         ("score", "not scored yet" if s is None else f"{s['label']} {_num(s['mean'])} (0-100)")

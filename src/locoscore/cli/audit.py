@@ -50,6 +50,7 @@ from locoscore.cli._options import (
 from locoscore.cli._terminal import terminal
 from locoscore.data.sample import sample_spec
 from locoscore.errors import InputError
+from locoscore.results.manifest import bound
 from locoscore.run.document import read_run_sample
 
 
@@ -142,5 +143,12 @@ def audit(
         batch_poll, batch_wait, progress, user_cache, sample_spec(limit, limit_per, seed), replace,
         None if predictions is None else read_run_sample(predictions, bench.run_fingerprint),
     )  # fmt: skip
-    if bench.audit_command(call, terminal()):
+    with bound(out, "audit") as binding:
+        binding.read("dataset", dataset)
+        binding.read("predictions", predictions)
+        binding.read("prompt template", prompt_template)
+        for index, probe in enumerate(probes or ()):
+            binding.read(f"probes {index + 1}", probe)
+        failed = bench.audit_command(call, terminal())
+    if failed:
         raise typer.Exit(EXIT_FAILED)

@@ -60,6 +60,11 @@ def compare(
         raise InputError("compare needs at least two results folders (A B [C ...])")
     bench = benchmark_of(folders, benchmark)
     bench.require("compare")
+    from locoscore.data.selection import refuse_mismatch
+
+    # folders over other questions (another sample, --conversations, judge --limit) are not
+    # compared on the questions they happen to share: refused, naming both selections
+    refuse_mismatch(folders, [f"{chr(ord('A') + i)} ({f})" for i, f in enumerate(folders)])
     failed = bench.compare_command(
         CompareCall(folders, out, verified_gold, errata, dataset), terminal()
     )

@@ -64,6 +64,7 @@ from locoscore.data.shard import Shard
 from locoscore.errors import InputError
 from locoscore.judge.folder import DEFAULT_MAX_UNSCORED
 from locoscore.judge.shard import run_shard_sample
+from locoscore.results.manifest import bound
 from locoscore.run.document import read_run_answer, read_run_sample, read_run_shard
 
 TYPE_TEMPLATE_HELP = type_template_help()
@@ -210,16 +211,45 @@ def judge(
         raise InputError(
             "a panel is judged on this machine: drop --executor/--shards", field="--panel"
         )
+    with bound(out, "judge") as binding:
+        for role, path in (
+            ("predictions", predictions),
+            ("dataset", dataset),
+            ("errata", errata),
+            ("prompt template", prompt_template),
+            ("panel", panel),
+            ("gold evidence", gold_evidence),
+        ):
+            binding.read(role, path)
+        for given in type_template:  # TYPE=FILE: the file is an input
+            if Path(file := given.partition("=")[2]).is_file():
+                binding.read(f"type template {given.partition('=')[0]}", Path(file))
+        failed = _judge(
+            bench, call, panel, gold_evidence, executor, shards, ray_address, ran_shard is not None
+        )
+    if failed:
+        raise typer.Exit(EXIT_FAILED)
+
+
+def _judge(
+    bench: Benchmark,
+    call: JudgeCall,
+    panel: Path | None,
+    gold_evidence: Path | None,
+    executor: str,
+    shards: int | None,
+    ray_address: str | None,
+    run_shard: bool,
+) -> bool:
+    """The judge asked for (a panel, the shards on Ray, or one judge); True: it failed."""
     if panel is not None:
         from locoscore.benchmarks.panel_command import panel_command
 
-        if panel_command(bench, call, panel, terminal(), gold_evidence):
-            raise typer.Exit(EXIT_FAILED)
-        return
+        return panel_command(bench, call, panel, terminal(), gold_evidence)
     if executor not in ("local", "ray"):
         raise InputError(f"{executor}: expected local or ray", field="--executor")
     if executor == "ray" or shards is not None:
-        if call.shard is not None or ran_shard is not None:
+        if call.shard is not None or run_shard:
             raise InputError(
                 "--executor ray judges every shard: drop --shard (and give it the whole "
                 "run's predictions, not a shard's)",
@@ -228,8 +258,7 @@ def judge(
         if executor != "ray" or shards is None:
             raise InputError("--shards N goes with --executor ray", field="--shards")
         _judge_sharded(bench, call, shards, ray_address)
-    if bench.judge_command(call, terminal()):
-        raise typer.Exit(EXIT_FAILED)
+    return bench.judge_command(call, terminal())
 
 
 def _judge_pool(urls: list[str], path: Path | None) -> Any:
@@ -245,7 +274,8 @@ def _judge_pool(urls: list[str], path: Path | None) -> Any:
 
 def _judge_shard(bench: Benchmark, call: JudgeCall) -> bool:
     """One shard's judge, in a Ray worker (what it prints stays in the worker's log)."""
-    return bench.judge_command(call, terminal())
+    with bound(call.out, "judge"):
+        return bench.judge_command(call, terminal())
 
 
 def _judge_sharded(bench: Benchmark, call: JudgeCall, shards: int, address: str | None) -> None:

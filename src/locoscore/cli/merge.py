@@ -12,6 +12,7 @@ from locoscore.cli._app import app, console, handle_errors
 from locoscore.cli._options import DatasetOpt
 from locoscore.errors import InputError
 from locoscore.results.layout import PREDICTIONS
+from locoscore.results.manifest import bound
 
 if TYPE_CHECKING:
     from locoscore.benchmarks import Benchmark
@@ -61,9 +62,13 @@ def merge(
     if isinstance(section, dict):  # rebuilt before anything is written
         bench = benchmark_of([folders[0]], None)
         settings = settings_of_section(section, signs_exclusion=bool(bench.excluded_from_overall))
-    summary = merge_folders(folders, out, dataset=dataset, allow_partial=allow_partial)
-    bench = benchmark_of([out], None)
-    bench.build_run_reports(out)  # as `run` does: its reports
+    with bound(out, "merge") as binding:
+        for folder in folders:  # each shard as its manifest names it
+            binding.read(f"shard {folder}", folder)
+        binding.read("dataset", dataset)
+        summary = merge_folders(folders, out, dataset=dataset, allow_partial=allow_partial)
+        bench = benchmark_of([out], None)
+        bench.build_run_reports(out)  # as `run` does: its reports
     run = summary.get("run") or {}
     shards = len(run.get("merged_from", {}).get("shards", []))
     console.print(
@@ -75,7 +80,8 @@ def merge(
     written = ", ".join(summary.get("_written", ()))
     console.print(f"wrote {escape(str(out))}/{written}", highlight=False)
     if settings is not None:
-        _judge_merged(bench, out, settings, dataset)
+        with bound(out, "judge"):
+            _judge_merged(bench, out, settings, dataset)
 
 
 def _judge_merged(

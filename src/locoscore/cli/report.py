@@ -12,6 +12,7 @@ from locoscore.benchmarks.commands import ReportCall
 from locoscore.cli._app import EXIT_FAILED, app, handle_errors
 from locoscore.cli._options import DatasetOpt, ErrataOpt, FolderBenchmarkOpt
 from locoscore.cli._terminal import terminal
+from locoscore.results.manifest import bound
 
 
 @app.command("report")
@@ -50,5 +51,9 @@ def report(
     bench = benchmark_of([directory], benchmark)
     bench.require("report")
     call = ReportCall(directory, paper_columns, svg, errata, compare_anyway, dataset)
-    if bench.report_command(call, terminal()):
+    with bound(directory, "report") as binding:
+        binding.read("dataset", dataset)
+        binding.read("errata", errata)
+        failed = bench.report_command(call, terminal())
+    if failed:
         raise typer.Exit(EXIT_FAILED)

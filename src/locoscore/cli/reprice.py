@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from locoscore.cli._app import app, console, handle_errors
+from locoscore.results.manifest import bound
 
 
 @app.command("reprice")
@@ -39,8 +40,10 @@ def reprice(
         from locoscore.errors import InputError
 
         raise InputError("not a results folder", file=str(directory))
-    for line in reprice_folder(directory, table):
-        console.print(f"repriced with the {table.source} table: {line}", highlight=False)
-    bench = benchmark_of([directory], None)
-    for path in bench.report(directory):
-        console.print(f"wrote {path}", highlight=False)
+    with bound(directory, "reprice") as binding:
+        binding.read("prices", prices)
+        for line in reprice_folder(directory, table):
+            console.print(f"repriced with the {table.source} table: {line}", highlight=False)
+        bench = benchmark_of([directory], None)
+        for path in bench.report(directory):
+            console.print(f"wrote {path}", highlight=False)

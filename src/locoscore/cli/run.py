@@ -38,6 +38,7 @@ from locoscore.llm.cost import PriceTable
 from locoscore.llm.endpoint import through_sentence
 from locoscore.llm.progress import progress_for
 from locoscore.report.spend import NO_PRICE, answer_calls_phrase, concurrency_phrase
+from locoscore.results.manifest import bound
 from locoscore.run.answerer import ANSWER_PROVIDERS, AnswerSettings
 from locoscore.run.pipeline import execute_run, resolve_run
 from locoscore.run.settings import ResolvedRun, RunSettings
@@ -244,10 +245,14 @@ def run(
     if dry_run:
         _print_estimate(result.dry_run_estimate or {})
         return
-    summary = write_run_outputs(result, out)
-    report_dropped(result.dropped, out)
     bench = resolved.benchmark
-    bench.build_run_reports(out, errata=resolved.errata)  # its reports, beside the scores
+    with bound(out, "run") as binding:
+        binding.read("dataset", dataset)
+        binding.read("answer prompt", answer_prompt)
+        binding.read("errata", errata)
+        summary = write_run_outputs(result, out)
+        report_dropped(result.dropped, out)
+        bench.build_run_reports(out, errata=resolved.errata)  # its reports, beside the scores
     bench.print_run_scores(summary, terminal())
     if result.signature != resolved.signature:  # what the server said it served, now known
         print_signatures([result.signature])
@@ -361,7 +366,8 @@ def _run_on_ray(
     finally:
         bar.stop()
     # the merged folder's reports, as after any run (built in place: they name the folder)
-    get_benchmark(settings.benchmark).build_run_reports(settings.out)
+    with bound(settings.out, "report"):
+        get_benchmark(settings.benchmark).build_run_reports(settings.out)
     run = summary.get("run") or {}
     console.print(escape(str(run.get("signature"))), highlight=False, soft_wrap=True)
     written = ", ".join(summary.get("_written", ()))

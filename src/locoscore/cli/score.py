@@ -21,6 +21,7 @@ from locoscore.cli._options import (
     benchmark_notes,
 )
 from locoscore.cli._terminal import terminal
+from locoscore.results.manifest import bound
 
 
 @app.command("score")
@@ -50,5 +51,10 @@ def score(
     call = ScoreCall(
         predictions, dataset, fmt, prediction_key, strict, out, protocols, errata, replace
     )
-    if bench.score_command(call, terminal()):
+    with bound(out, "score") as binding:
+        binding.read("predictions", predictions)
+        binding.read("dataset", dataset)
+        binding.read("errata", errata)
+        failed = bench.score_command(call, terminal())
+    if failed:
         raise typer.Exit(EXIT_FAILED)

@@ -117,6 +117,14 @@ def verify(
         bool,
         typer.Option("--dry-run", help="With --rejudge: print its calls and cost, judge nothing."),
     ] = False,
+    strict: Annotated[
+        bool,
+        typer.Option(
+            "--strict",
+            help="Fail a folder without a manifest.json (written before manifests, or by "
+            "hand) instead of warning that it is unbound.",
+        ),
+    ] = False,
 ) -> None:
     """Print the folder's claim card and its gates. Exit 0 when every gate passes, 1 when
     one fails (one line each, with its figure and threshold), 2 for bad input.
@@ -127,9 +135,11 @@ def verify(
     (--max-failed); a subset presented without its size; with --floor, the result not
     significantly above it (--alpha); a number that is not its recomputation; no headline;
     no data file to re-derive from; a gold-evidence run (a reference ceiling); the fake
-    provider (--allow-fake); a judge that is the answer model (--allow-self-judge).
-    Warnings (printed, never failing): the judge is of the answer model's family; the judge
-    was not audited; top-k reaches the whole haystack (not a memory test).
+    provider (--allow-fake); a judge that is the answer model (--allow-self-judge); a file
+    changed, removed or added since locoscore wrote it (manifest.json; no manifest: a
+    warning, a failure with --strict). Warnings (printed, never failing): the judge is of
+    the answer model's family; the judge was not audited; top-k reaches the whole haystack
+    (not a memory test).
 
     The data file is the one the folder records, found by its sha256; --dataset gives it
     when the recorded path is not at hand (it must have the recorded sha256). Without a
@@ -158,6 +168,7 @@ def verify(
         thresholds=thresholds,
         dataset=dataset,
         permissions=Permissions(fake=allow_fake, self_judge=allow_self_judge),
+        strict=strict,
     )
     if rejudge is not None:
         from locoscore.benchmarks.rejudge import rejudge_gate

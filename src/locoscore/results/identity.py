@@ -41,6 +41,7 @@ from locoscore.results.layout import (
     SCORES,
     SUMMARY,
 )
+from locoscore.results.manifest import forget
 
 # Two schemes, told apart by their prefix: LoCoMo-shaped rows (the first, kept as it was so
 # older folders still match) and (question id, answer) pairs. A part recorded in the other
@@ -274,6 +275,7 @@ def drop_results(
         if path.is_file():
             path.unlink()
             dropped.append(name)
+    forget(directory, dropped)
     if not keep_run and forget_run is not None and forget_run(directory / RUN_STATE):
         dropped.append(f"{RUN_STATE} (its answer cache kept)")
     return dropped

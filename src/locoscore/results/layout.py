@@ -7,6 +7,8 @@ folder guard (`results.identity`) drops exactly the files that belong to an inpu
 
 from __future__ import annotations
 
+# What every command wrote into the folder and read to write it, by sha256 (`manifest`).
+MANIFEST = "manifest.json"
 # The scores and their summary: one row per question; sections per command.
 SUMMARY = "summary.json"
 SCORES = "scores.jsonl"

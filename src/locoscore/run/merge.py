@@ -32,6 +32,7 @@ from typing import Any
 
 from locoscore._io import read_jsonl, write_json_atomic, write_jsonl_atomic
 from locoscore.benchmarks import Benchmark, get_benchmark
+from locoscore.data.selection import merged_selection
 from locoscore.data.shard import shard_of, without_shard
 from locoscore.errors import InputError
 from locoscore.generic.floors import record_floors
@@ -240,6 +241,10 @@ def merged_document(
         },
         finished_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     )
+    partial = next((p for p in signature.split("|") if p.startswith("shards:")), None)
+    selection = merged_selection(docs[0].get("selection"), partial, len(records))
+    if selection is not None:
+        doc["selection"] = selection
     return doc
 
 

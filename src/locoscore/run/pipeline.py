@@ -124,7 +124,9 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
     check_out_dir(settings.out)
     benchmark = get_benchmark(settings.benchmark).for_protocol(settings.protocol)
     dataset = benchmark.load(settings.dataset)
-    conversations = _select_conversations(benchmark.conversations(dataset), settings.conversations)
+    every_conversation = benchmark.conversations(dataset)
+    conversations = _select_conversations(every_conversation, settings.conversations)
+    chosen = tuple(c.conversation_id for c in conversations)
     questions = benchmark.questions(
         dataset, conversations, include_excluded=settings.include_adversarial
     )
@@ -177,6 +179,8 @@ def resolve_run(settings: RunSettings) -> ResolvedRun:
     )
     resolved.shard_population = population
     resolved.shard_selection = selection
+    resolved.conversations_total = len(every_conversation)
+    resolved.conversations_chosen = chosen
     resolved.drop = check_run_folder(
         settings.out,
         resolved.signature,

@@ -65,13 +65,17 @@ def run_shard(settings: RunSettings) -> dict[str, Any]:
     """One shard, in a Ray worker: the run, its outputs and reports, as `run` writes them."""
     import asyncio
 
+    from locoscore.results.manifest import bound
     from locoscore.run.outputs import write_run_outputs
     from locoscore.run.pipeline import execute_run, resolve_run
 
     resolved = resolve_run(settings)
     result = asyncio.run(execute_run(resolved))
-    write_run_outputs(result, settings.out)
-    resolved.benchmark.build_run_reports(settings.out, errata=resolved.errata)
+    with bound(settings.out, "run") as binding:
+        binding.read("dataset", settings.dataset)
+        binding.read("answer prompt", settings.answer_prompt)
+        write_run_outputs(result, settings.out)
+        resolved.benchmark.build_run_reports(settings.out, errata=resolved.errata)
     assert settings.shard is not None
     return {
         "index": settings.shard.index,
@@ -299,12 +303,17 @@ def join_judge_caches(out: Path, shards: int) -> None:
 def merge_into(out: Path, shards: int) -> dict[str, Any]:
     """The shards merged into `out` beside `shards/`: merged into a fresh folder first,
     then each file moved into place (a rerun replaces the earlier merge's files)."""
+    from locoscore.results.manifest import bound
     from locoscore.run.merge import merge_folders
 
     staging = out / SHARDS_DIR / ".merged"
     shutil.rmtree(staging, ignore_errors=True)
     folders = [shard_folder(out, i) for i in range(shards)]
-    summary = merge_folders(folders, staging)
+    # bound where it is written: its manifest moves into DIR with the files it names
+    with bound(staging, "merge") as binding:
+        for folder in folders:
+            binding.read(f"shard {folder.name}", folder)
+        summary = merge_folders(folders, staging)
     for child in staging.iterdir():
         target = out / child.name
         if target.is_dir() and not target.is_symlink():

@@ -11,6 +11,7 @@ from locoscore._version import __version__
 from locoscore.benchmarks import DEFAULT_BENCHMARK, Benchmark, get_benchmark
 from locoscore.data.conversation import Conversation, Question
 from locoscore.data.sample import QuestionSample, SampleSpec, with_sample
+from locoscore.data.selection import conversations_component, run_selection, with_component
 from locoscore.data.shard import Shard, with_shard
 from locoscore.llm.endpoint import Served
 from locoscore.run.answerer import AnswerSettings, AnswerStep
@@ -57,6 +58,17 @@ class ResolvedRun:
     shard_population: int = 0
     # --shard: the conversations every shard's run splits between them, in dataset order
     shard_selection: list[str] = field(default_factory=list)
+    # the data file's conversations, of which --conversations may choose some (0: unknown)
+    conversations_total: int = 0
+    # the conversations chosen before a sample or a shard (every one without --conversations)
+    conversations_chosen: tuple[str, ...] = ()
+
+    @property
+    def conversations_component(self) -> str | None:
+        """`convs:K/N@H` when --conversations chose some of the file's (the selection)."""
+        if not self.conversations_total:
+            return None
+        return conversations_component(self.conversations_chosen, self.conversations_total)
 
     @property
     def benchmark(self) -> Benchmark:
@@ -90,9 +102,12 @@ class ResolvedRun:
         )
         return with_shard(
             with_sample(
-                f"run:{s.system}|opts:{opts}|{budget}|{answer}"
-                f"|tok:{TOKENIZER_NAME}|{self.benchmark.signature_part(self.dataset)}"
-                f"{adv}|version:{__version__}",
+                with_component(
+                    f"run:{s.system}|opts:{opts}|{budget}|{answer}"
+                    f"|tok:{TOKENIZER_NAME}|{self.benchmark.signature_part(self.dataset)}"
+                    f"{adv}|version:{__version__}",
+                    self.conversations_component,
+                ),
                 self.sample,
             ),
             s.shard,
@@ -121,6 +136,13 @@ class ResolvedRun:
             "include_adversarial": s.include_adversarial,
             "sample": None if self.sample is None else self.sample.to_json(),
             **({} if s.shard is None else {"shard": self._shard_json()}),
+            "selection": run_selection(
+                self.conversations_chosen,
+                self.conversations_total,
+                sample=None if self.sample is None else self.sample.signature,
+                shard=None if s.shard is None else s.shard.signature,
+                questions=len(self.questions),
+            ),
             "locoscore_version": __version__,
         }
 
