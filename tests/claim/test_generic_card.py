@@ -86,7 +86,8 @@ def test_blind_floors_are_on_the_card_below_one_a_warning_and_unread_answers_fai
     assert code == 1, output
     assert [line for line in output.splitlines() if line.startswith("  FAIL")] == [
         "  FAIL consistent: folder parts disagree: summary.json.floors.blind[0].score: stated "
-        f"-1.0, recomputed {stated!r}"
+        f"-1.0, recomputed {stated!r}",
+        "  FAIL bound: folder files edited: changed since locoscore wrote it: summary.json",
     ]
     # and the card shows the recomputed floors, the result below them
     warned = [line for line in output.splitlines() if line.startswith("warning: not above")]

@@ -40,7 +40,9 @@ def test_scores_edited_to_a_perfect_f1_fail_naming_the_first_number(bm25_run, tm
     assert _failed(output) == [
         "FAIL consistent: folder parts disagree: scores.jsonl "
         f"{first['sample_id']}#{first['qa_index']}.f1_locomo: stated 1.0, recomputed "
-        f"{first['f1_locomo']!r}"
+        f"{first['f1_locomo']!r}",
+        # and the manifest names the file the hand edited
+        "FAIL bound: folder files edited: changed since locoscore wrote it: scores.jsonl",
     ]
     # the card shows the recomputed score, never the edited one
     assert "  score: F1 (locomo) 100.00 (0-100)" not in output
@@ -143,7 +145,8 @@ def test_a_judge_model_edited_in_the_summary_still_judged_its_own_answers(
     assert "warning: judge = answerer: gpt-4o-mini judged its own answers (same model)" in output
     assert _failed(output) == [
         "FAIL judge independent: the judge gpt-4o-mini is the answer model gpt-4o-mini: it "
-        "judged its own answers (--allow-self-judge to accept it)"
+        "judged its own answers (--allow-self-judge to accept it)",
+        "FAIL bound: folder files edited: changed since locoscore wrote it: summary.json",
     ]
     # the served models edited too: they are not what the verdicts record
     summary["judge"]["served"]["models"] = ["claude-sonnet-4-6"]
