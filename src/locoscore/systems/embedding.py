@@ -6,7 +6,8 @@ endpoint (`embedding_api`), and `local`, a sentence-transformers model run in-pr
 CPU or a GPU (`embedding_local`, the `local` extra). Either way vectors are cached on disk
 by (backend, model, dimensions, text hash) so a rerun embeds nothing twice (`vector_cache`).
 
-Items are embedded at `add`, one batched call per session (`batch_size` texts a call), not
+Items are embedded at `add` (the API: one batched request per session, `batch_size` texts a
+request; the local model: the session's texts join whatever else waits, `embedding_batcher`), not
 lazily at the first search: ingestion time then carries the whole embedding cost and search
 latency only the query's embedding and the cosine, which is what the run measures and what
 Mem0's published figures split; and a failure mid-ingestion is recorded against its
@@ -83,12 +84,16 @@ class EmbeddingSystem(MemorySystem):
             False,
         ),
         "dimensions": OptionSpec(int, None, "vector size to ask for (sent only when given)"),
-        "device": OptionSpec(str, "cpu", "where the local model runs", DEVICES, False),
+        "device": OptionSpec(
+            str, "cpu", f"where the local model runs: {', '.join(DEVICES)}", (), False
+        ),
         "granularity": OptionSpec(str, "turn", "retrieve turns or whole sessions", GRANULARITIES),
         "chunk_tokens": OptionSpec(
             int, None, "retrieve N-token chunks of the conversation (cl100k) instead"
         ),
-        "batch_size": OptionSpec(int, 128, "texts per embeddings call", (), False),
+        "batch_size": OptionSpec(
+            int, 128, "texts per embeddings request (api), per encoded batch (local)", (), False
+        ),
         "api_key_env": OptionSpec(
             str, "OPENAI_API_KEY", "variable holding the key (local servers need none)", (), False
         ),
@@ -109,7 +114,7 @@ class EmbeddingSystem(MemorySystem):
         self.encoder: ApiEmbedder | LocalEmbedder
         if backend == "local":
             self.encoder = LocalEmbedder(
-                self.model, self.options["device"], self.options["batch_size"]
+                self.model, self.options["device"], self.options["batch_size"], self.notice
             )
         else:
             self.encoder = ApiEmbedder(
@@ -133,10 +138,12 @@ class EmbeddingSystem(MemorySystem):
         return self.encoder.dry_run_blocker() if isinstance(self.encoder, ApiEmbedder) else None
 
     async def start(self) -> None:
-        """The server answers and knows the model (api), or the model loads (local); the
-        cache is opened only after, so a failed start writes nothing."""
+        """The server answers and knows the model (api); the local model starts loading
+        in the background (its first encode waits for it). The cache is opened only
+        after, so a failed start writes nothing."""
         await self.encoder.start()
-        self._open_cache()
+        if isinstance(self.encoder, ApiEmbedder):
+            self._open_cache()  # the local model's: at its first encode, once it loaded
 
     def _open_cache(self) -> VectorCache:
         if self._cache is None:
@@ -148,10 +155,12 @@ class EmbeddingSystem(MemorySystem):
     async def embed(self, texts: list[str]) -> tuple[list[np.ndarray], Usage]:
         """Vectors of `texts` (cached ones from disk, the rest from the backend) and what
         making them cost. Batches that succeed are cached even when another fails."""
-        cache = self._open_cache()
         if isinstance(self.encoder, LocalEmbedder):
-            await self.encoder.start()  # the vector space is the loaded model's fingerprint
-        space = self.encoder.space
+            # the vector space is the loaded model's fingerprint: the first calls wait
+            space = (await self.encoder.loaded()).space
+        else:
+            space = self.encoder.space
+        cache = self._open_cache()
         digests = [text_digest(t) for t in texts]
         known = cache.get_many(space, digests)
         missing: dict[str, str] = {}  # digest -> text, first occurrence order, no repeats
@@ -256,6 +265,10 @@ class EmbeddingSystem(MemorySystem):
         if self._cache is not None:
             self._cache.close()
             self._cache = None
+
+    def runtime(self) -> dict[str, Any] | None:
+        """The local model's device, precision and batches (an API's are not known here)."""
+        return self.encoder.runtime() if isinstance(self.encoder, LocalEmbedder) else None
 
     def signature_options(self) -> dict[str, str]:
         values = signature_values(self.OPTIONS, self.options)
