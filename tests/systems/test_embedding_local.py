@@ -76,6 +76,7 @@ def test_vectors_are_the_models_own_and_a_second_system_reads_them_from_the_cach
             await memory.start()
             await memory.reset("tiny")
             await memory.add(SESSION)
+            await memory.finish("tiny")
             results.append(await memory.search(Query("tiny", "q", "support group", 3)))
             await memory.aclose()
         return results[0], results[1]

@@ -21,6 +21,7 @@ position, so float32 storage noise never reorders items whose similarity is equa
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -67,6 +68,13 @@ class _Index:
     matrix: np.ndarray | None = None  # stacked lazily at the next search
     chunks: ChunkStream | None = None  # chunked granularity: the conversation's stream
     final_at: int = 0  # stream length when its shorter final chunk was indexed (0: not)
+    # local backend: the vectors of items added but not encoded yet, in the items' order
+    pending: list[asyncio.Task[tuple[list[np.ndarray], Usage]]] = field(default_factory=list)
+
+    def cancel(self) -> None:
+        for task in self.pending:
+            task.cancel()
+        self.pending.clear()
 
 
 class EmbeddingSystem(MemorySystem):
@@ -179,6 +187,8 @@ class EmbeddingSystem(MemorySystem):
     # -- the memory-system interface ------------------------------------------------------
 
     async def reset(self, conversation_id: str) -> None:
+        if (old := self._indexes.get(conversation_id)) is not None:
+            old.cancel()
         self._indexes[conversation_id] = self._new_index()
 
     def _new_index(self) -> _Index:
@@ -186,10 +196,33 @@ class EmbeddingSystem(MemorySystem):
         return _Index(chunks=None if size is None else ChunkStream(size))
 
     async def _extend(self, index: _Index, items: list[MemoryItem]) -> Usage:
-        vectors, usage = await self.embed([item.text for item in items])
+        texts = [item.text for item in items]
         index.items.extend(items)
-        index.vectors.extend(vectors)
         index.matrix = None
+        if isinstance(self.encoder, LocalEmbedder):
+            # Not awaited here: the session's texts wait in the batcher with the next
+            # sessions' and other conversations', and `finish` (or a search) collects them.
+            index.pending.append(asyncio.ensure_future(self.embed(texts)))
+            return Usage()
+        vectors, usage = await self.embed(texts)
+        index.vectors.extend(vectors)
+        return usage
+
+    async def _settle(self, index: _Index) -> Usage:
+        """The vectors of every item added, in order, and what they cost; the first failure
+        raised once all have answered (what succeeded is cached)."""
+        if not index.pending:
+            return Usage()
+        pending, index.pending = index.pending, []
+        outcomes = await asyncio.gather(*pending, return_exceptions=True)
+        usage = Usage()
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                index.cancel()
+                raise outcome
+            vectors, spent = outcome
+            index.vectors.extend(vectors)
+            usage = usage + spent
         return usage
 
     async def _sync_chunks(self, index: _Index, *, last: bool) -> Usage:
@@ -197,14 +230,16 @@ class EmbeddingSystem(MemorySystem):
         shorter final one too (dropped again, re-cut longer, if another session comes)."""
         stream = index.chunks
         assert stream is not None
+        usage = Usage()
         if index.final_at and index.final_at != stream.tokens:  # the stream grew since
+            usage = await self._settle(index)
             del index.items[-1], index.vectors[-1]  # the only chunk that was not full
             index.matrix, index.final_at = None, 0
         wanted = stream.total if last else stream.complete
         new = [stream.chunk(i) for i in range(len(index.items), wanted)]
         if last and wanted > stream.complete:
             index.final_at = stream.tokens
-        return await self._extend(index, new) if new else Usage()
+        return usage + await self._extend(index, new) if new else usage
 
     async def add(self, session: SessionInput) -> Usage:
         index = self._indexes.setdefault(session.conversation_id, self._new_index())
@@ -215,9 +250,10 @@ class EmbeddingSystem(MemorySystem):
 
     async def finish(self, conversation_id: str) -> Usage:
         index = self._indexes.get(conversation_id)
-        if index is None or index.chunks is None:
+        if index is None:
             return Usage()
-        return await self._sync_chunks(index, last=True)
+        usage = await self._sync_chunks(index, last=True) if index.chunks else Usage()
+        return usage + await self._settle(index)
 
     def _matrix(self, index: _Index) -> np.ndarray:
         if index.matrix is None:
@@ -235,6 +271,7 @@ class EmbeddingSystem(MemorySystem):
             return SearchResult(())
         # Searchable without `finish` too (the interface asks it): the final chunk, then.
         usage = await self._sync_chunks(index, last=True) if index.chunks else Usage()
+        usage = usage + await self._settle(index)
         if not index.items:
             return SearchResult((), usage)
         (vector,), spent = await self.embed([query.text])
@@ -261,6 +298,8 @@ class EmbeddingSystem(MemorySystem):
         )
 
     async def aclose(self) -> None:
+        for index in self._indexes.values():
+            index.cancel()
         await self.encoder.aclose()
         if self._cache is not None:
             self._cache.close()

@@ -83,11 +83,18 @@ class EncodeBatcher(Generic[Model]):
         self.stats = BatchStats()
         self._queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
+        self._stopped = False
+
+    @property
+    def stopped(self) -> bool:
+        return self._stopped
 
     def start(self, batch_size: int) -> None:
         """Start the worker (it loads the model first); a second call does nothing."""
         if self._thread is not None:
             return
+        if self._stopped:
+            raise RuntimeError("the embedding worker was stopped (make a new one)")
         self.batch_size = batch_size
         self._thread = threading.Thread(target=self._run, name="locoscore-embedding", daemon=True)
         self._thread.start()
@@ -107,6 +114,7 @@ class EncodeBatcher(Generic[Model]):
 
     def stop(self) -> None:
         """Let the worker finish what is queued, then end it."""
+        self._stopped = True
         if self._thread is not None:
             self._queue.put(_STOP)
             self._thread.join()
@@ -154,8 +162,7 @@ class EncodeBatcher(Generic[Model]):
             encoded = self._encode(model, texts)
         except Exception as exc:
             for request in dict.fromkeys(request for request, _ in batch):
-                if not request.future.done():
-                    request.future.set_exception(exc)
+                _settle(request.future, exception=exc)
             return
         ended = time.perf_counter()
         stats = self.stats
@@ -171,7 +178,7 @@ class EncodeBatcher(Generic[Model]):
             request.results[index] = result
             request.missing -= 1
             if request.missing == 0:
-                request.future.set_result([r for r in request.results if r is not None])
+                _settle(request.future, [r for r in request.results if r is not None])
 
     def _drain_failing(self, exc: BaseException) -> None:
         """After a failed load: every request, queued now or later, fails with its error."""
@@ -180,5 +187,19 @@ class EncodeBatcher(Generic[Model]):
             if item is _STOP:
                 return
             request, _ = item
-            if not request.future.done():
-                request.future.set_exception(exc)
+            _settle(request.future, exception=exc)
+
+
+def _settle(
+    future: concurrent.futures.Future[list[Encoded]],
+    result: list[Encoded] | None = None,
+    exception: BaseException | None = None,
+) -> None:
+    """Hand a caller its result, unless it stopped waiting (cancelled) meanwhile."""
+    try:
+        if exception is not None:
+            future.set_exception(exception)
+        else:
+            future.set_result(result or [])
+    except concurrent.futures.InvalidStateError:
+        pass  # cancelled, or failed with an earlier batch

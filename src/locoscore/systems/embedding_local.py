@@ -219,12 +219,17 @@ class LocalEmbedder:
     async def start(self) -> None:
         """Begin loading the model on the worker thread and return: whatever does not need
         the model goes on meanwhile; the first encode waits for the load (`loaded`)."""
+        self._started()
+
+    def _started(self) -> EncodeBatcher[LoadedModel]:
+        if self._batcher.stopped:  # closed, then used again: load afresh
+            self._batcher = self._new_batcher()
         self._batcher.start(self.batch_size)
+        return self._batcher
 
     async def loaded(self) -> LoadedModel:
         """The model once loaded (its load's InputError, if it failed)."""
-        self._batcher.start(self.batch_size)
-        return await asyncio.wrap_future(self._batcher.ready)
+        return await asyncio.wrap_future(self._started().ready)
 
     @property
     def space(self) -> VectorSpace:
@@ -252,7 +257,7 @@ class LocalEmbedder:
         loaded = await self.loaded()
         if not texts:
             return Usage(cost_usd=None)
-        encoded = await asyncio.wrap_future(self._batcher.submit(texts))
+        encoded = await asyncio.wrap_future(self._started().submit(texts))
         store(texts, [vector for vector, _ in encoded])
         lengths = [n for _, n in encoded]
         self.encoded += len(texts)
@@ -277,6 +282,6 @@ class LocalEmbedder:
             warnings.warn(message, UserWarning, stacklevel=3)
 
     async def aclose(self) -> None:
-        """Finish what is queued, end the worker; a later `start` loads the model again."""
-        batcher, self._batcher = self._batcher, self._new_batcher()
-        await asyncio.to_thread(batcher.stop)
+        """Finish what is queued, end the worker (its figures stay for `runtime`); a later
+        `start` loads the model again."""
+        await asyncio.to_thread(self._batcher.stop)
