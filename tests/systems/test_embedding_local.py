@@ -119,6 +119,7 @@ def test_api_and_local_vectors_of_the_same_text_never_mix_in_one_cache(tmp_path:
                 await memory.start()
                 await memory.reset("tiny")
                 await memory.add(SESSION)
+                await memory.finish("tiny")
                 await memory.aclose()
 
         asyncio.run(go())
@@ -143,7 +144,7 @@ def test_a_text_longer_than_the_models_window_is_counted_and_warned_about(
     async def go() -> int:
         await memory.start()
         await memory.reset("tiny")
-        usage = await memory.add(long)
+        usage = await memory.add(long) + await memory.finish("tiny")
         await memory.aclose()
         return usage.embedding_tokens
 
