@@ -148,3 +148,22 @@ def test_stop_finishes_what_is_queued_and_a_stopped_worker_refuses_to_restart() 
     with pytest.raises(RuntimeError, match="stopped"):
         batcher.start(batch_size=8)
     assert isinstance(batcher.ready, concurrent.futures.Future)
+
+
+def test_start_returns_while_the_model_loads_and_the_first_callers_wait_for_it() -> None:
+    model = StandIn()
+    loading = threading.Event()
+
+    def slow_load() -> str:
+        loading.wait(10)  # a model still loading (torch imported, weights read)
+        return model.load()
+
+    batcher: EncodeBatcher[str] = EncodeBatcher(slow_load, model.encode)
+    batcher.start(batch_size=8)  # returns at once
+    early = [batcher.submit([text]) for text in ("first", "second")]
+    assert not batcher.ready.done() and not any(f.done() for f in early)
+    loading.set()
+    assert batcher.ready.result(10) == "model"
+    assert [plain(f.result(10)) for f in early] == [expected(["first"]), expected(["second"])]
+    assert model.batches == [["first", "second"]]  # queued during the load: one batch
+    batcher.stop()

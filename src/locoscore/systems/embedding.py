@@ -175,6 +175,9 @@ class EmbeddingSystem(MemorySystem):
         for digest, text in zip(digests, texts, strict=True):
             if digest not in known:
                 missing.setdefault(digest, text)
+        if isinstance(self.encoder, LocalEmbedder) and len(missing) < len(texts):
+            cached = [t for d, t in zip(digests, texts, strict=True) if d in known]
+            self.encoder.check_cached(cached)
 
         def store(batch: list[str], vectors: list[np.ndarray]) -> None:
             pairs = [(text_digest(t), v) for t, v in zip(batch, vectors, strict=True)]

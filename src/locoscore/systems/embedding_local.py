@@ -23,6 +23,7 @@ gets the same signature on every machine, wherever its folder lies.
 from __future__ import annotations
 
 import asyncio
+import copy
 import functools
 import hashlib
 import importlib.util
@@ -116,6 +117,9 @@ class LoadedModel:
     device: str  # as torch names it: cpu, cuda:0
     device_name: str  # the GPU's name, or the CPU threads torch uses
     precision: str  # the weights' dtype: float32, float16, ...
+    # A copy of the tokenizer for the event loop's thread (one tokenizer object used from
+    # two threads can fail): it measures texts served from the cache.
+    counter: Any = None
 
 
 def load_model(name: str, device: str, given: str) -> LoadedModel:
@@ -152,6 +156,7 @@ def load_model(name: str, device: str, given: str) -> LoadedModel:
     else:
         device_name = f"{torch.get_num_threads()} CPU threads"
     return LoadedModel(
+        counter=copy.deepcopy(model.tokenizer),
         model=model,
         space=VectorSpace("local", f"sha256:{model_fingerprint(model)}"),
         window=_UNLIMITED if model.max_seq_length is None else int(model.max_seq_length),
@@ -251,6 +256,24 @@ class LocalEmbedder:
             **self._batcher.stats.to_json(),
         }
 
+    def check_cached(self, texts: list[str]) -> None:
+        """Texts served from the cache were truncated when they were encoded too: a run
+        that encodes nothing gives the same notice as the one that filled the cache."""
+        if self._noticed or not texts:
+            return
+        loaded = self._batcher.ready.result()
+        ids = loaded.counter(texts, truncation=False, verbose=False)["input_ids"]
+        if any(len(row) > loaded.window for row in ids):
+            self._say_truncated(loaded.window)
+
+    def _say_truncated(self, window: int) -> None:
+        if not self._noticed:
+            self._noticed = True
+            self._say(
+                f"{self.describe()} reads at most {window} of its own tokens: longer "
+                "texts are embedded from their beginning only (smaller chunk_tokens avoid it)"
+            )
+
     async def encode(self, texts: list[str], store: StoreVectors) -> Usage:
         """`texts` through the batcher, with whatever else is waiting; `calls` counts the
         `batch_size` slices of this request (as one call per slice would have made)."""
@@ -262,12 +285,8 @@ class LocalEmbedder:
         lengths = [n for _, n in encoded]
         self.encoded += len(texts)
         self.truncated += sum(n > loaded.window for n in lengths)
-        if self.truncated and not self._noticed:
-            self._noticed = True
-            self._say(
-                f"{self.describe()} reads at most {loaded.window} of its own tokens: longer "
-                "texts are embedded from their beginning only (smaller chunk_tokens avoid it)"
-            )
+        if self.truncated:
+            self._say_truncated(loaded.window)
         # No price: the model runs on this machine (a --prices entry cannot apply here).
         return Usage(
             cost_usd=None,
