@@ -170,10 +170,11 @@ def encode_texts(loaded: LoadedModel, texts: list[str]) -> list[Encoded]:
     """One batch through the model: each text's vector and its length in the model's
     tokens (counted untruncated: the model reads at most `window` of them).
 
-    The tokenizer is asked with `verbose=False`: otherwise transformers logs, once, that a
-    sequence longer than the tokenizer's own maximum "will result in indexing errors",
-    which is false here (sentence-transformers truncates to the model's window, which may
-    be shorter still); the system says what happens instead, once, in the run's warnings."""
+    The tokenizer is asked with `verbose=False`: otherwise transformers logs, once, that
+    running a sequence longer than its maximum through the model "will result in indexing
+    errors", which is false here (this count is the only untruncated tokenization:
+    sentence-transformers truncates to the window before the model); the system says what
+    happens instead, once, in the run's warnings."""
     model = loaded.model
     lengths = [
         len(ids) for ids in model.tokenizer(texts, truncation=False, verbose=False)["input_ids"]
