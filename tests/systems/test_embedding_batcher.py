@@ -128,11 +128,13 @@ def test_a_caller_that_stops_waiting_does_not_stop_the_worker() -> None:
         gone = asyncio.ensure_future(asyncio.wrap_future(batcher.submit(["gone"])))
         await asyncio.sleep(0)
         gone.cancel()  # e.g. a conversation reset while its session was queued
+        await asyncio.sleep(0)  # the cancellation reaches the worker's future
         model.hold.set()
         await first
         return await asyncio.wrap_future(batcher.submit(["next"]))
 
     assert plain(asyncio.run(go())) == expected(["next"])
+    assert model.batches == [["first"], ["next"]]  # the abandoned text was never encoded
     batcher.stop()
 
 

@@ -156,6 +156,10 @@ class EncodeBatcher(Generic[Model]):
         return batch, False
 
     def _encode_batch(self, model: Model, batch: list[tuple[_Request, int]]) -> None:
+        # a caller that stopped waiting (cancelled) or already failed: its texts are skipped
+        batch = [(request, index) for request, index in batch if not request.future.done()]
+        if not batch:
+            return
         texts = [request.texts[index] for request, index in batch]
         began = time.perf_counter()
         try:
