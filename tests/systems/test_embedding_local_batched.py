@@ -197,3 +197,32 @@ def test_a_cuda_device_torch_does_not_see_is_refused_in_one_line(
     assert "device=cuda:7: torch" in done.stderr and "CUDA device" in done.stderr
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "out").exists()  # nothing written
+
+
+def test_searches_without_finish_collect_the_sessions_vectors_once(
+    locomo_path: Path, tmp_path: Path
+) -> None:
+    (conversation,), _ = locomo(locomo_path, ("conv-26",))
+    first_two = conversation.sessions[:2]
+    turns = sum(len(s.turns) for s in first_two)
+
+    async def go(system: EmbeddingSystem) -> list[SearchResult]:
+        await system.start()
+        try:
+            await system.reset("conv-26")
+            for session in first_two:
+                assert (await system.add(session)).calls == 0  # queued, not waited for
+            # the interface lets a search come before `finish`: concurrent ones agree
+            texts = ("support group", "a painting", "the beach")
+            queries = [Query("conv-26", f"q{i}", t, turns) for i, t in enumerate(texts)]
+            return await asyncio.gather(*(system.search(q) for q in queries))
+        finally:
+            await system.aclose()
+
+    system = local_system(tmp_path)
+    results = asyncio.run(go(system))
+    every_turn = sorted((t.dia_id,) for s in first_two for t in s.turns)
+    assert [sorted(i.dia_ids for i in r.items) for r in results] == [every_turn] * 3
+    # the sessions' encode is charged once, to the search that collected it; each search
+    # pays its own question
+    assert sorted(r.usage.calls for r in results) == [1, 1, 3]

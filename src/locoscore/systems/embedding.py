@@ -70,6 +70,7 @@ class _Index:
     final_at: int = 0  # stream length when its shorter final chunk was indexed (0: not)
     # local backend: the vectors of items added but not encoded yet, in the items' order
     pending: list[asyncio.Task[tuple[list[np.ndarray], Usage]]] = field(default_factory=list)
+    settling: asyncio.Lock = field(default_factory=asyncio.Lock)  # searches that collect them
 
     def cancel(self) -> None:
         for task in self.pending:
@@ -212,21 +213,25 @@ class EmbeddingSystem(MemorySystem):
         return usage
 
     async def _settle(self, index: _Index) -> Usage:
-        """The vectors of every item added, in order, and what they cost; the first failure
-        raised once all have answered (what succeeded is cached)."""
-        if not index.pending:
-            return Usage()
-        pending, index.pending = index.pending, []
-        outcomes = await asyncio.gather(*pending, return_exceptions=True)
-        usage = Usage()
-        for outcome in outcomes:
-            if isinstance(outcome, BaseException):
-                index.cancel()
-                raise outcome
-            vectors, spent = outcome
-            index.vectors.extend(vectors)
-            usage = usage + spent
-        return usage
+        """The vectors of every item added, in order, and what they cost. On a failure
+        (raised once all have answered; what succeeded is cached) the index keeps only the
+        items before it, as if the failed add had not happened: a later search ranks only
+        embedded items, and a chunk stream indexes the dropped chunks again."""
+        async with index.settling:  # concurrent searches before `finish`: one collects
+            if not index.pending:
+                return Usage()
+            pending, index.pending = index.pending, []
+            outcomes = await asyncio.gather(*pending, return_exceptions=True)
+            usage = Usage()
+            for outcome in outcomes:
+                if isinstance(outcome, BaseException):
+                    del index.items[len(index.vectors) :]
+                    index.matrix = None
+                    raise outcome
+                vectors, spent = outcome
+                index.vectors.extend(vectors)
+                usage = usage + spent
+            return usage
 
     async def _sync_chunks(self, index: _Index, *, last: bool) -> Usage:
         """Index the stream's chunks not indexed yet: the full ones, and with `last` the
