@@ -76,6 +76,7 @@ def test_vectors_are_the_models_own_and_a_second_system_reads_them_from_the_cach
             await memory.start()
             await memory.reset("tiny")
             await memory.add(SESSION)
+            await memory.finish("tiny")
             results.append(await memory.search(Query("tiny", "q", "support group", 3)))
             await memory.aclose()
         return results[0], results[1]
@@ -118,6 +119,7 @@ def test_api_and_local_vectors_of_the_same_text_never_mix_in_one_cache(tmp_path:
                 await memory.start()
                 await memory.reset("tiny")
                 await memory.add(SESSION)
+                await memory.finish("tiny")
                 await memory.aclose()
 
         asyncio.run(go())
@@ -136,21 +138,24 @@ def test_api_and_local_vectors_of_the_same_text_never_mix_in_one_cache(tmp_path:
 def test_a_text_longer_than_the_models_window_is_counted_and_warned_about(
     tmp_path: Path,
 ) -> None:
-    memory = local_system(tmp_path)
     long = SessionInput("tiny", 1, None, None, (TurnInput("Ann", "D1:1", "word " * 400),))
 
-    async def go() -> int:
+    async def go(memory: EmbeddingSystem) -> int:
         await memory.start()
         await memory.reset("tiny")
-        usage = await memory.add(long)
+        usage = await memory.add(long) + await memory.finish("tiny")
         await memory.aclose()
         return usage.embedding_tokens
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        tokens = asyncio.run(go())
-    assert encoder(memory).truncated == 1 and tokens == 256  # MiniLM reads 256 tokens
-    assert any("reads at most 256 of its own tokens" in str(w.message) for w in caught)
+    notice = "reads at most 256 of its own tokens"
+    for memory, expected_tokens in ((local_system(tmp_path), 256), (local_system(tmp_path), 0)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            tokens = asyncio.run(go(memory))
+        assert tokens == expected_tokens  # MiniLM reads 256 tokens
+        assert encoder(memory).truncated == int(tokens > 0)
+        # said once, and again by the second system, which takes the vector from the cache
+        assert [str(w.message).count(notice) for w in caught] == [1]
 
 
 def run_args(locomo_path: Path, out: Path, cache: Path) -> list[str]:

@@ -210,6 +210,7 @@ class _Harness:
         self.ingest_slots = asyncio.Semaphore(run.settings.ingest_concurrency)
         self.ingestion: dict[str, dict[str, Any]] = store.ingestion()
         self.warnings: list[str] = []
+        run.system.on_notice = self.warn  # what the system says of its results: run.json
         # dry run: prompts that would be sent, as (tokens, shared prefix, its tokens)
         self.prompt_tokens: list[tuple[int, str, int]] = []
         self._prefix_tokens: dict[str, int] = {}

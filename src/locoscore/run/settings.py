@@ -124,6 +124,8 @@ class ResolvedRun:
                 "answers_itself": self.system.answers_itself,
                 # a reference system's role: the floor or the retrieval ceiling
                 **({"reference": ref} if (ref := self.system.reference) else {}),
+                # where its own models ran: device, precision (latencies, not results)
+                **({"runtime": rt} if (rt := self.system.runtime()) is not None else {}),
             },
             "top_k": None if unbudgeted(self.system) else s.top_k,
             "context_budget": None if unbudgeted(self.system) else s.context_budget,

@@ -19,8 +19,9 @@ Systems never see benchmark files: only `locoscore.data.conversation` types.
 
 from __future__ import annotations
 
+import warnings
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -137,6 +138,8 @@ class MemorySystem(ABC):
     # True for the reference system that is handed the benchmark's gold evidence before
     # ingestion (`set_gold_evidence`); the run refuses a benchmark that names none.
     takes_gold_evidence: ClassVar[bool] = False
+    # Set by a run: where `notice` sends what its reader must know (run.json's warnings).
+    on_notice: Callable[[str], None] | None = None
 
     async def start(self) -> None:  # noqa: B027 - optional hook
         """Once per run, before ingestion: check servers are reachable (InputError if not)."""
@@ -191,6 +194,20 @@ class MemorySystem(ABC):
         """Why a dry run cannot ingest into this system as configured: its ingestion calls
         a model and the key it needs is not set (None: it can). A dry run then estimates
         what it can and names this instead of failing."""
+        return None
+
+    def notice(self, message: str) -> None:
+        """Say something about this run's results that its reader must know (a model that
+        truncates long texts), once: in a run it goes to run.json's warnings and stderr;
+        outside a run it is a UserWarning."""
+        if self.on_notice is not None:
+            self.on_notice(message)
+        else:
+            warnings.warn(message, UserWarning, stacklevel=2)
+
+    def runtime(self) -> dict[str, Any] | None:
+        """Where the system's own models ran (device, precision), for run.json: what does
+        not change results but explains its latencies (None: nothing to say)."""
         return None
 
     def items_in(self, conversation_id: str) -> int | None:

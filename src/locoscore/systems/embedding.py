@@ -6,7 +6,8 @@ endpoint (`embedding_api`), and `local`, a sentence-transformers model run in-pr
 CPU or a GPU (`embedding_local`, the `local` extra). Either way vectors are cached on disk
 by (backend, model, dimensions, text hash) so a rerun embeds nothing twice (`vector_cache`).
 
-Items are embedded at `add`, one batched call per session (`batch_size` texts a call), not
+Items are embedded at `add` (the API: one batched request per session, `batch_size` texts a
+request; the local model: the session's texts join whatever else waits, `embedding_batcher`), not
 lazily at the first search: ingestion time then carries the whole embedding cost and search
 latency only the query's embedding and the cosine, which is what the run measures and what
 Mem0's published figures split; and a failure mid-ingestion is recorded against its
@@ -20,6 +21,7 @@ position, so float32 storage noise never reorders items whose similarity is equa
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -66,6 +68,14 @@ class _Index:
     matrix: np.ndarray | None = None  # stacked lazily at the next search
     chunks: ChunkStream | None = None  # chunked granularity: the conversation's stream
     final_at: int = 0  # stream length when its shorter final chunk was indexed (0: not)
+    # local backend: the vectors of items added but not encoded yet, in the items' order
+    pending: list[asyncio.Task[tuple[list[np.ndarray], Usage]]] = field(default_factory=list)
+    settling: asyncio.Lock = field(default_factory=asyncio.Lock)  # searches that collect them
+
+    def cancel(self) -> None:
+        for task in self.pending:
+            task.cancel()
+        self.pending.clear()
 
 
 class EmbeddingSystem(MemorySystem):
@@ -83,12 +93,16 @@ class EmbeddingSystem(MemorySystem):
             False,
         ),
         "dimensions": OptionSpec(int, None, "vector size to ask for (sent only when given)"),
-        "device": OptionSpec(str, "cpu", "where the local model runs", DEVICES, False),
+        "device": OptionSpec(
+            str, "cpu", f"where the local model runs: {', '.join(DEVICES)}", (), False
+        ),
         "granularity": OptionSpec(str, "turn", "retrieve turns or whole sessions", GRANULARITIES),
         "chunk_tokens": OptionSpec(
             int, None, "retrieve N-token chunks of the conversation (cl100k) instead"
         ),
-        "batch_size": OptionSpec(int, 128, "texts per embeddings call", (), False),
+        "batch_size": OptionSpec(
+            int, 128, "texts per embeddings request (api), per encoded batch (local)", (), False
+        ),
         "api_key_env": OptionSpec(
             str, "OPENAI_API_KEY", "variable holding the key (local servers need none)", (), False
         ),
@@ -109,7 +123,7 @@ class EmbeddingSystem(MemorySystem):
         self.encoder: ApiEmbedder | LocalEmbedder
         if backend == "local":
             self.encoder = LocalEmbedder(
-                self.model, self.options["device"], self.options["batch_size"]
+                self.model, self.options["device"], self.options["batch_size"], self.notice
             )
         else:
             self.encoder = ApiEmbedder(
@@ -133,10 +147,12 @@ class EmbeddingSystem(MemorySystem):
         return self.encoder.dry_run_blocker() if isinstance(self.encoder, ApiEmbedder) else None
 
     async def start(self) -> None:
-        """The server answers and knows the model (api), or the model loads (local); the
-        cache is opened only after, so a failed start writes nothing."""
+        """The server answers and knows the model (api); the local model starts loading
+        in the background (its first encode waits for it). The cache is opened only
+        after, so a failed start writes nothing."""
         await self.encoder.start()
-        self._open_cache()
+        if isinstance(self.encoder, ApiEmbedder):
+            self._open_cache()  # the local model's: at its first encode, once it loaded
 
     def _open_cache(self) -> VectorCache:
         if self._cache is None:
@@ -148,16 +164,21 @@ class EmbeddingSystem(MemorySystem):
     async def embed(self, texts: list[str]) -> tuple[list[np.ndarray], Usage]:
         """Vectors of `texts` (cached ones from disk, the rest from the backend) and what
         making them cost. Batches that succeed are cached even when another fails."""
-        cache = self._open_cache()
         if isinstance(self.encoder, LocalEmbedder):
-            await self.encoder.start()  # the vector space is the loaded model's fingerprint
-        space = self.encoder.space
+            # the vector space is the loaded model's fingerprint: the first calls wait
+            space = (await self.encoder.loaded()).space
+        else:
+            space = self.encoder.space
+        cache = self._open_cache()
         digests = [text_digest(t) for t in texts]
         known = cache.get_many(space, digests)
         missing: dict[str, str] = {}  # digest -> text, first occurrence order, no repeats
         for digest, text in zip(digests, texts, strict=True):
             if digest not in known:
                 missing.setdefault(digest, text)
+        if isinstance(self.encoder, LocalEmbedder) and len(missing) < len(texts):
+            cached = [t for d, t in zip(digests, texts, strict=True) if d in known]
+            self.encoder.check_cached(cached)
 
         def store(batch: list[str], vectors: list[np.ndarray]) -> None:
             pairs = [(text_digest(t), v) for t, v in zip(batch, vectors, strict=True)]
@@ -170,6 +191,8 @@ class EmbeddingSystem(MemorySystem):
     # -- the memory-system interface ------------------------------------------------------
 
     async def reset(self, conversation_id: str) -> None:
+        if (old := self._indexes.get(conversation_id)) is not None:
+            old.cancel()
         self._indexes[conversation_id] = self._new_index()
 
     def _new_index(self) -> _Index:
@@ -177,25 +200,54 @@ class EmbeddingSystem(MemorySystem):
         return _Index(chunks=None if size is None else ChunkStream(size))
 
     async def _extend(self, index: _Index, items: list[MemoryItem]) -> Usage:
-        vectors, usage = await self.embed([item.text for item in items])
+        texts = [item.text for item in items]
         index.items.extend(items)
-        index.vectors.extend(vectors)
         index.matrix = None
+        if isinstance(self.encoder, LocalEmbedder):
+            # Not awaited here: the session's texts wait in the batcher with the next
+            # sessions' and other conversations', and `finish` (or a search) collects them.
+            index.pending.append(asyncio.ensure_future(self.embed(texts)))
+            return Usage()
+        vectors, usage = await self.embed(texts)
+        index.vectors.extend(vectors)
         return usage
+
+    async def _settle(self, index: _Index) -> Usage:
+        """The vectors of every item added, in order, and what they cost. On a failure
+        (raised once all have answered; what succeeded is cached) the index keeps only the
+        items before it, as if the failed add had not happened: a later search ranks only
+        embedded items, and a chunk stream indexes the dropped chunks again."""
+        async with index.settling:  # concurrent searches before `finish`: one collects
+            if not index.pending:
+                return Usage()
+            pending, index.pending = index.pending, []
+            outcomes = await asyncio.gather(*pending, return_exceptions=True)
+            usage = Usage()
+            for outcome in outcomes:
+                if isinstance(outcome, BaseException):
+                    del index.items[len(index.vectors) :]
+                    index.matrix = None
+                    raise outcome
+                vectors, spent = outcome
+                index.vectors.extend(vectors)
+                usage = usage + spent
+            return usage
 
     async def _sync_chunks(self, index: _Index, *, last: bool) -> Usage:
         """Index the stream's chunks not indexed yet: the full ones, and with `last` the
         shorter final one too (dropped again, re-cut longer, if another session comes)."""
         stream = index.chunks
         assert stream is not None
+        usage = Usage()
         if index.final_at and index.final_at != stream.tokens:  # the stream grew since
+            usage = await self._settle(index)
             del index.items[-1], index.vectors[-1]  # the only chunk that was not full
             index.matrix, index.final_at = None, 0
         wanted = stream.total if last else stream.complete
         new = [stream.chunk(i) for i in range(len(index.items), wanted)]
         if last and wanted > stream.complete:
             index.final_at = stream.tokens
-        return await self._extend(index, new) if new else Usage()
+        return usage + await self._extend(index, new) if new else usage
 
     async def add(self, session: SessionInput) -> Usage:
         index = self._indexes.setdefault(session.conversation_id, self._new_index())
@@ -206,9 +258,10 @@ class EmbeddingSystem(MemorySystem):
 
     async def finish(self, conversation_id: str) -> Usage:
         index = self._indexes.get(conversation_id)
-        if index is None or index.chunks is None:
+        if index is None:
             return Usage()
-        return await self._sync_chunks(index, last=True)
+        usage = await self._sync_chunks(index, last=True) if index.chunks else Usage()
+        return usage + await self._settle(index)
 
     def _matrix(self, index: _Index) -> np.ndarray:
         if index.matrix is None:
@@ -226,6 +279,7 @@ class EmbeddingSystem(MemorySystem):
             return SearchResult(())
         # Searchable without `finish` too (the interface asks it): the final chunk, then.
         usage = await self._sync_chunks(index, last=True) if index.chunks else Usage()
+        usage = usage + await self._settle(index)
         if not index.items:
             return SearchResult((), usage)
         (vector,), spent = await self.embed([query.text])
@@ -252,10 +306,16 @@ class EmbeddingSystem(MemorySystem):
         )
 
     async def aclose(self) -> None:
+        for index in self._indexes.values():
+            index.cancel()
         await self.encoder.aclose()
         if self._cache is not None:
             self._cache.close()
             self._cache = None
+
+    def runtime(self) -> dict[str, Any] | None:
+        """The local model's device, precision and batches (an API's are not known here)."""
+        return self.encoder.runtime() if isinstance(self.encoder, LocalEmbedder) else None
 
     def signature_options(self) -> dict[str, str]:
         values = signature_values(self.OPTIONS, self.options)
