@@ -61,7 +61,11 @@ def test_a_longmemeval_verdict_edited_is_a_j_that_does_not_re_derive(made, tmp_p
     (folder / "judgments.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
     code, output = _verify(folder)
     assert code == 1, output
-    [line] = [x for x in output.splitlines() if x.startswith("  FAIL")]
+    line, bound = [x for x in output.splitlines() if x.startswith("  FAIL")]
+    # the manifest names the edited file; the re-derivation names the numbers it moves
+    assert bound == "  FAIL bound: folder files edited: changed since locoscore wrote it: " + (
+        "judgments.jsonl"
+    )
     # the stated J (summary.json and scores.jsonl) is not the recomputation from the verdicts
     assert line.startswith("  FAIL consistent: folder parts disagree: summary.json.judge.")
     question = flipped["key"].split("#")[0]
@@ -76,6 +80,7 @@ def test_a_beam_verdict_edited_is_a_score_that_does_not_re_derive(made, tmp_path
     (folder / "judgments.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
     code, output = _verify(folder)
     assert code == 1, output
-    [line] = [x for x in output.splitlines() if x.startswith("  FAIL")]
+    line, bound = [x for x in output.splitlines() if x.startswith("  FAIL")]
+    assert bound.endswith("changed since locoscore wrote it: judgments.jsonl")
     assert line.startswith("  FAIL consistent: folder parts disagree: summary.json.judge.")
     assert f"scores.jsonl {flipped['sample_id']}.beam_runs[0]: stated " in line

@@ -141,8 +141,9 @@ def _bind(bench: Benchmark, folder: Path, inputs: PanelInputs, outcome: JudgeOut
     if not (folder / SUMMARY).is_file():
         return  # the judge wrote nothing (it failed before its pass)
     judged = [q.question_id for q in outcome.questions] or None
-    record_provenance(folder, provenance(inputs, judged))
-    refresh_claim(bench, folder)
+    with bound(folder, "judge"):  # the provenance and the card are the judge's files too
+        record_provenance(folder, provenance(inputs, judged))
+        refresh_claim(bench, folder)
 
 
 def _recording(t: Terminal, estimates: dict[str, Any], name: str) -> Any:

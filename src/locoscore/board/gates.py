@@ -1,9 +1,11 @@
 """Each board row's claim gates (`claim.gates`, at `verify`'s default thresholds, no floor):
 a row that fails one is marked and never shown as the leader of its group.
 
-The board shows by itself what three gates say: an unscored row has no rank, and the fake
-provider and the judge are in every row's signature; those gates are `verify`'s
-(`BOARD_SHOWS`), the others unrank a row."""
+The board shows by itself what four gates say: an unscored row has no rank, the fake
+provider and the judge are in every row's signature, and the data file is named by its sha256
+in the group's identity (a row whose file is not at hand to re-derive from keeps the rank of
+its own numbers, as boards of folders from elsewhere need; `verify` fails it closed). Those
+gates are `verify`'s (`BOARD_SHOWS`); the others unrank a row."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from pathlib import Path
 
 from locoscore.board.entries import Entry
 
-BOARD_SHOWS = frozenset({"scored", "real models", "judge independent"})
+BOARD_SHOWS = frozenset({"scored", "real models", "judge independent", "question set"})
 
 
 def _failed(folder: Path) -> tuple[str, ...]:

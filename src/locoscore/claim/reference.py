@@ -140,8 +140,9 @@ def reference_section(
 
     source = rederived or directory
     other = read_folder(source)
-    same_method(role, directory, result, other)
+    # what it is over first (benchmark, data file, questions), then how it was made
     same_questions(role, directory, bench, card, result.question_ids(), other)
+    same_method(role, directory, result, other)
     theirs = bench.headline_scores(source)
     if headline is None or theirs is None:
         which = "the result" if headline is None else f"--{role} {directory}"
