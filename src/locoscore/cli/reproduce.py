@@ -46,6 +46,12 @@ def mem0_table(
     judge_base_url: str | None = typer.Option(
         None, "--judge-base-url", help="An OpenAI-compatible server for the judge calls."
     ),
+    system_base_url: str | None = typer.Option(
+        None,
+        "--system-base-url",
+        help="An OpenAI-compatible server for the systems' own calls: the dense row's "
+        "embeddings, the memory systems' LLM and embedder (default: OpenAI's API).",
+    ),
     concurrency: int = typer.Option(64, "--concurrency", help="Most calls in flight per row."),
     dry_run: bool = typer.Option(
         False,
@@ -66,14 +72,16 @@ def mem0_table(
     reproduce.md and reproduce.json: each row's J per category with its 95 % interval, the
     paper's value and the gap; the paper's rows not run, with why. Self-judged, as in the
     paper."""
-    from locoscore.benchmarks.locomo.reproduce.command import (
-        ReproduceSettings,
-        dry_run as plan_dry_run,
-        reproduce,
-    )
-    from locoscore.benchmarks.locomo.reproduce.table import TABLE_JSON, TABLE_MD
     from locoscore.cli._terminal import terminal
     from locoscore.cli.run import _print_estimate
+    from locoscore.reproduce.command import (
+        ReproduceSettings,
+        reproduce,
+    )
+    from locoscore.reproduce.command import (
+        dry_run as plan_dry_run,
+    )
+    from locoscore.reproduce.table import TABLE_JSON, TABLE_MD
 
     settings = ReproduceSettings(
         out=out,
@@ -85,6 +93,7 @@ def mem0_table(
         judge_runs=runs,
         answer_base_url=answer_base_url,
         judge_base_url=judge_base_url,
+        system_base_url=system_base_url,
         concurrency=concurrency,
         dry_run=dry_run,
     )
@@ -93,7 +102,9 @@ def mem0_table(
         estimates, skipped = plan_dry_run(settings, t)
         total: float | None = 0.0
         for e in estimates:
-            console.print(f"{e.row.label} (--system {e.row.system}):", highlight=False, markup=False)
+            console.print(
+                f"{e.row.label} (--system {e.row.system}):", highlight=False, markup=False
+            )
             _print_estimate(e.run)
             cost = NO_PRICE if e.judge.cost_usd is None else f"${e.judge.cost_usd:.2f}"
             console.print(
@@ -107,7 +118,9 @@ def mem0_table(
         for s in skipped:
             console.print(f"{s.published}: not run ({s.why})", highlight=False, markup=False)
         shown = "not known (a row's cost is not estimated)" if total is None else f"${total:.2f}"
-        console.print(f"estimated answer and judge cost, all rows: {shown}", highlight=False, markup=False)
+        console.print(
+            f"estimated answer and judge cost, all rows: {shown}", highlight=False, markup=False
+        )
         return
     measured, _ = reproduce(settings, t)
     console.print(f"wrote {out}/{TABLE_MD}, {out}/{TABLE_JSON}", highlight=False, markup=False)

@@ -14,7 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from locoscore.benchmarks.locomo.reproduce.plan import (
+from locoscore.data.sample import SampleSpec
+from locoscore.errors import InputError, LocoscoreError
+from locoscore.judge.settings import JudgeSettings
+from locoscore.llm.cost import Estimate
+from locoscore.reproduce.plan import (
     PAPER_JUDGE_PROTOCOL,
     PAPER_JUDGE_RUNS,
     PAPER_MODEL,
@@ -24,11 +28,7 @@ from locoscore.benchmarks.locomo.reproduce.plan import (
     SkippedRow,
     row_named,
 )
-from locoscore.benchmarks.locomo.reproduce.table import Measured, write_table
-from locoscore.data.sample import SampleSpec
-from locoscore.errors import InputError, LocoscoreError
-from locoscore.judge.settings import JudgeSettings
-from locoscore.llm.cost import Estimate
+from locoscore.reproduce.table import Measured, write_table
 from locoscore.results.layout import PREDICTIONS
 from locoscore.run.answerer import AnswerSettings
 from locoscore.run.settings import RunSettings
@@ -48,6 +48,9 @@ class ReproduceSettings:
     judge_runs: int = PAPER_JUDGE_RUNS
     answer_base_url: str | None = None
     judge_base_url: str | None = None
+    # the systems' own model calls (mem0's, graphiti's, langmem's LLM and embedder; the
+    # dense row's embeddings): an OpenAI-compatible server instead of OpenAI's
+    system_base_url: str | None = None
     concurrency: int = 64
     dry_run: bool = False
 
@@ -90,11 +93,21 @@ def plan_rows(names: list[str] | None) -> tuple[list[RunRow], list[SkippedRow]]:
     return run, skipped
 
 
+def system_options(s: ReproduceSettings, row: RunRow) -> dict[str, str]:
+    options = dict(row.options)
+    if s.system_base_url is not None:
+        keys: tuple[str, ...] = ("base_url",) if row.system == "embedding" else ()
+        if row.extra is not None:  # a memory system: its LLM and its embedder
+            keys = ("llm_base_url", "embedder_base_url")
+        options.update(dict.fromkeys(keys, s.system_base_url))
+    return options
+
+
 def run_settings(s: ReproduceSettings, row: RunRow) -> RunSettings:
     return RunSettings(
         system=row.system,
         out=s.out / row.name,
-        system_options=dict(row.options),
+        system_options=system_options(s, row),
         dataset=s.dataset,
         conversations=s.conversations,
         include_adversarial=False,  # the paper's 1,540 questions

@@ -18,10 +18,10 @@ from locoscore.benchmarks.locomo.report.analysis import CellStats, metric_stats
 from locoscore.benchmarks.locomo.report.load import load_results
 from locoscore.benchmarks.locomo.report.metrics import J
 from locoscore.benchmarks.locomo.report.tables import category_ids
-from locoscore.benchmarks.locomo.reproduce.plan import SELF_JUDGING, RunRow, SkippedRow
 from locoscore.report.document import Block, Heading, Notes, Paragraph, Table
 from locoscore.report.markdown import render_markdown
 from locoscore.report.numbers import DASH
+from locoscore.reproduce.plan import SELF_JUDGING, RunRow, SkippedRow
 
 TABLE_MD = "reproduce.md"
 TABLE_JSON = "reproduce.json"

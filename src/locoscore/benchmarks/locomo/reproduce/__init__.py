@@ -1,6 +1,0 @@
-"""`locoscore reproduce mem0-table`: the Mem0 paper's LoCoMo J table, measured here.
-
-`plan` says which rows run (and with what) and which cannot (and why), `table` writes the
-measured rows beside the published ones from judged folders, `command` runs, judges and
-writes them (or, in a dry run, prints each row's calls and cost).
-"""
