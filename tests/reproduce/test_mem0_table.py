@@ -118,3 +118,12 @@ def test_the_writer_rebuilds_the_same_table_from_the_recorded_folders(
     assert again["rows"][:2] == first["rows"]
     assert again["rows"][2]["missing"] == "no key"
     assert "| **Mem0** | **not measured: no key** |" in (tmp_path / "reproduce.md").read_text()
+
+
+def test_an_unknown_row_is_refused_in_one_line(tmp_path: Path) -> None:
+    result = CliRunner().invoke(
+        app, ["reproduce", "mem0-table", "--out", str(tmp_path / "t"), "--rows", "zep"]
+    )
+    assert result.exit_code == 2
+    assert "zep: unknown row (known: full-context, rag-dense, rag-bm25" in result.output
+    assert "Traceback" not in result.output and not (tmp_path / "t").exists()
