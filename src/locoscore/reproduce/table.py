@@ -86,6 +86,7 @@ def measured_row(m: Measured) -> dict[str, Any]:
     paper = published.values if published else {}
     return {
         **entry,
+        "run_signature": (results.summary.get("run") or {}).get("signature"),
         "judge_signature": judge.get("signature"),
         "sample": sample.get("signature") if isinstance(sample, dict) else None,
         "categories": {
@@ -147,7 +148,8 @@ def table_blocks(document: dict[str, Any]) -> list[Block]:
 
 
 def _row_note(row: dict[str, Any]) -> str:
-    parts = [p for p in (row.get("note"), row.get("judge_signature")) if p]
+    keys = ("note", "run_signature", "judge_signature")
+    parts = [row[k] for k in keys if row.get(k)]
     return f"{row['label']}: {'; '.join(parts)}" if parts else ""
 
 
