@@ -199,3 +199,24 @@ def test_the_probe_passes_on_langmem(fp: FakeProvider) -> None:
     result = CliRunner().invoke(app, ["probe", "--system", "langmem", *options])
     assert result.exit_code == 0, result.output
     assert "all checks passed" in result.output
+
+
+def test_llm_max_tokens_caps_every_extraction_call_and_signs_the_run(
+    dataset: Any, fp: FakeProvider, tmp_path: Path
+) -> None:
+    """LangMem sets no cap of its own (a small local model then writes until its context
+    fills); `llm_max_tokens` puts one on each extraction request."""
+    options = {**dict(pair.split("=", 1) for pair in _options(fp)), "llm_max_tokens": "300"}
+    system = make_system("langmem", options, SystemContext(tmp_path))
+    conv = conversation(dataset, "conv-30", sessions=2)
+
+    async def ingest() -> None:
+        await system.start()
+        await _ingest(system, conv)
+        await system.aclose()
+
+    run(ingest())
+    chats = [e["body"] for e in fp.requests_log if e["path"] == CHAT]
+    assert len(chats) == 2
+    assert [b.get("max_completion_tokens", b.get("max_tokens")) for b in chats] == [300, 300]
+    assert system.signature_options()["llm_max_tokens"] == "300"

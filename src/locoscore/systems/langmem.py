@@ -110,6 +110,11 @@ class LangMemSystem(MemorySystem):
         "ingest_concurrency": OptionSpec(
             int, 4, "sessions being added at once, across conversations", in_signature=False
         ),
+        # LangMem sets no cap: a small local model may write a tool call until its context
+        # fills, each call then ending in the client's timeout (tried on llama.cpp)
+        "llm_max_tokens": OptionSpec(
+            int, None, "most tokens one extraction call may write (default: the server's)"
+        ),
     }
 
     def __init__(self, options: dict[str, str], context: SystemContext) -> None:
@@ -179,6 +184,7 @@ class LangMemSystem(MemorySystem):
             http_client=self._http_client(meter),
             max_retries=MAX_RETRIES,
             timeout=TIMEOUT_S,
+            max_completion_tokens=self.options["llm_max_tokens"],
         )
 
     # -- lifecycle ------------------------------------------------------------------------
