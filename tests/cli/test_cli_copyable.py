@@ -85,6 +85,7 @@ WRITES = {
     "merge": ["predictions.jsonl", "run.json", "run_state.sqlite", "judge_cache.sqlite",
               "scores.jsonl", "summary.json", "report.md", "report.html", "scores.csv"],
     "board": ["board.html", "board.md", "board.json"],
+    "reproduce mem0-table": ["reproduce.md", "reproduce.json"],
     "probe": ["--json FILE"],
     "serve": ["--state-dir"],
     "dataset info": ["Writes nothing"],
