@@ -155,7 +155,8 @@ def test_a_text_longer_than_the_models_window_is_counted_and_warned_about(
         assert tokens == expected_tokens  # MiniLM reads 256 tokens
         assert encoder(memory).truncated == int(tokens > 0)
         # said once, and again by the second system, which takes the vector from the cache
-        assert [str(w.message).count(notice) for w in caught] == [1]
+        # (other libraries' warnings, caught by "always", are not this test's business)
+        assert sum(str(w.message).count(notice) for w in caught) == 1
 
 
 def run_args(locomo_path: Path, out: Path, cache: Path) -> list[str]:
