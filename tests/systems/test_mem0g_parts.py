@@ -5,6 +5,7 @@ pricing of what the server reports, and what the fake provider answers mem0 1.0.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -213,3 +214,27 @@ def test_the_fake_answers_mem0s_graph_tools() -> None:
     ]
     assert graph_tool_calls(body("delete_graph_memory", said)) == []
     assert graph_tool_calls(body("Memory", said)) is None
+
+
+def test_a_run_whose_environment_cannot_be_built_is_one_line_exit_2(
+    tmp_path: Path, locomo_path: Path, monkeypatch
+) -> None:
+    # The suite's user cache is empty: the run builds the environment, and pip, given no
+    # index and no configuration, finds nothing (offline, as a machine without PyPI).
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        app,
+        ["run", "--system", "mem0", "--system-option", "graph=kuzu", "--out", str(out),
+         "--dataset", str(locomo_path), "--conversations", "conv-30",
+         "--answer-provider", "extractive", "--no-progress", "--skip-probe"],
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1, result.output
+    assert "No matching distribution found for mem0ai==1.0.11" in errors[0]
+    assert "run `locoscore systems install mem0g` where PyPI is reachable" in errors[0]
+    assert "Traceback" not in result.output
+    assert not out.exists()

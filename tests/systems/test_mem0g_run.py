@@ -36,10 +36,13 @@ try:
     ENV_PYTHON = built_python(ENVIRONMENT)
 except InputError:  # locoscore not installed: no dependency list, no environment
     ENV_PYTHON = None
-pytestmark = pytest.mark.skipif(
-    ENV_PYTHON is None,
-    reason="the Mem0g environment is not built (`locoscore systems install mem0g`, needs PyPI)",
-)
+pytestmark = [
+    pytest.mark.skipif(
+        ENV_PYTHON is None,
+        reason="the Mem0g environment is not built (`locoscore systems install mem0g`, needs PyPI)",
+    ),
+    pytest.mark.xdist_group("mem0g"),  # one worker runs the module's one pair of runs
+]
 CONVERSATIONS = ("conv-26", "conv-30")
 SPEAKERS = {"conv-26": ("Caroline", "Melanie"), "conv-30": ("Jon", "Gina")}
 WAIT_S = 900

@@ -110,7 +110,7 @@ class Mem0GraphSystem(MemorySystem):
         if built_python(ENVIRONMENT) is None:
             print(
                 f"mem0 graph=kuzu: building its environment once ({ENVIRONMENT.install_command}"
-                " does it ahead of a run; about a minute, 400 MB)",
+                " does it ahead of a run; 1 to 2 minutes, 394 MB)",
                 file=sys.stderr,
             )
         python = await asyncio.to_thread(ensure_environment, ENVIRONMENT)
