@@ -195,3 +195,24 @@ def test_no_conv_26_item_is_retrieved_for_a_conv_30_question(
             assert item["text"].split(" -- ")[0] in ("jon", "gina"), item
         else:
             assert item["text"] in turns, item
+
+
+def test_the_probe_passes_on_mem0g(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    if USER_CACHE is None:
+        monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    else:
+        monkeypatch.setenv("XDG_CACHE_HOME", USER_CACHE)
+    with FakeProvider(FakeConfig(embedding_dims=DIMS)) as fp:
+        result = CliRunner().invoke(
+            app,
+            [
+                "probe", "--system", "mem0", "--system-option", "graph=kuzu",
+                "--system-option", f"llm_base_url={fp.openai_url}",
+                "--system-option", f"embedder_base_url={fp.openai_url}",
+                "--system-option", f"embedding_dims={DIMS}",
+            ],
+        )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "all checks passed" in result.output
