@@ -165,6 +165,9 @@ def test_the_killed_run_stopped_its_server_and_the_rerun_ingests_only_the_unfini
     assert usage["output_tokens"] > 0 and usage["embedding_tokens"] > 0
     assert run["system"]["options"]["graph"] == "kuzu"
     assert run["system"]["options"]["mem0ai"] == "1.0.11"
+    files = [p for p in mem0g_runs["out"].rglob("*") if p.is_file()]
+    assert any(p.name == "relation_dates.json" for p in files)
+    assert [p for p in files if API_KEY.encode() in p.read_bytes()] == []
 
 
 def test_every_question_is_answered_with_dated_memories_and_relations(

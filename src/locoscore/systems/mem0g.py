@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import secrets
 import subprocess
 import sys
 import threading
@@ -51,6 +52,7 @@ ENVIRONMENT = EnvironmentSpec(
     install_command="locoscore systems install mem0g",
 )
 SERVED = "python:locoscore.systems._mem0g_library:Mem0GraphLibrary"
+TOKEN_ENV = "LOCOSCORE_MEM0G_TOKEN"
 START_TIMEOUT_S = 120.0
 STOP_TIMEOUT_S = 30.0
 # Options the served library takes as they are (the rest stay here).
@@ -118,7 +120,13 @@ class Mem0GraphSystem(MemorySystem):
         try:
             self._http = await asyncio.to_thread(
                 HttpSystem,
-                {"url": url, "timeout_s": "600", "max_attempts": "2", "concurrency": "16"},
+                {
+                    "url": url,
+                    "token_env": TOKEN_ENV,
+                    "timeout_s": "600",
+                    "max_attempts": "2",
+                    "concurrency": "16",
+                },
                 self._context,
             )
             await self._http.start()
@@ -141,7 +149,10 @@ class Mem0GraphSystem(MemorySystem):
         for key in _PASSED:
             if self.options[key] is not None:
                 command += ["--system-option", f"{key}={self.options[key]}"]
-        command += ["--system-option", f"parent_pid={os.getpid()}"]
+        command += ["--system-option", f"parent_pid={os.getpid()}", "--token-env", TOKEN_ENV]
+        # Only this run may read or change its stores: a fresh bearer token per server,
+        # handed to the server and to this process's client through the environment.
+        os.environ[TOKEN_ENV] = secrets.token_urlsafe(32)
         log = (self._root / "server.log").open("a", encoding="utf-8")
         try:
             self._process = subprocess.Popen(
