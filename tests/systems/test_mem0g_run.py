@@ -219,3 +219,30 @@ def test_the_probe_passes_on_mem0g(monkeypatch: pytest.MonkeyPatch) -> None:
         )  # fmt: skip
     assert result.exit_code == 0, result.output
     assert "all checks passed" in result.output
+
+
+def test_an_unreachable_embedder_is_one_line_exit_2(
+    tmp_path: Path, locomo_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", API_KEY)
+    if USER_CACHE is not None:
+        monkeypatch.setenv("XDG_CACHE_HOME", USER_CACHE)
+    else:
+        monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    out = tmp_path / "out"
+    nowhere = "http://127.0.0.1:9/v1"  # the discard port: nothing listens
+    result = CliRunner().invoke(
+        app,
+        ["run", "--system", "mem0", "--system-option", "graph=kuzu", "--out", str(out),
+         "--system-option", f"llm_base_url={nowhere}",
+         "--system-option", f"embedder_base_url={nowhere}",
+         "--dataset", str(locomo_path), "--conversations", "conv-30",
+         "--answer-provider", "extractive", "--no-progress", "--skip-probe"],
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert errors == [
+        "error: --system mem0 graph=kuzu: its server did not start (--system mem0: embedder "
+        f"text-embedding-3-small at {nowhere}: unreachable)"
+    ]
+    assert not out.exists()

@@ -177,7 +177,10 @@ class Mem0GraphSystem(MemorySystem):
     def _log_tail(self) -> str:
         path = self._root / "server.log"
         lines = [s.strip() for s in path.read_text(encoding="utf-8").splitlines() if s.strip()]
-        return lines[-1] if lines else f"no output; see {path}"
+        if not lines:
+            return f"no output; see {path}"
+        # "error: --system python:…:Mem0GraphLibrary: start() raised <the reason>"
+        return lines[-1].removeprefix("error: ").split(" raised ", 1)[-1]
 
     def _stop_server(self) -> None:
         process, self._process = self._process, None
