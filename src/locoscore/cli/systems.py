@@ -22,6 +22,7 @@ def install(
     name: str = typer.Argument(
         ..., help=f"The system's environment: {', '.join(sorted(SYSTEM_ENVIRONMENTS))}."
     ),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Hide pip's output."),
 ) -> None:
     """Build the system's pinned virtual environment (needs PyPI), once; prints its Python.
 
@@ -32,6 +33,6 @@ def install(
     if built_python(spec) is None:
         console.print(f"building {environment_dir(spec)} (pip, from PyPI) …", highlight=False)
     started = time.perf_counter()
-    python = ensure_environment(spec, quiet=False)
+    python = ensure_environment(spec, quiet=quiet)
     seconds = time.perf_counter() - started
     typer.echo(f"{name}: {python} ({seconds:.0f} s)")
