@@ -122,9 +122,7 @@ class Mem0GraphLibrary(MemorySystem):
         with self._lock:
             stores, self._stores = list(self._stores.values()), {}
         for store in stores:
-            close_memory(store.memory)
-            store.memory.graph.graph.close()
-            store.memory.graph.db.close()
+            _close(store)
 
     # -- stores ---------------------------------------------------------------------------
 
@@ -221,9 +219,7 @@ class Mem0GraphLibrary(MemorySystem):
             store = self._stores.pop(conversation_id, None)
             self._items.pop(conversation_id, None)
         if store is not None:
-            close_memory(store.memory)
-            store.memory.graph.graph.close()
-            store.memory.graph.db.close()
+            _close(store)
         shutil.rmtree(self._folder(conversation_id), ignore_errors=True)
 
     # -- add and search -------------------------------------------------------------------
@@ -292,6 +288,13 @@ class Mem0GraphLibrary(MemorySystem):
         if memories is None or store is None:
             return None
         return memories + len(store.dates)
+
+
+def _close(store: _Store) -> None:
+    """Release the SQLite history, the Qdrant client (it locks its folder) and Kùzu."""
+    close_memory(store.memory)
+    store.memory.graph.graph.close()
+    store.memory.graph.db.close()
 
 
 def _watch_parent(pid: int) -> None:
