@@ -124,6 +124,16 @@ def _read_question_lines(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def dig(data: Any, *path: str) -> Any:
+    """`data[path...]`, or None where a step is missing or not an object (summary.json
+    parts a folder may lack)."""
+    for key in path:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
+
+
 def need(data: Any, directory: Path, *path: str) -> Any:
     """`data[path...]`, or bad input naming summary.json and the dotted field."""
     for key in path:
