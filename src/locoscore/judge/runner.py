@@ -129,12 +129,7 @@ def row_from_reply(
                 row.served_model,
                 row.fake,
             ),
-            provider=judge.provider,
-            endpoint=judge.endpoint.url,
-            model=judge.model,
-            protocol=judge.protocol,
-            prompt_hash=judge.prompt_hash,
-            params=judge.cache_params(),
+            judge.cache_identity(),
         )
     return row
 
