@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from locoscore.benchmarks.locomo.categories import ADVERSARIAL, parse_category
@@ -118,7 +118,8 @@ def read_gold(
 
 @dataclass(frozen=True)
 class QAFields:
-    """The four fields every format's item carries, under that format's names."""
+    """The four fields every format's item carries, under that format's names (named as
+    `PredictionRecord` names them)."""
 
     question: str
     category: int
@@ -129,15 +130,7 @@ class QAFields:
     def record(self, where: Where, **more: Any) -> PredictionRecord:
         """The record of these fields and the format's own (`more`: identity, timings,
         `recorded`)."""
-        return PredictionRecord(
-            category=self.category,
-            question=self.question,
-            answer=self.answer,
-            gold_field=self.gold_field,
-            prediction=self.prediction,
-            source=where.source,
-            **more,
-        )
+        return PredictionRecord(**asdict(self), source=where.source, **more)
 
 
 def read_qa(
