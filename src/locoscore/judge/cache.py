@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -30,6 +29,8 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
+
+from locoscore._io import open_state_db
 
 USER_CACHE_FILE = "judge_cache.sqlite"
 _COLUMNS = (
@@ -168,15 +169,11 @@ class JudgeStore:
         shared: JudgeStore | None = None,
         copy_shared_hits: bool = True,
     ) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self.shared = shared
         self.copy_shared_hits = copy_shared_hits
         self.shared_hits = 0  # verdicts found only in the shared store
-        self.conn = sqlite3.connect(str(path), timeout=30.0, isolation_level=None)
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        # WAL + NORMAL: a committed call survives kill -9 of the process.
-        self.conn.execute("PRAGMA synchronous=NORMAL")
+        self.conn = open_state_db(path)  # a committed call survives kill -9 of the process
         self.conn.executescript(SCHEMA)
         have = {row[1] for row in self.conn.execute("PRAGMA table_info(judgments)")}
         for name, kind in _ADDED_COLUMNS:
