@@ -1,5 +1,6 @@
 """The threaded HTTP/1.1 server under `locoscore serve` and the fake provider: keep-alive
-connections tracked so stopping can close them, and clients that hang up treated as routine."""
+connections tracked so stopping can close them, and clients that hang up treated as routine;
+the stand-ins a `with` block runs (`BackgroundServer`)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import socket
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from types import TracebackType
+from typing import Any, Self
 
 
 class TrackingHTTPServer(ThreadingHTTPServer):
@@ -75,3 +77,25 @@ class ServedInBackground:
         self.server.close_open_connections()
         self.server.server_close()
         self._thread.join(timeout=5)
+
+
+class BackgroundServer:
+    """A server a `with` block runs: started on entry, stopped on exit (the fake provider,
+    the llama.cpp stand-in). A subclass gives `start` (returning itself) and `stop`."""
+
+    def start(self) -> Self:
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()

@@ -1,10 +1,12 @@
-"""Atomic file writes: a reader never sees a half-written output."""
+"""Atomic file writes (a reader never sees a half-written output), and the durable SQLite
+files that caches and resumable state live in."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import os
+import sqlite3
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -74,3 +76,14 @@ def sha256_file(path: Path) -> str:
         for chunk in iter(lambda: handle.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def open_state_db(path: Path) -> sqlite3.Connection:
+    """A SQLite file of durable state (a cache, a run's resume state), its folder made when
+    missing: autocommit, waiting up to 30 s for another process's lock, in WAL mode with
+    synchronous=NORMAL, so that a committed write survives kill -9 of the process."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(str(path), timeout=30.0, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    return conn

@@ -295,18 +295,25 @@ def _average_ranks(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return average[inverse], counts
 
 
+def _signed_ranks(differences: Sequence[float]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The non-zero differences (zeros dropped: Wilcoxon's method), the average ranks of
+    their absolute values and the tie-group sizes."""
+    d = np.asarray(differences, dtype=float)
+    d = d[d != 0]
+    ranks, ties = _average_ranks(np.abs(d))
+    return d, ranks, ties
+
+
 def wilcoxon_signed_rank(differences: Sequence[float]) -> WilcoxonResult:
     """Two-sided Wilcoxon signed-rank test, normal approximation with tie correction.
 
     Zero differences are dropped (Wilcoxon's method); no continuity correction.
     var = n(n+1)(2n+1)/24 - sum_t (t^3 - t)/48 over groups of tied |d|.
     """
-    d = np.asarray(differences, dtype=float)
-    d = d[d != 0]
+    d, ranks, ties = _signed_ranks(differences)
     n = int(d.size)
     if n == 0:
         return WilcoxonResult(0, 0.0, 0.0, 0.0, 1.0)
-    ranks, ties = _average_ranks(np.abs(d))
     w_plus = float(ranks[d > 0].sum())
     w_minus = float(ranks[d < 0].sum())
     mean = n * (n + 1) / 4
@@ -328,12 +335,10 @@ def wilcoxon_signed_rank_exact(differences: Sequence[float]) -> WilcoxonResult:
     """Two-sided Wilcoxon signed-rank test, exact: the p-value is the share of the 2^n sign
     assignments of the non-zero differences' (mid)ranks whose W+ is at least as far from
     its mean as the one observed (5 differences, all positive: 2/32 = 0.0625)."""
-    d = np.asarray(differences, dtype=float)
-    d = d[d != 0]
+    d, ranks, _ = _signed_ranks(differences)
     n = int(d.size)
     if n == 0:
         return WilcoxonResult(0, 0.0, 0.0, 0.0, 1.0)
-    ranks, _ = _average_ranks(np.abs(d))
     doubled = [round(2 * r) for r in ranks]  # midranks are halves: doubled, integers
     counts: dict[int, int] = {0: 1}
     for r in doubled:

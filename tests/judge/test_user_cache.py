@@ -13,7 +13,7 @@ from judge_helpers import ANTHROPIC_KEY, make_records, write_native
 from typer.testing import CliRunner
 
 from locoscore.cli import app
-from locoscore.judge.cache import CachedVerdict, JudgeStore, user_cache_path
+from locoscore.judge.cache import CachedVerdict, JudgeIdentity, JudgeStore, user_cache_path
 from locoscore.results.layout import JUDGE_CACHE
 from locoscore.testing.fake_provider import FakeProvider
 
@@ -99,29 +99,22 @@ def test_hits_are_copied_so_the_folder_resumes_without_the_user_cache(
 
 
 def test_the_folder_cache_answers_before_the_user_cache(tmp_path: Path) -> None:
-    meta: dict[str, Any] = {
-        "provider": "p",
-        "endpoint": "http://127.0.0.1:1",
-        "model": "m",
-        "protocol": "rubric",
-        "prompt_hash": "h",
-        "params": {},
-    }
+    meta = JudgeIdentity("p", "http://127.0.0.1:1", "m", "rubric", "h", {})
 
     def verdict(key: str, score: float) -> CachedVerdict:
         return CachedVerdict(key, "q", 0, score, "why", "structured", "{}", 1, 1, 0.1)
 
     with JudgeStore(tmp_path / "user.sqlite") as user:
-        user.put(verdict("both", 10.0), **meta)
-        user.put(verdict("user-only", 20.0), **meta)
+        user.put(verdict("both", 10.0), meta)
+        user.put(verdict("user-only", 20.0), meta)
     with JudgeStore(tmp_path / "folder.sqlite") as folder:
-        folder.put(verdict("both", 90.0), **meta)
+        folder.put(verdict("both", 90.0), meta)
     user = JudgeStore(tmp_path / "user.sqlite")
     with JudgeStore(tmp_path / "folder.sqlite", shared=user) as folder:
         found = folder.get_many(["both", "user-only", "neither"])
         assert {k: v.score for k, v in found.items()} == {"both": 90.0, "user-only": 20.0}
         assert folder.shared_hits == 1
-        folder.put(verdict("new", 55.0), **meta)
+        folder.put(verdict("new", 55.0), meta)
     with JudgeStore(tmp_path / "folder.sqlite") as folder:
         assert {k: v.score for k, v in folder.get_many(["user-only", "new"]).items()} == {
             "user-only": 20.0,

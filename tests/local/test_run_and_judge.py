@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from locoscore.benchmarks.locomo import LOCOMO
 from locoscore.benchmarks.locomo.data.load import load_predictions
 from locoscore.benchmarks.locomo.judge import judge_pass
 from locoscore.benchmarks.locomo.report.build import build_reports
@@ -52,7 +53,7 @@ def run_dir(
         mp.setenv("OPENAI_API_KEY", "sk-test-local-0123456789")
         resolved = resolve_run(settings)
         write_run_outputs(asyncio.run(execute_run(resolved)), out)
-        build_reports(out)
+        build_reports(out, LOCOMO)
     return out
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from report_helpers import add_judge, base_rows, write_folder
 
+from locoscore.benchmarks.locomo import LOCOMO
 from locoscore.benchmarks.locomo.report.build import build_reports
 
 PAYLOAD_SCRIPT = "<script>document.title='pwned';document.body.dataset.pwned='1'</script>"
@@ -27,7 +28,7 @@ def _folder_with_payloads(tmp_path: Path) -> Path:
         row["answer"] = "</pre><script>document.title='pwned'</script>"
     judge["model"] = "<script>document.title='pwned'</script>"
     folder = write_folder(tmp_path / "run", rows, judge)
-    build_reports(folder)
+    build_reports(folder, LOCOMO)
     return folder
 
 

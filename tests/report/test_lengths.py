@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from report_helpers import base_rows, write_folder
 
+from locoscore.benchmarks.locomo import LOCOMO
 from locoscore.benchmarks.locomo.report.build import build_reports
 from locoscore.benchmarks.locomo.report.lengths import (
     answer_lengths,
@@ -55,7 +56,7 @@ def test_summary_and_reports_carry_answer_length(tmp_path: Path) -> None:
     for k, row in enumerate(rows):
         row["prediction"] = " ".join(["w"] * (k + 1))  # question k has k + 1 words
     folder = write_folder(tmp_path / "run", rows)
-    build_reports(folder)
+    build_reports(folder, LOCOMO)
     section = json.loads((folder / "summary.json").read_text())["report"]["answer_length"]
     assert section["unit"] == "whitespace-separated words of the prediction"
     assert section["overall"] == {"n": 10, "mean": 5.5, "median": 5.5}

@@ -11,6 +11,7 @@ from report_helpers import add_judge, base_rows, write_folder
 from typer.testing import CliRunner
 
 from locoscore._io import sha256_file
+from locoscore.benchmarks.locomo import LOCOMO
 from locoscore.benchmarks.locomo.report import (
     analyse,
     format_f1_comparison_table,
@@ -126,10 +127,10 @@ def test_rubric_judge_says_the_scales_differ_and_keeps_paper_rows_apart(tmp_path
 
 def test_paper_columns_option_adds_the_papers_titles_and_the_explanation(tmp_path: Path) -> None:
     folder = write_folder(tmp_path / "r", base_rows())
-    build_reports(folder, paper_columns=True)
+    build_reports(folder, LOCOMO, paper_columns=True)
     text = (folder / "report.md").read_text()
     assert '"Single Hop" (id 1)' in text and "mem0ai/mem0#2609" in text
-    build_reports(folder)
+    build_reports(folder, LOCOMO)
     assert '"Single Hop" (id 1)' not in (folder / "report.md").read_text()
 
 
@@ -148,7 +149,7 @@ def test_latency_table_reports_this_runs_percentiles_next_to_mem0s(tmp_path: Pat
 def test_judge_statistics_in_summary_json_match_the_hand_counts(tmp_path: Path) -> None:
     rows = base_rows()
     folder = write_folder(tmp_path / "r", rows, add_judge(rows, "binary"))
-    build_reports(folder)
+    build_reports(folder, LOCOMO)
     judge = json.loads((folder / "summary.json").read_text())["report"]["judge"]
     assert judge["per_run_means"] == pytest.approx([75.0, 100 / 3, 75.0])
     assert judge["unanimity"] == pytest.approx(12 / 16)  # patterns 0, 1, 3 unanimous
@@ -158,7 +159,7 @@ def test_judge_statistics_in_summary_json_match_the_hand_counts(tmp_path: Path) 
 
 def test_report_lists_bottom_and_top_questions_and_every_signature(tmp_path: Path) -> None:
     folder = write_folder(tmp_path / "r", base_rows())
-    build_reports(folder)
+    build_reports(folder, LOCOMO)
     text = (folder / "report.md").read_text()
     assert "### Lowest scores" in text and "### Highest scores" in text
     for proto in ("locomo", "mem0", "spec"):
@@ -169,7 +170,7 @@ def test_report_lists_bottom_and_top_questions_and_every_signature(tmp_path: Pat
 def test_scores_csv_has_one_row_per_question_with_runs_as_json(tmp_path: Path) -> None:
     rows = base_rows()
     folder = write_folder(tmp_path / "r", rows, add_judge(rows, "binary"))
-    build_reports(folder)
+    build_reports(folder, LOCOMO)
     table = list(csv.DictReader((folder / "scores.csv").open()))
     assert len(table) == 20
     assert list(table[0])[:3] == ["sample_id", "qa_index", "category"]
@@ -179,9 +180,9 @@ def test_scores_csv_has_one_row_per_question_with_runs_as_json(tmp_path: Path) -
 
 def test_rebuilding_is_idempotent(tmp_path: Path) -> None:
     folder = write_folder(tmp_path / "r", base_rows())
-    build_reports(folder)
+    build_reports(folder, LOCOMO)
     first = {p: (folder / p).read_text() for p in ("report.md", "report.html", "summary.json")}
-    build_reports(folder)
+    build_reports(folder, LOCOMO)
     assert first == {p: (folder / p).read_text() for p in first}
 
 
@@ -333,8 +334,8 @@ def test_lowest_scores_come_one_per_category_not_in_dataset_order(tmp_path: Path
         row["f1_locomo"] = 0.0  # every question ties: dataset order would pick 4, 4, 4, 1, 1
     forward = write_folder(tmp_path / "a", rows)
     backward = write_folder(tmp_path / "b", rows[::-1])
-    build_reports(forward)
-    build_reports(backward)
+    build_reports(forward, LOCOMO)
+    build_reports(backward, LOCOMO)
     text = (forward / "report.md").read_text()
     ids = _example_ids(text, "Lowest scores")
     categories = sorted(int(r["category"]) for r in rows if f"conv-1#{r['qa_index']}" in ids)
@@ -345,7 +346,7 @@ def test_lowest_scores_come_one_per_category_not_in_dataset_order(tmp_path: Path
 def test_the_largest_f1_j_disagreements_spread_across_categories(tmp_path: Path) -> None:
     rows = base_rows()
     folder = write_folder(tmp_path / "r", rows, add_judge(rows, "binary"))
-    build_reports(folder)
+    build_reports(folder, LOCOMO)
     ids = _example_ids((folder / "report.md").read_text(), "Where official F1 and J disagree")
     # |100 F1 - J| by hand: k0 and k15 100 (single-hop, temporal), k11 and k13 75 (single-hop,
     # multi-hop), k16 75 (temporal, second of its category), k7 and k17 50 (open-domain).
@@ -368,7 +369,7 @@ def test_lowest_scores_with_the_evidence_retrieved_read_a_run_folders_prediction
         for i in range(10)
     ]
     (folder / "predictions.jsonl").write_text("\n".join(lines) + "\n")
-    build_reports(folder)
+    build_reports(folder, LOCOMO)
     text = (folder / "report.md").read_text()
     ids = _example_ids(text, "Lowest scores although the evidence")
     # F1 0 with all evidence: conv-1#0 and conv-1#5 (tie, by hash); then F1 25 with half

@@ -12,6 +12,7 @@ import pytest
 from report_helpers import base_rows, folder_with_errata, write_folder
 from typer.testing import CliRunner
 
+from locoscore.benchmarks.locomo import LOCOMO
 from locoscore.benchmarks.locomo.report.build import build_reports
 from locoscore.cli import app
 
@@ -21,7 +22,7 @@ runner = CliRunner()
 @pytest.fixture
 def view(tmp_path: Path) -> dict[str, Any]:
     folder = folder_with_errata(tmp_path / "run")
-    build_reports(folder)
+    build_reports(folder, LOCOMO)
     section: dict[str, Any] = json.loads((folder / "summary.json").read_text())["report"]
     return section["verified_gold"]
 
@@ -82,7 +83,7 @@ def test_every_metric_is_recomputed_on_the_kept_questions(view: dict[str, Any]) 
 
 def test_the_report_shows_the_view_and_marks_flagged_questions(tmp_path: Path) -> None:
     folder = folder_with_errata(tmp_path / "run")
-    build_reports(folder)
+    build_reports(folder, LOCOMO)
     md = (folder / "report.md").read_text()
     assert "## Verified-gold view (gold errata)" in md
     assert "| single-hop (4) | 6 | 1 | 1 | 83.3 |" in md
@@ -103,7 +104,7 @@ def test_the_report_shows_the_view_and_marks_flagged_questions(tmp_path: Path) -
 
 def test_scores_csv_names_each_question_gold_error(tmp_path: Path) -> None:
     folder = folder_with_errata(tmp_path / "run")
-    build_reports(folder)
+    build_reports(folder, LOCOMO)
     with (folder / "scores.csv").open() as handle:
         rows = {
             f"{r['sample_id']}#{r['qa_index']}": r["gold_error"] for r in csv.DictReader(handle)
@@ -116,7 +117,7 @@ def test_scores_csv_names_each_question_gold_error(tmp_path: Path) -> None:
 def test_without_errata_there_is_no_view(tmp_path: Path) -> None:
     rows = base_rows()
     folder = write_folder(tmp_path / "run", rows)
-    build_reports(folder)
+    build_reports(folder, LOCOMO)
     assert "verified_gold" not in json.loads((folder / "summary.json").read_text())["report"]
     assert "Verified-gold" not in (folder / "report.md").read_text()
     assert "gold_error" not in (folder / "scores.csv").read_text().splitlines()[0]
@@ -124,7 +125,7 @@ def test_without_errata_there_is_no_view(tmp_path: Path) -> None:
 
 def test_rebuilding_the_report_keeps_the_recorded_view(tmp_path: Path) -> None:
     folder = folder_with_errata(tmp_path / "run")
-    build_reports(folder)
+    build_reports(folder, LOCOMO)
     first = (folder / "report.md").read_text()
     result = runner.invoke(app, ["report", str(folder)])
     assert result.exit_code == 0, result.output

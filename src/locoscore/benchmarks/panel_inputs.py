@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from locoscore._io import sha256_file
 from locoscore.errors import InputError
 from locoscore.results.layout import PANEL_JSON, PREDICTIONS, RUN_JSON, SUMMARY
 
@@ -48,14 +49,6 @@ class PanelInputs:
     answers: dict[str, Any]  # the answers file: path, sha256, records
     run: dict[str, Any] | None  # the answers' run (RUN_IDENTITY); None: not a run's own file
     gold_right: dict[str, bool] | None  # --gold-evidence: right under every judge there
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _read_run(folder: Path) -> dict[str, Any] | None:
@@ -106,7 +99,7 @@ def read_panel_inputs(bench: Benchmark, call: JudgeCall, gold_evidence: Path | N
         )
     errata = bench.errata(call.errata, data)
     facts = read_answer_facts(predictions)
-    answers = {"path": str(predictions), "sha256": _sha256(predictions), "records": len(facts)}
+    answers = {"path": str(predictions), "sha256": sha256_file(predictions), "records": len(facts)}
     gold = None
     if gold_evidence is not None:
         gold = read_gold_right(bench, gold_evidence, dataset, run)

@@ -20,6 +20,7 @@ from locoscore.results.board_row import (
     BoardRow,
     MetricColumn,
     RowFigures,
+    dig,
     read_summary,
 )
 
@@ -36,7 +37,7 @@ class Entry:
     def reference(self) -> str | None:
         """A reference system's role ("floor": `no-memory`, "retrieval ceiling":
         `gold-evidence`), as its run records it; None for a system under test."""
-        role = _get(self.summary, "run", "system", "reference")
+        role = dig(self.summary, "run", "system", "reference")
         return role if isinstance(role, str) and role else None
 
     def metric_list(self) -> list[MetricColumn]:
@@ -75,53 +76,45 @@ def _cell_json(c: BoardCell) -> dict[str, Any]:
     return {"mean": c.mean, "ci95": interval, "n": c.n}
 
 
-def _get(data: Any, *path: str) -> Any:
-    for key in path:
-        if not isinstance(data, dict):
-            return None
-        data = data.get(key)
-    return data
-
-
 def measured_figures(summary: dict[str, Any]) -> RowFigures:
     """The speed and length figures a run recorded in summary.json (`run.measures`)."""
-    measures = _get(summary, "run", "measures") or {}
-    latency = _get(measures, "latency") or {}
+    measures = dig(summary, "run", "measures") or {}
+    latency = dig(measures, "latency") or {}
     return RowFigures(
-        _get(measures, "context_tokens", "mean"),
-        (_get(latency, "search_latency_s", "p50"), _get(latency, "search_latency_s", "p95")),
-        (_get(latency, "total_latency_s", "p50"), _get(latency, "total_latency_s", "p95")),
-        _get(measures, "answer_words", "overall", "mean"),
+        dig(measures, "context_tokens", "mean"),
+        (dig(latency, "search_latency_s", "p50"), dig(latency, "search_latency_s", "p95")),
+        (dig(latency, "total_latency_s", "p50"), dig(latency, "total_latency_s", "p95")),
+        dig(measures, "answer_words", "overall", "mean"),
     )
 
 
 def system_name(summary: dict[str, Any]) -> str:
-    name = _get(summary, "run", "system", "name")
+    name = dig(summary, "run", "system", "name")
     if isinstance(name, str):
         return name
-    source = _get(summary, "input", "path")
-    fmt = _get(summary, "input", "format") or "predictions"
+    source = dig(summary, "input", "path")
+    fmt = dig(summary, "input", "format") or "predictions"
     return f"{fmt}: {Path(source).name}" if isinstance(source, str) else str(fmt)
 
 
 def system_signature(summary: dict[str, Any]) -> dict[str, Any]:
     """Answer model, top-k and context budget of a `locoscore run` folder (imported files
     name only their format)."""
-    run = _get(summary, "run")
+    run = dig(summary, "run")
     if not isinstance(run, dict):
-        return {"imported": _get(summary, "input", "format")}
-    answer = _get(run, "answer") or {}
+        return {"imported": dig(summary, "input", "format")}
+    answer = dig(run, "answer") or {}
     return {
         "answer": answer.get("model") or answer.get("provider"),
         "top_k": run.get("top_k"),
         "budget": run.get("context_budget"),
-        "options": _get(run, "system", "options"),
+        "options": dig(run, "system", "options"),
     }
 
 
 def _cost(summary: dict[str, Any], *path: str) -> float | None:
     """A recorded cost; 0 where the stage made no priced call at all."""
-    section = _get(summary, *path)
+    section = dig(summary, *path)
     if not isinstance(section, dict):
         return None
     cost = section.get("cost_usd")
@@ -141,14 +134,14 @@ def _pair(values: tuple[float | None, float | None]) -> dict[str, float | None]:
 def row_facts(entry: Entry) -> dict[str, Any]:
     """Everything a row shows beside its metrics, as plain JSON values (None = not recorded)."""
     s, row, figures = entry.summary, entry.row, entry.figures
-    measures = _get(s, "run", "measures") or {}
+    measures = dig(s, "run", "measures") or {}
     return {
         "system": system_name(s),
         "signature": system_signature(s),
-        "run_signature": _get(s, "run", "signature"),
+        "run_signature": dig(s, "run", "signature"),
         "judge_run_std": row.judge_run_std,
         "recorded_j": row.recorded_j,
-        "evidence_recall": _get(measures, "evidence_recall", "overall", "mean"),
+        "evidence_recall": dig(measures, "evidence_recall", "overall", "mean"),
         "context_tokens": figures.context_tokens,
         "search_latency_s": _pair(figures.search_latency_s),
         "total_latency_s": _pair(figures.total_latency_s),

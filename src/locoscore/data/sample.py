@@ -205,14 +205,20 @@ def _id_order(item_id: str) -> tuple[str, int, str]:
     return item_id, -1, item_id
 
 
-def with_sample(signature: str, sample: QuestionSample | None) -> str:
-    """A signature with the sample's component, before `|version:` (as the others end)."""
-    if sample is None:
+def with_component(signature: str, component: str | None) -> str:
+    """A signature with one more component, before `|version:` (as the others end); the
+    sample's, the shard's and the conversations' all go in this way."""
+    if component is None:
         return signature
     head, sep, version = signature.rpartition("|version:")
     if not sep:
-        return f"{signature}|{sample.signature}"
-    return f"{head}|{sample.signature}|version:{version}"
+        return f"{signature}|{component}"
+    return f"{head}|{component}|version:{version}"
+
+
+def with_sample(signature: str, sample: QuestionSample | None) -> str:
+    """A signature with the sample's component, before `|version:`."""
+    return with_component(signature, None if sample is None else sample.signature)
 
 
 def without_sample(signature: str | None) -> str | None:

@@ -51,16 +51,6 @@ def conversations_component(chosen: Sequence[str], total: int) -> str | None:
     return f"{_CONVS}{len(distinct)}/{total}@{ids_sha256(distinct)[:12]}"
 
 
-def with_component(signature: str, component: str | None) -> str:
-    """A signature with one more component, before `|version:` (as the sample's)."""
-    if component is None:
-        return signature
-    head, sep, version = signature.rpartition("|version:")
-    if not sep:
-        return f"{signature}|{component}"
-    return f"{head}|{component}|version:{version}"
-
-
 def run_selection(
     conversations: Sequence[str],
     total_conversations: int,

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from locoscore.data.conversation import Conversation, Question
-from locoscore.data.sample import QuestionSample, SampleSpec
+from locoscore.data.sample import QuestionSample, SampleSpec, with_component
 from locoscore.errors import InputError
 
 SHARD_RULE = (
@@ -116,12 +116,7 @@ def assign(sizes: Iterable[tuple[str, int]], count: int) -> dict[str, int]:
 
 def with_shard(signature: str, shard: Shard | None) -> str:
     """A signature with the shard's component, before `|version:` (as the sample's)."""
-    if shard is None:
-        return signature
-    head, sep, version = signature.rpartition("|version:")
-    if not sep:
-        return f"{signature}|{shard.signature}"
-    return f"{head}|{shard.signature}|version:{version}"
+    return with_component(signature, None if shard is None else shard.signature)
 
 
 def without_shard(signature: str) -> str:

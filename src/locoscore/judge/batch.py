@@ -19,12 +19,11 @@ from locoscore.judge.cache import JudgeStore
 from locoscore.judge.plan import CallPlan, CallSpec, JudgmentRow, render_prompt
 from locoscore.judge.runner import (
     STOPPED_PREFIX,
+    JudgeCalls,
     JudgeRun,
     ProgressSink,
-    RunStats,
     failed_row,
     finish_run,
-    open_ledger,
     report_rows,
     row_from_reply,
 )
@@ -72,7 +71,9 @@ async def _retrying(call: Callable[[], Awaitable[T]], attempts: int = 6) -> T:
     raise AssertionError("unreachable")
 
 
-class BatchRunner:
+class BatchRunner(JudgeCalls):
+    store: JudgeStore  # a batch is resumed from the folder's cache: there always is one
+
     def __init__(
         self,
         judge: ResolvedJudge,
@@ -84,17 +85,9 @@ class BatchRunner:
         max_wait_s: float = 24 * 3600.0,
         job: str = "judge",
     ) -> None:
-        self.judge = judge
-        self.store = store
-        self.ledger = open_ledger(store, job, judge)
-        self.client = client
-        self.progress = progress
+        super().__init__(judge, store, client, progress, job)
         self.poll_interval_s = poll_interval_s
         self.max_wait_s = max_wait_s
-        self.stats = RunStats()
-        if self.ledger is not None:
-            self.stats.earlier = self.ledger.earlier
-        self.rows: list[JudgmentRow] = []
 
     # ------------------------------------------------------------ provider specifics
 

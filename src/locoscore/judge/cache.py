@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -30,6 +29,8 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
+
+from locoscore._io import open_state_db
 
 USER_CACHE_FILE = "judge_cache.sqlite"
 _COLUMNS = (
@@ -80,14 +81,22 @@ def user_cache_path() -> Path:
     return Path(platformdirs.user_cache_dir("locoscore")) / USER_CACHE_FILE
 
 
+@dataclass(frozen=True)
+class JudgeIdentity:
+    """Who judged, where and how: the part of a cache key (and of a stored verdict's row)
+    that is the same for every question of a pass."""
+
+    provider: str
+    endpoint: str  # the normalised base URL, or the provider's default API
+    model: str
+    protocol: str
+    prompt_hash: str
+    params: dict[str, Any]  # every sampling parameter that can change a verdict
+
+
 def cache_key(
+    judge: JudgeIdentity,
     *,
-    provider: str,
-    endpoint: str,
-    model: str,
-    protocol: str,
-    prompt_hash: str,
-    params: dict[str, Any],
     question_key: str,
     question: str,
     category: int,
@@ -96,12 +105,12 @@ def cache_key(
     run_index: int,
 ) -> str:
     identity = [
-        provider,
-        endpoint,
-        model,
-        protocol,
-        prompt_hash,
-        sorted(params.items()),
+        judge.provider,
+        judge.endpoint,
+        judge.model,
+        judge.protocol,
+        judge.prompt_hash,
+        sorted(judge.params.items()),
         question_key,
         question,
         category,  # the prompt carries the category's grading standard
@@ -160,15 +169,11 @@ class JudgeStore:
         shared: JudgeStore | None = None,
         copy_shared_hits: bool = True,
     ) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self.shared = shared
         self.copy_shared_hits = copy_shared_hits
         self.shared_hits = 0  # verdicts found only in the shared store
-        self.conn = sqlite3.connect(str(path), timeout=30.0, isolation_level=None)
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        # WAL + NORMAL: a committed call survives kill -9 of the process.
-        self.conn.execute("PRAGMA synchronous=NORMAL")
+        self.conn = open_state_db(path)  # a committed call survives kill -9 of the process
         self.conn.executescript(SCHEMA)
         have = {row[1] for row in self.conn.execute("PRAGMA table_info(judgments)")}
         for name, kind in _ADDED_COLUMNS:
@@ -226,17 +231,7 @@ class JudgeStore:
                 raise
             self.conn.execute("COMMIT")
 
-    def put(
-        self,
-        verdict: CachedVerdict,
-        *,
-        provider: str,
-        endpoint: str,
-        model: str,
-        protocol: str,
-        prompt_hash: str,
-        params: dict[str, Any],
-    ) -> None:
+    def put(self, verdict: CachedVerdict, judge: JudgeIdentity) -> None:
         if verdict.score < 0:
             raise ValueError("only scored verdicts are cached")
         self.conn.execute(
@@ -245,11 +240,11 @@ class JudgeStore:
                 verdict.key,
                 verdict.question_key,
                 verdict.run_index,
-                provider,
-                model,
-                protocol,
-                prompt_hash,
-                json.dumps(params, sort_keys=True),
+                judge.provider,
+                judge.model,
+                judge.protocol,
+                judge.prompt_hash,
+                json.dumps(judge.params, sort_keys=True),
                 verdict.score,
                 verdict.explanation,
                 verdict.method,
@@ -258,21 +253,13 @@ class JudgeStore:
                 verdict.output_tokens,
                 verdict.latency_s,
                 time.time(),
-                endpoint,
+                judge.endpoint,
                 verdict.served_model,
                 int(verdict.fake),
             ),
         )  # autocommit: each finished call is durable at once
         if self.shared is not None:
-            self.shared.put(
-                verdict,
-                provider=provider,
-                endpoint=endpoint,
-                model=model,
-                protocol=protocol,
-                prompt_hash=prompt_hash,
-                params=params,
-            )
+            self.shared.put(verdict, judge)
 
     def count(self) -> int:
         return int(self.conn.execute("SELECT COUNT(*) FROM judgments").fetchone()[0])

@@ -71,12 +71,7 @@ def render_prompt(judge: ResolvedJudge, item: JudgeItem) -> str:
 
 def call_key(judge: ResolvedJudge, item: JudgeItem, run_index: int) -> str:
     return cache_key(
-        provider=judge.provider,
-        endpoint=judge.endpoint.url,
-        model=judge.model,
-        protocol=judge.protocol,
-        prompt_hash=judge.prompt_hash,
-        params=judge.cache_params(),
+        judge.cache_identity(),
         question_key=item.key,
         question=item.question,
         gold=item.reference,  # the reference as the judge sees it

@@ -129,12 +129,7 @@ def row_from_reply(
                 row.served_model,
                 row.fake,
             ),
-            provider=judge.provider,
-            endpoint=judge.endpoint.url,
-            model=judge.model,
-            protocol=judge.protocol,
-            prompt_hash=judge.prompt_hash,
-            params=judge.cache_params(),
+            judge.cache_identity(),
         )
     return row
 
@@ -168,7 +163,30 @@ def report_rows(
         progress.update(len(rows), failed, tokens, cost, calls)
 
 
-class Runner:
+class JudgeCalls:
+    """What a judge pass keeps while it makes its calls, one at a time (`Runner`) or as a
+    batch (`batch.BatchRunner`): the judge, its cache and ledger, the rows and counts so far."""
+
+    def __init__(
+        self,
+        judge: ResolvedJudge,
+        store: JudgeStore | None,
+        client: LLMClient | None,
+        progress: ProgressSink | None,
+        job: str,
+    ) -> None:
+        self.judge = judge
+        self.store = store
+        self.ledger = open_ledger(store, job, judge)
+        self.client = client
+        self.progress = progress
+        self.stats = RunStats()
+        if self.ledger is not None:
+            self.stats.earlier = self.ledger.earlier
+        self.rows: list[JudgmentRow] = []
+
+
+class Runner(JudgeCalls):
     def __init__(
         self,
         judge: ResolvedJudge,
@@ -181,11 +199,7 @@ class Runner:
         initial_concurrency: int | None = None,
         job: str = "judge",
     ) -> None:
-        self.judge = judge
-        self.store = store
-        self.ledger = open_ledger(store, job, judge)
-        self.client = client
-        self.progress = progress
+        super().__init__(judge, store, client, progress, job)
         settings = judge.settings
         self.limiter = AdaptiveLimiter(
             settings.concurrency,
@@ -207,10 +221,6 @@ class Runner:
             on_status=progress.status if progress is not None else None,
         )
         self.per_request = judge.n_per_request
-        self.stats = RunStats()
-        if self.ledger is not None:
-            self.stats.earlier = self.ledger.earlier
-        self.rows: list[JudgmentRow] = []
         # (served model, fake) of every live reply: cached verdicts from another are stale.
         self.live_served: set[tuple[str, bool]] = set()
 

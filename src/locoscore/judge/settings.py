@@ -7,6 +7,7 @@ from typing import Any
 
 from locoscore._version import __version__
 from locoscore.errors import InputError
+from locoscore.judge.cache import JudgeIdentity
 from locoscore.judge.prompts import PROTOCOLS, PromptTemplate, builtin_template, output_schema
 from locoscore.llm.cost import PriceTable
 from locoscore.llm.endpoint import Endpoint, Served, resolve_endpoint
@@ -137,6 +138,17 @@ class ResolvedJudge:
     def cache_params(self) -> dict[str, Any]:
         """Every parameter that can change a verdict, for the cache key."""
         return {**self.sampling.cache_params(), "max_tokens": self.settings.max_tokens}
+
+    def cache_identity(self) -> JudgeIdentity:
+        """This judge as its cached verdicts are keyed and stored."""
+        return JudgeIdentity(
+            self.provider,
+            self.endpoint.url,
+            self.model,
+            self.protocol,
+            self.prompt_hash,
+            self.cache_params(),
+        )
 
     @property
     def n_per_request(self) -> int:

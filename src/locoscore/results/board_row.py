@@ -108,6 +108,30 @@ def read_scores(directory: Path) -> list[dict[str, Any]]:
     return _read_question_lines(directory / SCORES)
 
 
+@dataclass(frozen=True)
+class JudgedFolder:
+    """A judged folder as its benchmark's board row reads it: summary.json, its judge
+    section, and scores.jsonl's rows."""
+
+    summary: dict[str, Any]
+    judge: dict[str, Any]
+    rows: list[dict[str, Any]]
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(str(r["question_id"]) for r in self.rows)
+
+
+def judged_folder(directory: Path) -> JudgedFolder | None:
+    """The folder's judged parts; None when it was answered and not judged yet (a row
+    without a metric: `unjudged_row`)."""
+    summary = read_summary(directory)
+    judge = summary.get("judge")
+    if not isinstance(judge, dict):
+        return None
+    return JudgedFolder(summary, judge, read_scores(directory))
+
+
 def _read_question_lines(path: Path) -> list[dict[str, Any]]:
     from locoscore.results.answers_file import object_lines
 
@@ -122,6 +146,16 @@ def _read_question_lines(path: Path) -> list[dict[str, Any]]:
             )
         rows.append(row)
     return rows
+
+
+def dig(data: Any, *path: str) -> Any:
+    """`data[path...]`, or None where a step is missing or not an object (summary.json
+    parts a folder may lack)."""
+    for key in path:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(key)
+    return data
 
 
 def need(data: Any, directory: Path, *path: str) -> Any:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from locoscore._io import read_jsonl, write_json_atomic, write_jsonl_atomic
-from locoscore.results.folder import row_key
+from locoscore.results.folder import load_summary, row_key
 from locoscore.results.layout import JUDGMENTS, PREDICTIONS, RUN_JSON, SCORES, SUMMARY
 
 # Sections a recomputation never carries: the card and the report are rebuilt from it.
@@ -80,6 +80,24 @@ def carry_over(directory: Path, out: Path) -> None:
             write_jsonl_atomic(out / SCORES, merged)
     if (directory / JUDGMENTS).is_file() and not (out / JUDGMENTS).is_file():
         shutil.copyfile(directory / JUDGMENTS, out / JUDGMENTS)
+
+
+def judged_summary(directory: Path, out: Path) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """`carry_over`, then `out`'s summary and its judge section: what a benchmark's
+    `rederive_judgments` recomputes from; None when the folder has no judge section or no
+    judgments.jsonl (nothing of the judge's to recompute)."""
+    carry_over(directory, out)
+    summary = load_summary(out)
+    judge = summary.get("judge")
+    if not isinstance(judge, dict) or not (out / JUDGMENTS).is_file():
+        return None
+    return summary, judge
+
+
+def drawn_question_ids(judge: dict[str, Any]) -> Any:
+    """The question ids the judge's sample drew, as recorded (None: it drew none)."""
+    sample = judge.get("sample")
+    return sample.get("question_ids") if isinstance(sample, dict) else None
 
 
 def carry_judgments(directory: Path, out: Path) -> list[str]:

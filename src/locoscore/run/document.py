@@ -30,6 +30,34 @@ def read_run_answer(folder: Path) -> dict[str, Any] | None:
     return answer if isinstance(answer, dict) else None
 
 
+def _own_run_section(
+    predictions: Path, name: str, fingerprint: Callable[[list[dict[str, Any]]], str]
+) -> tuple[dict[str, Any], Path, list[dict[str, Any]]] | None:
+    """Section `name` of the run.json beside `predictions` (a file, or a results folder: its
+    run's predictions), when they are the predictions that run wrote: the section, the
+    predictions file and its rows. None when there is no such section, or the file is not
+    the run's own (edited, another file) or cannot be read (the command reading it reports
+    that)."""
+    from locoscore._io import read_jsonl
+
+    if predictions.is_dir():
+        predictions = predictions / PREDICTIONS
+    if not predictions.is_file():
+        return None
+    run = read_run(predictions.parent)
+    section = None if run is None else run.get(name)
+    written = None if run is None else run.get("predictions")
+    if not isinstance(section, dict) or not isinstance(written, dict):
+        return None
+    try:
+        rows = read_jsonl(predictions)
+    except (OSError, ValueError):
+        return None
+    if fingerprint(rows) != written.get("fingerprint"):
+        return None
+    return section, predictions, rows
+
+
 def read_run_sample(
     predictions: Path, fingerprint: Callable[[list[dict[str, Any]]], str]
 ) -> QuestionSample | None:
@@ -38,25 +66,13 @@ def read_run_sample(
     run.json beside it records the sample and the fingerprint of the predictions it wrote.
     `judge` then judges exactly those questions, and its headline is over them.
     `fingerprint` is the benchmark's own (`Benchmark.records_identity`), as the run wrote it."""
-    from locoscore._io import read_jsonl
     from locoscore.data.sample import QuestionSample
     from locoscore.errors import InputError
 
-    if predictions.is_dir():  # a results folder: its run's predictions
-        predictions = predictions / PREDICTIONS
-    if not predictions.is_file():
+    own = _own_run_section(predictions, "sample", fingerprint)
+    if own is None:
         return None
-    run = read_run(predictions.parent)
-    sample = None if run is None else run.get("sample")
-    written = None if run is None else run.get("predictions")
-    if not isinstance(sample, dict) or not isinstance(written, dict):
-        return None
-    try:
-        rows = read_jsonl(predictions)
-    except (OSError, ValueError):
-        return None  # the command reading the file reports it
-    if fingerprint(rows) != written.get("fingerprint"):
-        return None  # not the predictions this run wrote (edited, or another file)
+    sample, predictions, _ = own
     try:
         return QuestionSample.from_json(sample)
     except ValueError as exc:
@@ -70,25 +86,13 @@ def read_run_shard(
     """The shard a run asked (`run --shard I/N`), when `predictions` is that shard's own
     file (or folder): (the `data.shard.Shard`, its question ids, the questions across
     every shard). `judge` then judges exactly its questions, as that shard."""
-    from locoscore._io import read_jsonl
     from locoscore.data.shard import Shard
     from locoscore.errors import InputError
 
-    if predictions.is_dir():
-        predictions = predictions / PREDICTIONS
-    if not predictions.is_file():
+    own = _own_run_section(predictions, "shard", fingerprint)
+    if own is None:
         return None
-    run = read_run(predictions.parent)
-    shard = None if run is None else run.get("shard")
-    written = None if run is None else run.get("predictions")
-    if not isinstance(shard, dict) or not isinstance(written, dict):
-        return None
-    try:
-        rows = read_jsonl(predictions)
-    except (OSError, ValueError):
-        return None
-    if fingerprint(rows) != written.get("fingerprint"):
-        return None
+    shard, predictions, rows = own
     try:
         parsed = Shard(int(shard["index"]), int(shard["count"]))
         total = int(shard["population"])

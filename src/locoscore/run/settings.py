@@ -10,8 +10,8 @@ from typing import Any, Literal
 from locoscore._version import __version__
 from locoscore.benchmarks import DEFAULT_BENCHMARK, Benchmark, get_benchmark
 from locoscore.data.conversation import Conversation, Question
-from locoscore.data.sample import QuestionSample, SampleSpec, with_sample
-from locoscore.data.selection import conversations_component, run_selection, with_component
+from locoscore.data.sample import QuestionSample, SampleSpec, with_component, with_sample
+from locoscore.data.selection import conversations_component, run_selection
 from locoscore.data.shard import Shard, with_shard
 from locoscore.llm.endpoint import Served
 from locoscore.run.answerer import AnswerSettings, AnswerStep

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sqlite3
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from locoscore._io import open_state_db
 from locoscore.llm.endpoint import Served
 
 _SCHEMA = """
@@ -99,11 +99,8 @@ class CachedAnswer:
 
 class RunStore:
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self.conn = sqlite3.connect(str(path), timeout=30.0, isolation_level=None)
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA synchronous=NORMAL")
+        self.conn = open_state_db(path)
         self.conn.executescript(_SCHEMA)
         for table in ("answers", "questions"):
             have = {row[1] for row in self.conn.execute(f"PRAGMA table_info({table})")}

@@ -55,10 +55,10 @@ from __future__ import annotations
 import argparse
 import collections
 import signal
-from types import FrameType, TracebackType
+from types import FrameType
 from typing import Any, Self
 
-from locoscore._http_server import ServedInBackground
+from locoscore._http_server import BackgroundServer, ServedInBackground
 from locoscore.testing._core import Core, FakeConfig
 from locoscore.testing._http import REDACTED, FakeHTTPServer, redact_headers
 from locoscore.testing._verdicts import (
@@ -86,7 +86,7 @@ __all__ = [
 ]
 
 
-class FakeProvider:
+class FakeProvider(BackgroundServer):
     """The fake provider's server, run in a daemon thread on 127.0.0.1 and a random port."""
 
     def __init__(self, config: FakeConfig | None = None, host: str = "127.0.0.1", port: int = 0):
@@ -118,17 +118,6 @@ class FakeProvider:
         if self._running is not None:
             while self._running.is_alive():
                 self._running.join(timeout=0.2)
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
 
     # -- addresses ------------------------------------------------------------------------
 

@@ -48,10 +48,9 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from types import TracebackType
 from typing import Any, Self
 
-from locoscore._http_server import ServedInBackground
+from locoscore._http_server import BackgroundServer, ServedInBackground
 from locoscore.testing._llama_http import TOKEN_PATTERN, LlamaHTTPServer, tokenize
 
 TEMPLATE_TOKENS = 8  # the chat template's tokens around one user message
@@ -123,7 +122,7 @@ class _State:
         self.slot_free = threading.Condition(self.lock)
 
 
-class LlamaServer:
+class LlamaServer(BackgroundServer):
     """The stand-in, served from a daemon thread on 127.0.0.1 and a random port."""
 
     def __init__(self, config: LlamaConfig | None = None) -> None:
@@ -148,14 +147,6 @@ class LlamaServer:
             self.state.slot_free.notify_all()
         if self._running is not None:
             self._running.stop()
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(
-        self, t: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.stop()
 
     @property
     def url(self) -> str:

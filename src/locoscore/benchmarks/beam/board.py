@@ -14,10 +14,9 @@ from locoscore.results.board_row import (
     BoardMetric,
     BoardRow,
     cell,
+    judged_folder,
     need,
     number,
-    read_scores,
-    read_summary,
     unjudged_row,
 )
 from locoscore.results.layout import SCORES
@@ -26,12 +25,10 @@ SCALE = 100.0
 
 
 def board_row(directory: Path, ability_names: dict[str, str]) -> BoardRow:
-    summary = read_summary(directory)
-    judge = summary.get("judge")
-    if not isinstance(judge, dict):  # answered, not judged yet: a row without a metric
+    judged = judged_folder(directory)
+    if judged is None:  # answered, not judged yet: a row without a metric
         return unjudged_row(directory)
-    rows = read_scores(directory)
-    ids = tuple(str(r["question_id"]) for r in rows)
+    summary, judge, rows, ids = judged.summary, judged.judge, judged.rows, judged.ids
     answers = summary.get("answers") or {}
     failed = answers.get("failed") if isinstance(answers, dict) else None
     failed = failed if isinstance(failed, int) else None

@@ -13,24 +13,21 @@ from typing import Any
 from locoscore._io import read_jsonl, write_json_atomic, write_jsonl_atomic
 from locoscore.benchmarks.beam.data import BeamDataset
 from locoscore.benchmarks.beam.judge_pass import read_predictions, score_tables
-from locoscore.results.folder import load_summary
 from locoscore.results.layout import JUDGMENTS, SCORES, SUMMARY
-from locoscore.results.rederived import answers_source, carry_over
+from locoscore.results.rederived import answers_source, drawn_question_ids, judged_summary
 
 PAIR = "|pair"
 
 
 def rederive_judgments(directory: Path, data: BeamDataset, out: Path) -> list[str]:
-    carry_over(directory, out)
-    summary = load_summary(out)
-    judge = summary.get("judge")
-    if not isinstance(judge, dict) or not (out / JUDGMENTS).is_file():
+    judged = judged_summary(directory, out)
+    if judged is None:
         return []
+    summary, judge = judged
     by_id = {p.question_id: p for p in read_predictions(answers_source(directory), data)}
     answered = {q.conversation_id for q in data.questions if q.question_id in by_id}
     questions = [q for q in data.questions if q.conversation_id in answered]
-    sample = judge.get("sample")
-    drawn = sample.get("question_ids") if isinstance(sample, dict) else None
+    drawn = drawn_question_ids(judge)
     if isinstance(drawn, list):
         questions = [q for q in questions if q.question_id in set(drawn)]
     grades: dict[tuple[str, int], dict[int, float]] = defaultdict(dict)

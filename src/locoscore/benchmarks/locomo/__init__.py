@@ -184,7 +184,7 @@ class LoCoMo(Benchmark):
         """report.md, report.html and scores.csv, the statistics section of summary.json."""
         from locoscore.benchmarks.locomo.report.build import build_reports
 
-        build_reports(directory, errata=errata)
+        build_reports(directory, self, errata=errata)
 
     def print_run_scores(self, summary: dict[str, Any], t: Terminal) -> None:
         """The lexical protocols' table, then their signatures."""
@@ -242,7 +242,7 @@ class LoCoMo(Benchmark):
         """The folder's reports rebuilt as they stand (no errata given: the recorded list)."""
         from locoscore.benchmarks.locomo.report.build import build_reports
 
-        return build_reports(directory).paths
+        return build_reports(directory, self).paths
 
     def report_command(self, call: ReportCall, terminal: Terminal) -> bool:
         from locoscore.benchmarks.locomo.folder_commands import report_command

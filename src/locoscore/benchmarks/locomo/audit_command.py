@@ -104,7 +104,7 @@ def audit_command(bench: Benchmark, call: AuditCall, t: Terminal) -> bool:
     document = audit_document(sets, result, ds, call.accept_threshold, sample)
     write_audit(out, document)
     if (out / SCORES).is_file() and (out / SUMMARY).is_file():
-        build_reports(out)  # a results folder: its report shows the audit next to J
+        build_reports(out, bench)  # a results folder: its report shows the audit next to J
     _print_sets(t, document)
     if document.get("placement"):
         console.print(placement_sentence(document["placement"]), highlight=False)

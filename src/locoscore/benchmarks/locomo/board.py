@@ -29,19 +29,12 @@ from locoscore.results.board_row import (
     BoardMetric,
     BoardRow,
     RowFigures,
+    dig,
 )
 from locoscore.results.folder import row_key
 from locoscore.results.layout import SUMMARY
 
 TYPE_WORD = "category"
-
-
-def _get(data: Any, *path: str) -> Any:
-    for key in path:
-        if not isinstance(data, dict):
-            return None
-        data = data.get(key)
-    return data
 
 
 def _cell(cell: dict[str, Any]) -> BoardCell:
@@ -90,16 +83,16 @@ def _row(
     judged = [m for m in present if m.is_judge]
     ranked = judged or present
     ordered = [ranked[0], *(m for m in present if m != ranked[0])] if ranked else []
-    measures = _get(summary, "run", "measures")
+    measures = dig(summary, "run", "measures")
     failed = measures.get("failed") if isinstance(measures, dict) else None
     failed = failed if isinstance(failed, int) else None
     judge = results.judge.get("signature") if results.judge else None
     latency = section.get("latency") or {}
     figures = RowFigures(
-        _get(latency, "context_tokens", "mean"),
-        (_get(latency, "search_latency_s", "p50"), _get(latency, "search_latency_s", "p95")),
-        (_get(latency, "total_latency_s", "p50"), _get(latency, "total_latency_s", "p95")),
-        _get(section, "answer_length", "overall", "mean"),
+        dig(latency, "context_tokens", "mean"),
+        (dig(latency, "search_latency_s", "p50"), dig(latency, "search_latency_s", "p95")),
+        (dig(latency, "total_latency_s", "p50"), dig(latency, "total_latency_s", "p95")),
+        dig(section, "answer_length", "overall", "mean"),
     )
     lexical = sorted(
         (name, str(block.get("signature") if isinstance(block, dict) else None))
@@ -112,12 +105,12 @@ def _row(
         failed,
         _scores(results, rows, ordered[0]) if ordered else {},
         None if judge is None else str(judge),
-        judge_run_std=_get(section, "judge", "run_level_std"),
+        judge_run_std=dig(section, "judge", "run_level_std"),
         type_word=TYPE_WORD,
         view=view,
         lexical=tuple(lexical),
         figures=figures,
-        recorded_j=_get(recorded_judge(summary), "overall", "mean"),
+        recorded_j=dig(recorded_judge(summary), "overall", "mean"),
         recorded_metrics=metrics,
         paired_decimals=None,  # as `compare` pairs them
     )

@@ -55,6 +55,7 @@ def report_command(bench: Benchmark, call: ReportCall, t: Terminal) -> bool:
     gold_errata = errata_for(call.errata, dataset_path)
     built = build_reports(
         directory,
+        bench,
         paper_columns=call.paper_columns,
         svg_dir=call.svg,
         errata=gold_errata,
@@ -120,7 +121,7 @@ def score_command(bench: Benchmark, call: ScoreCall, t: Terminal) -> bool:
     t.claim(out, loaded.identity(), replace=call.replace)
     summary = score_into_folder(loaded, out, names)
     # one report format everywhere: the full report (`locoscore report` rebuilds the same)
-    built = build_reports(out, errata=gold_errata)
+    built = build_reports(out, bench, errata=gold_errata)
     t.out.print(lexical_table(summary["lexical"]), highlight=False)
     print_signatures(t.out, lexical_signatures(summary["lexical"]))
     if (line := verified_gold_line(built.analysis)) is not None:

@@ -91,7 +91,7 @@ def judge_command(bench: Benchmark, call: JudgeCall, t: Terminal) -> bool:
             stacklevel=1,
         )
     # keep the folder's reports in step with the new J (no API call)
-    built = build_reports(out, errata=gold_errata)
+    built = build_reports(out, bench, errata=gold_errata)
     if (line := verified_gold_line(built.analysis)) is not None:
         console.print(line, highlight=False)
     console.print(

@@ -26,6 +26,7 @@ from locoscore.benchmarks.locomo_plus.data import (
     PLUS_URL,
     RELATIONS,
     PlusData,
+    PlusItem,
     load_plus,
 )
 from locoscore.data.conversation import Conversation, Question
@@ -126,10 +127,14 @@ class LoCoMoPlus(Benchmark):
             counts[TYPE_IDS[item.relation]] += 1
         return counts
 
-    def conversations(self, data: PlusData) -> list[Conversation]:
+    def stitched(self, data: PlusData, item: PlusItem) -> tuple[Conversation, Question]:
+        """The item's conversation and question, as this profile stitches them."""
         from locoscore.benchmarks.locomo_plus.stitch import stitch
 
-        return [stitch(data, item)[0] for item in data.items]
+        return stitch(data, item)
+
+    def conversations(self, data: PlusData) -> list[Conversation]:
+        return [self.stitched(data, item)[0] for item in data.items]
 
     def questions(
         self,
@@ -138,10 +143,10 @@ class LoCoMoPlus(Benchmark):
         *,
         include_excluded: bool = True,
     ) -> list[Question]:
-        from locoscore.benchmarks.locomo_plus.stitch import item_id, stitch
+        from locoscore.benchmarks.locomo_plus.stitch import item_id
 
         wanted = {c.conversation_id for c in conversations}
-        return [stitch(data, i)[1] for i in data.items if item_id(i) in wanted]
+        return [self.stitched(data, i)[1] for i in data.items if item_id(i) in wanted]
 
     def default_answer_prompt_text(self) -> str:
         return ANSWER_PROMPT
@@ -252,23 +257,10 @@ class OfficialLoCoMoPlus(LoCoMoPlus):
             },
         }
 
-    def conversations(self, data: PlusData) -> list[Conversation]:
+    def stitched(self, data: PlusData, item: PlusItem) -> tuple[Conversation, Question]:
         from locoscore.benchmarks.locomo_plus.official import official_stitch
 
-        return [official_stitch(data, item)[0] for item in data.items]
-
-    def questions(
-        self,
-        data: PlusData,
-        conversations: Sequence[Conversation],
-        *,
-        include_excluded: bool = True,
-    ) -> list[Question]:
-        from locoscore.benchmarks.locomo_plus.official import official_stitch
-        from locoscore.benchmarks.locomo_plus.stitch import item_id
-
-        wanted = {c.conversation_id for c in conversations}
-        return [official_stitch(data, i)[1] for i in data.items if item_id(i) in wanted]
+        return official_stitch(data, item)
 
     def answer_prompt(self, data: PlusData) -> AnswerPrompt:
         from locoscore.benchmarks.locomo_plus.official import answer_prompt, prompts_of

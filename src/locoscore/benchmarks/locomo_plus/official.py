@@ -32,7 +32,9 @@ from locoscore.benchmarks.locomo_plus.stitch import (
     base_conversation,
     cue_position,
     item_id,
+    item_record_ids,
     locomo_date,
+    placed,
     trigger_time,
 )
 from locoscore.data.conversation import Conversation, Question, SessionInput, TurnInput
@@ -110,17 +112,7 @@ def official_stitch(data: PlusData, item: PlusItem) -> tuple[Conversation, Quest
         ident, 0, None, None, tuple(TurnInput(names[r], "", t) for r, t in cue_lines)
     )
     position = cue_position(base, cue_at)
-    ordered = [*base.sessions[:position], cue, *base.sessions[position:]]
-    sessions = []
-    evidence: list[str] = []
-    for number, session in enumerate(ordered, 1):
-        turns = tuple(
-            TurnInput(t.speaker, f"D{number}:{j}", t.text.strip())
-            for j, t in enumerate(session.turns, 1)
-        )
-        if session is cue:
-            evidence = [t.dia_id for t in turns]
-        sessions.append(SessionInput(ident, number, None, None, turns, base.speakers))
+    conversation, evidence = placed(base, cue, position, ident, bare=True)
     trigger = " ".join(t for _, t in official_lines(item.trigger_raw))
     question = Question(
         question_id=ident,
@@ -128,18 +120,11 @@ def official_stitch(data: PlusData, item: PlusItem) -> tuple[Conversation, Quest
         text=f'{names["A"]} said, "{trigger}"',
         category=RELATIONS.index(item.relation) + 1,
         gold="\n".join(f"{names[r]}：{t}" for r, t in cue_lines if t),
-        evidence=tuple(evidence),
+        evidence=evidence,
         date_iso=trigger_at.isoformat(timespec="minutes"),
-        record_ids={
-            "item": item.index,
-            "relation_type": item.relation,
-            "time_gap": item.gap.text,
-            "gap_days": days,
-            "short_gap": position == len(base.sessions),
-            "locomo_conversation": base.conversation_id,
-        },
+        record_ids=item_record_ids(item, days, position, base),
         date_raw=locomo_date(trigger_at),
     )
-    stitched = (Conversation(ident, base.speakers, tuple(sessions)), question)
+    stitched = (conversation, question)
     data.official_stitched[item.index] = stitched
     return stitched

@@ -22,6 +22,7 @@ the trigger (it is the conversation's last session, so nothing stands between th
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import Any
 
 from locoscore.benchmarks.locomo.data.conversations import conversation_from_sample
 from locoscore.benchmarks.locomo_plus.data import RELATIONS, PlusData, PlusItem
@@ -77,6 +78,45 @@ def cue_position(base: Conversation, cue_at: datetime) -> int:
     return position
 
 
+def placed(
+    base: Conversation, cue: SessionInput, position: int, ident: str, *, bare: bool = False
+) -> tuple[Conversation, tuple[str, ...]]:
+    """`base` with the cue session inserted at `position`, sessions renumbered 1..n and turns
+    `D<session>:<turn>` (so no id marks the cue): the conversation `ident` and the cue's turn
+    ids (the question's evidence). `bare`: as the official input shows it, with no dates, no
+    captions and each text stripped."""
+    ordered = [*base.sessions[:position], cue, *base.sessions[position:]]
+    sessions = []
+    evidence: tuple[str, ...] = ()
+    for number, session in enumerate(ordered, 1):
+        turns = tuple(
+            TurnInput(t.speaker, f"D{number}:{j}", t.text.strip())
+            if bare
+            else TurnInput(t.speaker, f"D{number}:{j}", t.text, t.caption)
+            for j, t in enumerate(session.turns, 1)
+        )
+        if session is cue:
+            evidence = tuple(t.dia_id for t in turns)
+        dates = (None, None) if bare else (session.date_raw, session.date_iso)
+        sessions.append(SessionInput(ident, number, *dates, turns, base.speakers))
+    return Conversation(ident, base.speakers, tuple(sessions)), evidence
+
+
+def item_record_ids(
+    item: PlusItem, gap_days: int, position: int, base: Conversation
+) -> dict[str, Any]:
+    """What a stitched question records of its item and placement."""
+    return {
+        "item": item.index,
+        "relation_type": item.relation,
+        "time_gap": item.gap.text,
+        "gap_days": gap_days,
+        # the cue is the last session: adjacent to the trigger
+        "short_gap": position == len(base.sessions),
+        "locomo_conversation": base.conversation_id,
+    }
+
+
 def stitch(data: PlusData, item: PlusItem) -> tuple[Conversation, Question]:
     """The item's conversation and its question (cached on `data`)."""
     if item.index in data.stitched:
@@ -96,37 +136,16 @@ def stitch(data: PlusData, item: PlusItem) -> tuple[Conversation, Question]:
         base.speakers,
     )
     position = cue_position(base, cue_at)
-    ordered = [*base.sessions[:position], cue, *base.sessions[position:]]
-    sessions = []
-    evidence: list[str] = []
-    for number, session in enumerate(ordered, 1):
-        turns = tuple(
-            TurnInput(t.speaker, f"D{number}:{j}", t.text, t.caption)
-            for j, t in enumerate(session.turns, 1)
-        )
-        if session is cue:
-            evidence = [t.dia_id for t in turns]
-        sessions.append(
-            SessionInput(ident, number, session.date_raw, session.date_iso, turns, base.speakers)
-        )
-    conversation = Conversation(ident, base.speakers, tuple(sessions))
+    conversation, evidence = placed(base, cue, position, ident)
     question = Question(
         question_id=ident,
         conversation_id=ident,
         text=f"{speaker['A']}: {item.trigger.text}",
         category=RELATIONS.index(item.relation) + 1,  # the benchmark's type ids
         gold="\n".join(f"{speaker[line.role]}: {line.text}" for line in item.cue),
-        evidence=tuple(evidence),
+        evidence=evidence,
         date_iso=trigger_at.isoformat(timespec="minutes"),
-        record_ids={
-            "item": item.index,
-            "relation_type": item.relation,
-            "time_gap": item.gap.text,
-            "gap_days": item.gap.days,
-            # the cue is the last session: adjacent to the trigger
-            "short_gap": position == len(base.sessions),
-            "locomo_conversation": base.conversation_id,
-        },
+        record_ids=item_record_ids(item, item.gap.days, position, base),
         date_raw=locomo_date(trigger_at),
     )
     data.stitched[item.index] = (conversation, question)

@@ -84,3 +84,20 @@ def accuracy(
         "missing_counts_as_wrong": _figures(scope, strict),
         "over_submitted": _figures(submitted, over_submitted),
     }
+
+
+def score_lines(
+    metas: Sequence[QuestionMeta], question_scores: Mapping[str, float | None]
+) -> list[dict[str, Any]]:
+    """scores.jsonl: one line per question of the file, with its J (None: missing, or
+    every run failed) and whether it was submitted."""
+    return [
+        {
+            "question_id": m.question_id,
+            "question_type": m.question_type,
+            "abstention": m.abstention,
+            "submitted": m.question_id in question_scores,
+            "j": question_scores.get(m.question_id),
+        }
+        for m in metas
+    ]

@@ -16,10 +16,9 @@ from locoscore.results.board_row import (
     BoardMetric,
     BoardRow,
     cell,
+    judged_folder,
     need,
     number,
-    read_scores,
-    read_summary,
     unjudged_row,
 )
 from locoscore.results.layout import SCORES
@@ -40,12 +39,10 @@ def _by_type(summary: dict[str, Any], directory: Path, name: str) -> dict[str, B
 
 
 def board_row(directory: Path) -> BoardRow:
-    summary = read_summary(directory)
-    judge = summary.get("judge")
-    if not isinstance(judge, dict):  # answered, not judged yet: a row without a metric
+    judged = judged_folder(directory)
+    if judged is None:  # answered, not judged yet: a row without a metric
         return unjudged_row(directory)
-    rows = read_scores(directory)
-    ids = tuple(str(r["question_id"]) for r in rows)
+    summary, judge, rows, ids = judged.summary, judged.judge, judged.rows, judged.ids
     strict = need(summary, directory, "judge", "missing_counts_as_wrong")
     submitted = need(summary, directory, "judge", "over_submitted")
     metrics = (

@@ -14,7 +14,7 @@ from typing import Any
 
 from locoscore._io import sha256_file, write_json_atomic, write_jsonl_atomic
 from locoscore.benchmarks.longmemeval import judging
-from locoscore.benchmarks.longmemeval.accuracy import accuracy
+from locoscore.benchmarks.longmemeval.accuracy import accuracy, score_lines
 from locoscore.benchmarks.longmemeval.answers import Answers, identity, read_answers
 from locoscore.benchmarks.longmemeval.data import LongMemEvalData, QuestionMeta
 from locoscore.data.sample import QuestionSample, SampleSpec
@@ -153,19 +153,8 @@ async def judge_longmemeval(
     summary = load_summary(out)
     summary["benchmark"] = "longmemeval"
     summary["judge"] = section
-    per_question = [
-        {
-            "question_id": m.question_id,
-            "question_type": m.question_type,
-            "abstention": m.abstention,
-            "submitted": m.question_id in scores,
-            "j": scores.get(m.question_id),
-        }
-        for m in metas
-    ]
     write_jsonl_atomic(out / JUDGMENTS, [r.as_json() for r in fold.rows()])
-    # one line per question of the file: its J (None: missing)
-    write_jsonl_atomic(out / SCORES, per_question)
+    write_jsonl_atomic(out / SCORES, score_lines(metas, scores))
     write_json_atomic(out / SUMMARY, summary)
     return result, section
 

@@ -8,24 +8,20 @@ sample when it drew one."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from locoscore._io import read_jsonl, write_json_atomic, write_jsonl_atomic
-from locoscore.benchmarks.longmemeval.accuracy import accuracy
+from locoscore.benchmarks.longmemeval.accuracy import accuracy, score_lines
 from locoscore.benchmarks.longmemeval.data import LongMemEvalData
-from locoscore.results.folder import load_summary
 from locoscore.results.layout import JUDGMENTS, SCORES, SUMMARY
-from locoscore.results.rederived import carry_over
+from locoscore.results.rederived import drawn_question_ids, judged_summary
 
 
 def rederive_judgments(directory: Path, data: LongMemEvalData, out: Path) -> list[str]:
-    carry_over(directory, out)
-    summary = load_summary(out)
-    judge = summary.get("judge")
-    if not isinstance(judge, dict) or not (out / JUDGMENTS).is_file():
+    judged = judged_summary(directory, out)
+    if judged is None:
         return []
-    sample = judge.get("sample")
-    drawn = sample.get("question_ids") if isinstance(sample, dict) else None
+    summary, judge = judged
+    drawn = drawn_question_ids(judge)
     metas = [m for m in data.questions if drawn is None or m.question_id in set(drawn)]
     by_key = {f"{m.question_id}#{m.position}": m.question_id for m in metas}
     runs: dict[str, list[float]] = {}
@@ -39,15 +35,5 @@ def rederive_judgments(directory: Path, data: LongMemEvalData, out: Path) -> lis
     scores: dict[str, float | None] = {q: (sum(v) / len(v) if v else None) for q, v in runs.items()}
     figures = accuracy(metas, scores)
     write_json_atomic(out / SUMMARY, {**summary, "judge": {**judge, **figures}})
-    rows: list[dict[str, Any]] = [
-        {
-            "question_id": m.question_id,
-            "question_type": m.question_type,
-            "abstention": m.abstention,
-            "submitted": m.question_id in scores,
-            "j": scores.get(m.question_id),
-        }
-        for m in metas
-    ]
-    write_jsonl_atomic(out / SCORES, rows)
+    write_jsonl_atomic(out / SCORES, score_lines(metas, scores))
     return []

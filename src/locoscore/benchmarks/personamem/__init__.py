@@ -274,9 +274,18 @@ class PersonaMem(Benchmark):
         return [q for q in self.questions(data, self.conversations(data)) if q.question_id in ids]
 
     def score_command(self, call: ScoreCall, terminal: Terminal) -> bool:
-        from locoscore.benchmarks.personamem.folder import score_answers
+        from locoscore.benchmarks.personamem.folder import refuse_score_options, score_answers
+        from locoscore.generic.floors import record_floors
 
-        return score_answers(self, call, terminal)
+        refuse_score_options(call)
+        bench = self.for_protocol(call.protocols)
+        data = bench.load(call.dataset)
+
+        def write(rows: list[dict[str, Any]], extra: dict[str, Any]) -> dict[str, Any]:
+            summary = bench.write_scores(rows, data, call.out, extra)
+            return record_floors(call.out, summary, bench, data, bench.asked(data, rows))
+
+        return score_answers(data, bench.protocol, write, call, terminal)
 
     def board_row(self, directory: Path) -> BoardRow:
         """The generic row, its scoring signature (protocol and parser) as a lexical

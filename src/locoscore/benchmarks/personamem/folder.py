@@ -5,6 +5,7 @@ row is the generic one (accuracy, then the margin over the best floor)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,32 +17,40 @@ from locoscore.results.layout import SCORES, SUMMARY
 
 if TYPE_CHECKING:
     from locoscore.benchmarks.commands import ScoreCall, Terminal
-    from locoscore.benchmarks.personamem import PersonaMem
+    from locoscore.benchmarks.personamem.data import PersonaMemData
+    from locoscore.benchmarks.personamem.protocol import Protocol
+
+# Writes scores.jsonl and summary.json (floors included) of scored rows and the answers
+# section, and returns the summary: the chosen profile's, passed in by the benchmark.
+WriteScores = Callable[[list[dict[str, Any]], dict[str, Any]], dict[str, Any]]
 
 
-def score_answers(bench: PersonaMem, call: ScoreCall, t: Terminal) -> bool:
-    """`locoscore score ANSWERS --benchmark personamem`: one JSONL line per question with
-    `question_id` and the reply (`prediction`, or --prediction-key), into --out."""
-    from locoscore.benchmarks.personamem.scoring import items_by_id, read_answers, score_rows
-    from locoscore.generic.floors import record_floors
-    from locoscore.results.identity import answers_identity
-
+def refuse_score_options(call: ScoreCall) -> None:
+    """The `score` options PersonaMem has no use for (checked before any file is read)."""
     for given, option in ((call.errata, "--errata"), (call.fmt, "--format")):
         if given:
             raise InputError(f"personamem takes no {option}", field=option)
-    bench = bench.for_protocol(call.protocols)
-    data = bench.load(call.dataset)
+
+
+def score_answers(
+    data: PersonaMemData, protocol: Protocol, write: WriteScores, call: ScoreCall, t: Terminal
+) -> bool:
+    """`locoscore score ANSWERS --benchmark personamem`: one JSONL line per question with
+    `question_id` and the reply (`prediction`, or --prediction-key), into --out; `data` and
+    `protocol` are the chosen profile's."""
+    from locoscore.benchmarks.personamem.scoring import items_by_id, read_answers, score_rows
+    from locoscore.results.identity import answers_identity
+
     records = read_answers(call.predictions)
     key = call.prediction_key or "prediction"
-    rows = score_rows(records, items_by_id(data), bench.protocol, call.predictions, key)
+    rows = score_rows(records, items_by_id(data), protocol, call.predictions, key)
     pairs = [(str(r.get("question_id")), str(r.get(key))) for _, r in records if not r.get("error")]
     ours = answers_identity(str(call.predictions), pairs, file_sha256=sha256_file(call.predictions))
     # the folder guard first: another run's folder is refused (or, --replace, emptied)
     t.claim(call.out, ours, replace=call.replace)
     kept = _claim(call.out, ours, call.replace)
     scored = {"path": str(call.predictions), "sha256": ours.file_sha256, **ours.to_json()}
-    summary = bench.write_scores(rows, data, call.out, {**kept, "scored": scored})
-    summary = record_floors(call.out, summary, bench, data, bench.asked(data, rows))
+    summary = write(rows, {**kept, "scored": scored})
     for line in summary_lines(summary):
         t.out.print(line, highlight=False, soft_wrap=True)
     t.out.print(f"wrote {call.out}/{SCORES}, {SUMMARY}", highlight=False)

@@ -16,7 +16,8 @@ import hashlib
 
 from locoscore.benchmarks.personamem.data import LETTERS, Item
 
-ANSWER_PROMPT = """\
+# The memories and the question, then which reply fits: the part both profiles share.
+_ASK = """\
 You are a chat assistant with a memory of your earlier chat sessions with this user. Below
 are the parts of those sessions your memory retrieved for the user's new message, best match
 first.
@@ -28,30 +29,25 @@ The user's new message, followed by four possible replies:
 {question}
 
 Which of the four replies fits this user best, given what you remember of them (their
-preferences, how those changed, and why)? Answer with the letter of that reply in
+preferences, how those changed, and why)? """
+
+ANSWER_PROMPT = (
+    _ASK
+    + """Answer with the letter of that reply in
 parentheses, for example (b), and nothing else.
 
 Answer:"""
-
+)
 
 # The official profile's prompt: the same memories and question, the answer asked for in
 # the official code's format (a letter after `<final_answer>`), which its parser reads.
-FINAL_MARKER_PROMPT = """\
-You are a chat assistant with a memory of your earlier chat sessions with this user. Below
-are the parts of those sessions your memory retrieved for the user's new message, best match
-first.
-
-Retrieved memories:
-{context}
-
-The user's new message, followed by four possible replies:
-{question}
-
-Which of the four replies fits this user best, given what you remember of them (their
-preferences, how those changed, and why)? Write the token <final_answer> and then the
+FINAL_MARKER_PROMPT = (
+    _ASK
+    + """Write the token <final_answer> and then the
 letter of that reply in parentheses, for example <final_answer>(b).
 
 Answer:"""
+)
 
 
 def order(question_id: str, seed: int | None) -> tuple[int, int, int, int]:

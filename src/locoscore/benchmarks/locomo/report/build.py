@@ -25,6 +25,7 @@ from locoscore.benchmarks.locomo.report.audit_view import audit_summary
 from locoscore.benchmarks.locomo.report.headline import report_title
 from locoscore.benchmarks.locomo.report.load import load_results
 from locoscore.benchmarks.locomo.report.sections import full_report_blocks
+from locoscore.claim.benchmark import ClaimedBenchmark
 from locoscore.claim.refresh import recorded_claim
 from locoscore.claim.render import card_blocks
 from locoscore.report.csv import scores_csv
@@ -178,6 +179,7 @@ class BuiltReports:
 
 def build_reports(
     directory: Path,
+    bench: ClaimedBenchmark,
     paper_columns: bool = False,
     svg_dir: Path | None = None,
     errata: Errata | None = None,
@@ -187,7 +189,8 @@ def build_reports(
     card in summary.json).
 
     `errata` (re)records the gold errata in summary.json; without it, errata recorded
-    earlier still give the verified-gold view.
+    earlier still give the verified-gold view. `bench`: the LoCoMo benchmark whose folder it
+    is, which the claim card asks (the caller's, so this part never imports its package face).
     """
     results = load_results(directory)
     if errata is not None:
@@ -200,9 +203,7 @@ def build_reports(
     # the claim card reads the folder as it now stands (errata and report recorded), and
     # is the report's first box, under its title
     write_text_atomic(directory / SUMMARY, dumps_json(summary))
-    from locoscore.benchmarks.locomo import LOCOMO
-
-    summary["claim"] = recorded_claim(directory, LOCOMO)
+    summary["claim"] = recorded_claim(directory, bench)
     blocks = [*blocks[:1], *card_blocks(summary["claim"]), *blocks[1:]]
     outputs: dict[Path, str] = {
         directory / REPORT_MD: render_markdown(blocks),

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from locoscore.benchmarks.locomo.categories import ADVERSARIAL, parse_category
+from locoscore.benchmarks.locomo.data.models import PredictionRecord
 from locoscore.errors import InputError
 
 GoldField = Literal["answer", "adversarial_answer"]
@@ -113,6 +114,40 @@ def read_gold(
     if found is not None:
         raise where.error("is null", field=found[0])
     raise _missing(names, where)
+
+
+@dataclass(frozen=True)
+class QAFields:
+    """The four fields every format's item carries, under that format's names (named as
+    `PredictionRecord` names them)."""
+
+    question: str
+    category: int
+    answer: str | int
+    gold_field: GoldField
+    prediction: str
+
+    def record(self, where: Where, **more: Any) -> PredictionRecord:
+        """The record of these fields and the format's own (`more`: identity, timings,
+        `recorded`)."""
+        return PredictionRecord(**asdict(self), source=where.source, **more)
+
+
+def read_qa(
+    item: Mapping[str, Any],
+    where: Where,
+    *,
+    question: tuple[str, ...] = ("question",),
+    gold: tuple[str, ...],
+    prediction: tuple[str, ...],
+) -> QAFields:
+    """Question, category, gold and prediction, checked in that order (the first failure is
+    the one reported)."""
+    text = require_text(item, question, where, allow_empty=False)
+    category = read_category(item, "category", where)
+    answer, gold_field = read_gold(item, gold, where, category)
+    predicted = require_text(item, prediction, where, allow_empty=True)
+    return QAFields(text, category, answer, gold_field, predicted)
 
 
 def finite_number(value: object, name: str, where: Where) -> float:

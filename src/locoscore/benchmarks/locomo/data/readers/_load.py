@@ -6,6 +6,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from locoscore.errors import InputError
 
@@ -26,6 +27,18 @@ class LoadedFile:
     @property
     def file(self) -> str:
         return str(self.path)
+
+    def keyed_object(self, expects: str) -> dict[str, Any]:
+        """The document as the object a keyed format (mem0, zep) holds; `expects` says which."""
+        if not isinstance(self.raw, dict):
+            raise InputError(f"{expects}, got a JSON {type(self.raw).__name__}", file=self.file)
+        return self.raw
+
+    def check_items(self, key: str, items: object) -> list[Any]:
+        """One key's value, which must be a list of items."""
+        if not isinstance(items, list):
+            raise InputError("must be a list of items", file=self.file, record=key)
+        return items
 
 
 def load_file(path: Path) -> LoadedFile:

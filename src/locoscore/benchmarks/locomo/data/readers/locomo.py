@@ -14,11 +14,9 @@ from locoscore.benchmarks.locomo.data.models import PredictionRecord
 from locoscore.benchmarks.locomo.data.readers._fields import (
     Where,
     check_utf8,
-    read_category,
-    read_gold,
+    read_qa,
     recorded_number,
     require_object,
-    require_text,
 )
 from locoscore.benchmarks.locomo.data.readers._load import LoadedFile
 from locoscore.errors import InputError
@@ -87,25 +85,17 @@ def parse_locomo_item(
     item: object, key: str, sample_id: str, qa_index: int, conversation: int, where: Where
 ) -> PredictionRecord:
     fields = require_object(item, where)
-    question = require_text(fields, ("question",), where, allow_empty=False)
-    category = read_category(fields, "category", where)
-    answer, gold_field = read_gold(fields, ("answer",), where, category)
-    prediction = require_text(fields, (key + SUFFIX,), where, allow_empty=True)
+    qa = read_qa(fields, where, gold=("answer",), prediction=(key + SUFFIX,))
     recorded = {}
     # The official scorer writes its per-question F1 back as `<key>_f1` (3 decimals).
     if fields.get(f"{key}_f1") is not None:
         recorded["f1"] = recorded_number(fields[f"{key}_f1"], f"{key}_f1", where)
-    return PredictionRecord(
+    return qa.record(
+        where,
         sample_id=sample_id,
         qa_index=qa_index,
         conversation=conversation,
-        category=category,
-        question=question,
-        answer=answer,
-        gold_field=gold_field,
-        prediction=prediction,
         recorded=recorded,
-        source=where.source,
     )
 
 

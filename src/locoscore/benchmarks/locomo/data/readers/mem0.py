@@ -16,11 +16,9 @@ from locoscore.benchmarks.locomo.data.models import PredictionRecord
 from locoscore.benchmarks.locomo.data.readers._fields import (
     Where,
     optional_seconds,
-    read_category,
-    read_gold,
+    read_qa,
     recorded_number,
     require_object,
-    require_text,
 )
 from locoscore.benchmarks.locomo.data.readers._load import LoadedFile
 from locoscore.errors import InputError
@@ -45,10 +43,7 @@ def _search_seconds(item: Mapping[str, Any], where: Where) -> float | None:
 
 def parse_mem0_item(item: object, conversation: int, where: Where) -> PredictionRecord:
     fields = require_object(item, where)
-    question = require_text(fields, ("question",), where, allow_empty=False)
-    category = read_category(fields, "category", where)
-    answer, gold_field = read_gold(fields, ("answer",), where, category)
-    prediction = require_text(fields, ("response",), where, allow_empty=True)
+    qa = read_qa(fields, where, gold=("answer",), prediction=("response",))
     search = _search_seconds(fields, where)
     response = optional_seconds(fields, "response_time", where)
     total = search + response if search is not None and response is not None else None
@@ -57,28 +52,17 @@ def parse_mem0_item(item: object, conversation: int, where: Where) -> Prediction
         for name in RECORDED_FIELDS
         if fields.get(name) is not None
     }
-    return PredictionRecord(
+    return qa.record(
+        where,
         conversation=conversation,
-        category=category,
-        question=question,
-        answer=answer,
-        gold_field=gold_field,
-        prediction=prediction,
         search_latency_s=search,
         total_latency_s=total,
         recorded=recorded,
-        source=where.source,
     )
 
 
 def read_mem0(loaded: LoadedFile) -> list[PredictionRecord]:
-    raw = loaded.raw
-    if not isinstance(raw, dict):
-        raise InputError(
-            'mem0 format expects an object {"<conversation index>": [items]}, '
-            f"got a JSON {type(raw).__name__}",
-            file=loaded.file,
-        )
+    raw = loaded.keyed_object('mem0 format expects an object {"<conversation index>": [items]}')
     for key, items in raw.items():
         if not (key.isascii() and key.isdigit()):
             raise InputError(
@@ -86,8 +70,7 @@ def read_mem0(loaded: LoadedFile) -> list[PredictionRecord]:
                 file=loaded.file,
                 record=key,
             )
-        if not isinstance(items, list):
-            raise InputError("must be a list of items", file=loaded.file, record=key)
+        loaded.check_items(key, items)
     records = []
     for key in sorted(raw, key=int):
         for position, item in enumerate(raw[key]):

@@ -18,8 +18,7 @@ from locoscore.benchmarks.locomo.data.dataset import Dataset
 from locoscore.benchmarks.locomo.data.models import PredictionRecord
 from locoscore.benchmarks.locomo.data.readers._fields import (
     Where,
-    read_category,
-    read_gold,
+    read_qa,
     require_object,
     require_text,
 )
@@ -67,24 +66,13 @@ def parse_memos_item(item: object, where: Where) -> PredictionRecord:
         raise where.error(
             f"must look like 'locomo_<i>_qa<j>', got {question_id!r}", field="question_id"
         )
-    question = require_text(fields, ("question",), where, allow_empty=False)
-    category = read_category(fields, "category", where)
-    answer, gold_field = read_gold(fields, ("golden_answer",), where, category)
-    prediction = require_text(fields, ("generated_answer",), where, allow_empty=True)
+    qa = read_qa(fields, where, gold=("golden_answer",), prediction=("generated_answer",))
     recorded: dict[str, Any] = {}
     judgments = _judgments(fields, where)
     if judgments is not None:
         recorded["llm_judgments"] = judgments
-    return PredictionRecord(
-        conversation=int(match.group(1)),
-        qa_index=int(match.group(2)),
-        category=category,
-        question=question,
-        answer=answer,
-        gold_field=gold_field,
-        prediction=prediction,
-        recorded=recorded,
-        source=where.source,
+    return qa.record(
+        where, conversation=int(match.group(1)), qa_index=int(match.group(2)), recorded=recorded
     )
 
 
@@ -101,9 +89,7 @@ def read_memos(loaded: LoadedFile) -> tuple[list[PredictionRecord], dict[str, An
     records: list[PredictionRecord] = []
     seen: dict[str, str] = {}
     for key, items in raw[RESULTS_KEY].items():
-        if not isinstance(items, list):
-            raise InputError("must be a list of items", file=loaded.file, record=key)
-        for position, item in enumerate(items):
+        for position, item in enumerate(loaded.check_items(key, items)):
             where = Where(loaded.file, f"{key}[{position}]")
             record = parse_memos_item(item, where)
             question_id = str(require_object(item, where)["question_id"])
@@ -128,28 +114,23 @@ def resolve_question_ids(
         conversation, index = record.conversation, record.qa_index
         assert conversation is not None and index is not None
         question_id = f"locomo_{conversation}_qa{index}"
+        where = Where(file, record.source)
         if conversation >= len(dataset.samples):
-            raise InputError(
+            raise where.error(
                 f"{question_id}: no sample {conversation} (the dataset has {len(dataset.samples)})",
-                file=file,
-                record=record.source,
                 field="question_id",
             )
         sample = dataset.samples[conversation]
         if index >= len(sample.qa):
-            raise InputError(
+            raise where.error(
                 f"{question_id}: sample {sample.sample_id} has {len(sample.qa)} questions",
-                file=file,
-                record=record.source,
                 field="question_id",
             )
         expected = sample.qa[index].question
         if record.question != expected:
-            raise InputError(
+            raise where.error(
                 f"{question_id} is {sample.sample_id}#{index}, which asks {expected[:80]!r}, "
                 f"not {record.question[:80]!r}",
-                file=file,
-                record=record.source,
                 field="question",
             )
         out.append(record.model_copy(update={"sample_id": sample.sample_id}))

@@ -15,10 +15,8 @@ from locoscore.benchmarks.locomo.data.readers._fields import (
     latency_seconds,
     optional_count,
     optional_id,
-    read_category,
-    read_gold,
+    read_qa,
     require_object,
-    require_text,
 )
 from locoscore.benchmarks.locomo.data.readers._load import LoadedFile
 from locoscore.errors import InputError
@@ -31,23 +29,17 @@ PREDICTION_FIELDS = ("predicted_answer", "response", "prediction")
 def parse_native_record(item: object, where: Where) -> PredictionRecord:
     """One record with the native field names (aliases accepted)."""
     fields = require_object(item, where)
-    question = require_text(fields, QUESTION_FIELDS, where, allow_empty=False)
-    category = read_category(fields, "category", where)
-    answer, gold_field = read_gold(fields, GOLD_FIELDS, where, category)
-    prediction = require_text(fields, PREDICTION_FIELDS, where, allow_empty=True)
-    return PredictionRecord(
+    qa = read_qa(
+        fields, where, question=QUESTION_FIELDS, gold=GOLD_FIELDS, prediction=PREDICTION_FIELDS
+    )
+    return qa.record(
+        where,
         sample_id=optional_id(fields, "sample_id", where),
         qa_index=optional_count(fields, "qa_index", where),
         conversation=optional_count(fields, "conversation", where),
-        category=category,
-        question=question,
-        answer=answer,
-        gold_field=gold_field,
-        prediction=prediction,
         search_latency_s=latency_seconds(fields, "search_latency", where),
         total_latency_s=latency_seconds(fields, "total_latency", where),
         context_tokens=optional_count(fields, "context_tokens", where),
-        source=where.source,
     )
 
 

@@ -12,10 +12,8 @@ import re
 from locoscore.benchmarks.locomo.data.models import PredictionRecord
 from locoscore.benchmarks.locomo.data.readers._fields import (
     Where,
-    read_category,
-    read_gold,
+    read_qa,
     require_object,
-    require_text,
 )
 from locoscore.benchmarks.locomo.data.readers._load import LoadedFile
 from locoscore.errors import InputError
@@ -25,36 +23,20 @@ USER_KEY = re.compile(r"locomo_experiment_user_(\d+)", re.ASCII)
 
 def parse_zep_item(item: object, conversation: int, where: Where) -> PredictionRecord:
     fields = require_object(item, where)
-    question = require_text(fields, ("question",), where, allow_empty=False)
-    category = read_category(fields, "category", where)
-    answer, gold_field = read_gold(fields, ("golden_answer",), where, category)
-    prediction = require_text(fields, ("answer",), where, allow_empty=True)
+    qa = read_qa(fields, where, gold=("golden_answer",), prediction=("answer",))
     recorded = {}
     grade = fields.get("grade")
     if grade is not None:
         if not isinstance(grade, bool):
             raise where.error(f"must be true or false, got {grade!r}", field="grade")
         recorded["grade"] = grade
-    return PredictionRecord(
-        conversation=conversation,
-        category=category,
-        question=question,
-        answer=answer,
-        gold_field=gold_field,
-        prediction=prediction,
-        recorded=recorded,
-        source=where.source,
-    )
+    return qa.record(where, conversation=conversation, recorded=recorded)
 
 
 def read_zep(loaded: LoadedFile) -> list[PredictionRecord]:
-    raw = loaded.raw
-    if not isinstance(raw, dict):
-        raise InputError(
-            'zep format expects an object {"locomo_experiment_user_<i>": [items]}, '
-            f"got a JSON {type(raw).__name__}",
-            file=loaded.file,
-        )
+    raw = loaded.keyed_object(
+        'zep format expects an object {"locomo_experiment_user_<i>": [items]}'
+    )
     users: dict[int, str] = {}
     for key, items in raw.items():
         match = USER_KEY.fullmatch(key)
@@ -64,8 +46,7 @@ def read_zep(loaded: LoadedFile) -> list[PredictionRecord]:
                 file=loaded.file,
                 record=key,
             )
-        if not isinstance(items, list):
-            raise InputError("must be a list of items", file=loaded.file, record=key)
+        loaded.check_items(key, items)
         user = int(match.group(1))
         if user in users:
             raise InputError(f"same user as {users[user]!r}", file=loaded.file, record=key)
