@@ -31,7 +31,7 @@ def mem0_table(
         None,
         "--rows",
         help="Comma-separated rows to run (full-context, rag-dense, rag-bm25, mem0, "
-        "graphiti, langmem); default: every row whose extra is installed.",
+        "graphiti, langmem, a-mem); default: every row whose extra is installed.",
     ),
     conversations: str | None = typer.Option(
         None, "--conversations", help="Comma-separated sample ids (default: all ten)."
@@ -65,7 +65,7 @@ def mem0_table(
     seed: SeedOpt = None,
 ) -> None:
     """The Mem0 paper's LoCoMo J table (Tables 1-2): full-context, RAG (dense, BM25) and the
-    installed memory systems (mem0, graphiti, langmem) answered by gpt-4o-mini and judged by
+    installed memory systems (mem0, graphiti, langmem, a-mem) answered by gpt-4o-mini and judged by
     the binary gpt-4o-mini judge (10 runs) on the 1,540 questions without category 5.
 
     Writes into --out: one results folder per row (rerunning resumes each), then

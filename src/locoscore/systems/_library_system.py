@@ -109,6 +109,9 @@ class LibraryMemorySystem(MemorySystem):
     @abstractmethod
     async def _store_session(self, session: SessionInput) -> Stored: ...
 
+    def signature_options(self) -> dict[str, str]:
+        return self._ingest_settings()
+
     def _resumable(self) -> bool:
         """The store outlives the process (a checkpoint is kept)."""
         return True

@@ -105,9 +105,6 @@ class LangMemSystem(LibraryMemorySystem):
 
     # -- settings and clients -------------------------------------------------------------
 
-    def signature_options(self) -> dict[str, str]:
-        return self._ingest_settings()
-
     def dry_run_blocker(self) -> str | None:
         return key_blocker(self.name, self.options)
 
