@@ -27,6 +27,7 @@ from locoscore.data.conversation import Conversation, SessionInput
 from locoscore.errors import InputError
 from locoscore.llm.cost import PriceTable
 from locoscore.systems._ingest_checkpoint import IngestCheckpoint
+from locoscore.systems._library_providers import api_key, base_url, key_blocker
 from locoscore.systems._usage_meter import Tally
 from locoscore.systems.base import MemorySystem, Usage
 from locoscore.systems.context import SystemContext
@@ -111,6 +112,16 @@ class LibraryMemorySystem(MemorySystem):
 
     def signature_options(self) -> dict[str, str]:
         return self._ingest_settings()
+
+    def dry_run_blocker(self) -> str | None:
+        return key_blocker(self.name, self.options)
+
+    def _api_key(self) -> str:
+        return api_key(self.name, self.options)
+
+    def _base_url(self, key: str) -> str:
+        """The URL of the LLM (`llm_base_url`) or of the embedder (`embedder_base_url`)."""
+        return base_url(self.options, key)
 
     def _resumable(self) -> bool:
         """The store outlives the process (a checkpoint is kept)."""

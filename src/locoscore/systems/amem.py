@@ -36,10 +36,7 @@ from locoscore.systems._amem_env import close_memory, import_amem, installed_ver
 from locoscore.systems._library_providers import (
     MAX_RETRIES,
     TIMEOUT_S,
-    api_key,
-    base_url,
     check_embedder,
-    key_blocker,
     provider_options,
 )
 from locoscore.systems._library_system import LibraryMemorySystem, Stored
@@ -112,11 +109,6 @@ class AMemSystem(LibraryMemorySystem):
     def _installed_version(self) -> str:
         return installed_version()
 
-    def dry_run_blocker(self) -> str | None:
-        return key_blocker(self.name, self.options)
-
-    # -- clients --------------------------------------------------------------------------
-
     def _openai(self, url_option: str, meter: UsageMeter) -> Any:
         from openai import OpenAI
 
@@ -124,8 +116,8 @@ class AMemSystem(LibraryMemorySystem):
         with self._lock:
             self._http.append(http)
         return OpenAI(
-            api_key=api_key(self.name, self.options),
-            base_url=base_url(self.options, url_option),
+            api_key=self._api_key(),
+            base_url=self._base_url(url_option),
             http_client=http,
             max_retries=MAX_RETRIES,
         )
@@ -138,7 +130,7 @@ class AMemSystem(LibraryMemorySystem):
         function = OpenAIEmbeddingFunction(
             api_key_env_var=self.options["api_key_env"],
             model_name=self.options["embedder_model"],
-            api_base=base_url(self.options, "embedder_base_url"),
+            api_base=self._base_url("embedder_base_url"),
             dimensions=self.options["embedding_dims"],
         )
         function.client = self._openai("embedder_base_url", meter)
@@ -149,7 +141,7 @@ class AMemSystem(LibraryMemorySystem):
     async def start(self) -> None:
         """Import A-Mem offline; check the key and that the embedder answers."""
         await asyncio.to_thread(import_amem)
-        api_key(self.name, self.options)
+        self._api_key()
         await asyncio.to_thread(self._check_embedder)
 
     def _check_embedder(self) -> None:
@@ -181,7 +173,7 @@ class AMemSystem(LibraryMemorySystem):
         memory = open_memory(
             folder / "chroma",
             self.options["llm_model"],
-            api_key(self.name, self.options),
+            self._api_key(),
             self._openai("llm_base_url", meter),
             lambda: self._embedding_function(meter),
         )

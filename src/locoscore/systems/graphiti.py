@@ -39,10 +39,7 @@ from locoscore.systems._graphiti_env import (
 from locoscore.systems._library_providers import (
     MAX_RETRIES,
     TIMEOUT_S,
-    api_key,
-    base_url,
     check_embedder,
-    key_blocker,
     provider_options,
 )
 from locoscore.systems._library_system import LibraryMemorySystem, Stored
@@ -113,15 +110,6 @@ class GraphitiSystem(LibraryMemorySystem):
 
     def signature_options(self) -> dict[str, str]:
         return {**self._ingest_settings(), "search": "edges-hybrid-rrf"}
-
-    def _base_url(self, key: str) -> str:
-        return base_url(self.options, key)
-
-    def dry_run_blocker(self) -> str | None:
-        return key_blocker(self.name, self.options)
-
-    def _api_key(self) -> str:
-        return api_key(self.name, self.options)
 
     def _client(self, base_url: str) -> Any:
         """An AsyncOpenAI client metering usage (created on the system's loop)."""

@@ -29,10 +29,7 @@ from locoscore.systems._langmem_store import ConversationMemories
 from locoscore.systems._library_providers import (
     MAX_RETRIES,
     TIMEOUT_S,
-    api_key,
-    base_url,
     check_embedder,
-    key_blocker,
     provider_options,
 )
 from locoscore.systems._library_system import LibraryMemorySystem, Stored, library_version
@@ -105,9 +102,6 @@ class LangMemSystem(LibraryMemorySystem):
 
     # -- settings and clients -------------------------------------------------------------
 
-    def dry_run_blocker(self) -> str | None:
-        return key_blocker(self.name, self.options)
-
     def _http_client(self, meter: UsageMeter) -> Any:
         http = meter.http_client(TIMEOUT_S)
         with self._lock:
@@ -118,8 +112,8 @@ class LangMemSystem(LibraryMemorySystem):
         from openai import OpenAI
 
         return OpenAI(
-            api_key=api_key(self.name, self.options),
-            base_url=base_url(self.options, "embedder_base_url"),
+            api_key=self._api_key(),
+            base_url=self._base_url("embedder_base_url"),
             http_client=self._http_client(meter),
             max_retries=MAX_RETRIES,
         )
@@ -140,8 +134,8 @@ class LangMemSystem(LibraryMemorySystem):
 
         return ChatOpenAI(
             model=self.options["llm_model"],
-            base_url=base_url(self.options, "llm_base_url"),
-            api_key=SecretStr(api_key(self.name, self.options)),
+            base_url=self._base_url("llm_base_url"),
+            api_key=SecretStr(self._api_key()),
             http_client=self._http_client(meter),
             max_retries=MAX_RETRIES,
             timeout=TIMEOUT_S,

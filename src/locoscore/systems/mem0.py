@@ -24,7 +24,6 @@ How locoscore drives it (the reasons are in the README's mem0 section):
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 import threading
 import warnings
@@ -35,6 +34,7 @@ import httpx2
 
 from locoscore.data.conversation import Query, SessionInput
 from locoscore.errors import InputError
+from locoscore.systems._library_providers import MAX_RETRIES, TIMEOUT_S
 from locoscore.systems._library_system import LibraryMemorySystem, Stored
 from locoscore.systems._mem0_env import (
     close_memory,
@@ -55,10 +55,7 @@ from locoscore.systems.base import MemoryItem, SearchResult
 from locoscore.systems.context import SystemContext
 from locoscore.systems.options import OptionSpec
 
-OPENAI_URL = "https://api.openai.com/v1"
-TIMEOUT_S = 120.0
 ALL_MEMORIES = 1_000_000  # get_all's top_k when listing a whole conversation
-MAX_RETRIES = 5  # the openai SDK's own backoff, on 408/409/429/5xx and connection errors
 
 
 class Mem0System(LibraryMemorySystem):
@@ -113,22 +110,6 @@ class Mem0System(LibraryMemorySystem):
 
     def signature_options(self) -> dict[str, str]:
         return {**self._ingest_settings(), **optional_features()}
-
-    def _base_url(self, key: str) -> str:
-        return str(self.options[key] or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL)
-
-    def dry_run_blocker(self) -> str | None:
-        name = self.options["api_key_env"]
-        if os.environ.get(name):
-            return None
-        return f"mem0's ingestion calls its LLM and embedder, which need a key in {name}"
-
-    def _api_key(self) -> str:
-        name = self.options["api_key_env"]
-        key = os.environ.get(name)
-        if not key:
-            raise InputError(f"--system mem0: set {name} (the API key of mem0's LLM and embedder)")
-        return key
 
     def _client(self, base_url: str) -> Any:
         from openai import OpenAI
