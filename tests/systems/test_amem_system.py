@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 from locoscore.cli import app
 from locoscore.data.conversation import Conversation, Query
-from locoscore.systems.amem import note_time
+from locoscore.systems.amem import note_item, note_time
 from locoscore.systems.base import Usage
 from locoscore.systems.context import SystemContext
 from locoscore.systems.registry import make_system
@@ -220,3 +220,24 @@ def test_the_probe_passes_on_a_mem(monkeypatch: pytest.MonkeyPatch) -> None:
         result = CliRunner().invoke(app, ["probe", "--system", "a-mem", *_cli_options(fp)])
     assert result.exit_code == 0, result.output
     assert "all checks passed" in result.output
+
+
+def test_an_item_is_the_note_with_its_analysis_or_its_content_alone() -> None:
+    metadata = {
+        "content": "Jon: I lost my job as a banker.",
+        "context": "Jon's career change",
+        "keywords": ["job", "banker"],
+        "tags": ["career"],
+    }
+    turn = {
+        "dia_id": "D1:2",
+        "date_iso": "2023-01-20T16:04",
+        "date_raw": "4:04 pm on 20 January, 2023",
+    }
+    note = note_item(metadata, 0.25, turn, "note")
+    assert note.text == (
+        "Jon: I lost my job as a banker. (context: Jon's career change; keywords: job, banker; "
+        "tags: career)"
+    )
+    assert (note.score, note.dia_ids, note.date_iso) == (0.75, ("D1:2",), "2023-01-20T16:04")
+    assert note_item(metadata, 0.25, turn, "content").text == "Jon: I lost my job as a banker."

@@ -26,6 +26,7 @@ import asyncio
 import hashlib
 import json
 import shutil
+import threading
 from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
@@ -105,6 +106,7 @@ class AMemSystem(LibraryMemorySystem):
         super().__init__(options, context)
         self._http: list[Any] = []
         self._stores: dict[str, _Store] = {}
+        self._opening = threading.Lock()
 
     def _installed_version(self) -> str:
         return installed_version()
@@ -164,22 +166,28 @@ class AMemSystem(LibraryMemorySystem):
             found = self._stores.get(conversation_id)
         if found is not None:
             return found
-        folder = self._folder(conversation_id)
-        if not create and not folder.exists():
-            return None
-        # One meter per conversation: calls from threads that lost the context still land
-        # with the session being added (one at a time per conversation).
-        meter = UsageMeter()
-        memory = open_memory(
-            folder / "chroma",
-            self.options["llm_model"],
-            self._api_key(),
-            self._openai("llm_base_url", meter),
-            lambda: self._embedding_function(meter),
-        )
-        store = _Store(memory, folder, meter)
-        with self._lock:
-            return self._stores.setdefault(conversation_id, store)
+        with self._opening:  # one store per conversation even when searches race to open it
+            with self._lock:
+                found = self._stores.get(conversation_id)
+            if found is not None:
+                return found
+            folder = self._folder(conversation_id)
+            if not create and not folder.exists():
+                return None
+            # One meter per conversation: calls from threads that lost the context still
+            # land with the session being added (one at a time per conversation).
+            meter = UsageMeter()
+            memory = open_memory(
+                folder / "chroma",
+                self.options["llm_model"],
+                self._api_key(),
+                self._openai("llm_base_url", meter),
+                lambda: self._embedding_function(meter),
+            )
+            store = _Store(memory, folder, meter)
+            with self._lock:
+                self._stores[conversation_id] = store
+            return store
 
     async def reset(self, conversation_id: str) -> None:
         """Drop the conversation's whole store (its ChromaDB folder and the sidecar)."""
