@@ -114,7 +114,7 @@ def test_every_question_is_answered_from_notes_dated_by_their_session(
     for record in records:
         assert len(record["retrieved"]) == 10  # the run's top-k, no score cut
         for item in record["retrieved"]:
-            # an item of another conversation has no (conversation, dia_id) of its own here
+            # an item of the other conversation would not be this conversation's turn
             text, date_iso, date_raw = said[(record["sample_id"], item["dia_ids"][0])]
             assert item["text"].startswith(f"{text} (context: Said by {text.split(':')[0]}")
             assert (item["date_iso"], item["date_raw"]) == (date_iso, date_raw)
@@ -155,6 +155,7 @@ def test_run_json_reports_what_a_mem_spent_per_conversation(amem_run) -> None:
     for conversation_id, turns in TURNS.items():
         per = ingestion["per_conversation"][conversation_id]
         usage = per["usage"]
+        assert per["items"] == turns and per["wall_s"] > 0
         # per note: analysis, evolution (not the first), its vector, the neighbour lookup
         assert usage["calls"] == turns * 2 - 1 + turns * 2 - 1
         assert usage["output_tokens"] > 0 and usage["embedding_tokens"] > 0
