@@ -242,3 +242,24 @@ def test_an_item_is_the_note_with_its_analysis_or_its_content_alone() -> None:
     )
     assert (note.score, note.dia_ids, note.date_iso) == (0.75, ("D1:2",), "2023-01-20T16:04")
     assert note_item(metadata, 0.25, turn, "content").text == "Jon: I lost my job as a banker."
+
+
+def test_a_dry_run_without_the_key_counts_a_mems_ingestion_calls_from_the_turns(
+    locomo_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(
+        app,
+        [
+            "run", "--system", "a-mem", "--out", str(out), "--dataset", str(locomo_path),
+            "--conversations", "conv-26,conv-30", "--answer-provider", "extractive",
+            "--dry-run", "--no-progress",
+        ],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())
+    # 419 + 369 turns: 4 calls a note, less the first note's lookup and evolution
+    assert "ingestion calls, counted from the turns: at least 3,148" in said
+    assert "need a key in OPENAI_API_KEY" in said
+    assert not out.exists()

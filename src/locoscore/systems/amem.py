@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from locoscore._io import write_json_atomic
-from locoscore.data.conversation import Query, SessionInput, TurnInput
+from locoscore.data.conversation import Conversation, Query, SessionInput, TurnInput
 from locoscore.systems._amem_env import close_memory, import_amem, installed_version, open_memory
 from locoscore.systems._library_providers import (
     MAX_RETRIES,
@@ -110,6 +110,14 @@ class AMemSystem(LibraryMemorySystem):
 
     def _installed_version(self) -> str:
         return installed_version()
+
+    def ingestion_calls(self, conversation: Conversation) -> int | None:
+        """Per note an analysis and its embedding; from the second note on, the neighbour
+        lookup's embedding and the evolution call (more when A-Mem updates neighbours)."""
+        turns = conversation.turn_count
+        return 4 * turns - 2 if turns else 0
+
+    # -- clients --------------------------------------------------------------------------
 
     def _openai(self, url_option: str, meter: UsageMeter) -> Any:
         from openai import OpenAI
