@@ -88,6 +88,7 @@ WRITES = {
     "reproduce mem0-table": ["reproduce.md", "reproduce.json"],
     "probe": ["--json FILE"],
     "serve": ["--state-dir"],
+    "systems install": ["envs/NAME-HASH", "nothing in the current folder"],
     "dataset info": ["Writes nothing"],
     "verify": ["Writes nothing"],
     "dataset fetch": ["locomo10.json", "locomo-audit-errors.json", "specific-but-wrong.json",

@@ -84,9 +84,8 @@ def plan_rows(names: list[str] | None) -> tuple[list[RunRow], list[SkippedRow]]:
         if row.installed():
             run.append(row)
         elif names is not None:  # asked for by name: say how to get it
-            raise InputError(
-                f"{row.name} needs the {row.extra} extra ({row.install_hint()})", field="--rows"
-            )
+            needs = "its environment" if row.environment else f"the {row.extra} extra"
+            raise InputError(f"{row.name} needs {needs} ({row.install_hint()})", field="--rows")
         else:
             published = row.published or row.label
             skipped.append(SkippedRow(published, f"not installed here ({row.install_hint()})"))
@@ -97,7 +96,7 @@ def system_options(s: ReproduceSettings, row: RunRow) -> dict[str, str]:
     options = dict(row.options)
     if s.system_base_url is not None:
         keys: tuple[str, ...] = ("base_url",) if row.system == "embedding" else ()
-        if row.extra is not None:  # a memory system: its LLM and its embedder
+        if row.memory_library:  # a memory system: its LLM and its embedder
             keys = ("llm_base_url", "embedder_base_url")
         options.update(dict.fromkeys(keys, s.system_base_url))
     return options

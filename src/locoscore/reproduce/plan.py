@@ -39,12 +39,26 @@ class RunRow:
     extra: str | None = None  # the locoscore extra it needs
     module: str | None = None  # the module that extra installs
     note: str = ""
+    # A system run in a pinned environment of its own (`systems.registry.SYSTEM_ENVIRONMENTS`)
+    environment: str | None = None
 
     def installed(self) -> bool:
+        if self.environment is not None:
+            from locoscore.systems.environments import built_python
+            from locoscore.systems.registry import environment_spec
+
+            return built_python(environment_spec(self.environment)) is not None
         return self.module is None or importlib.util.find_spec(self.module) is not None
 
     def install_hint(self) -> str:
+        if self.environment is not None:
+            return f"locoscore systems install {self.environment}"
         return f"pip install 'locoscore[{self.extra}]'"
+
+    @property
+    def memory_library(self) -> bool:
+        """A memory library with its own LLM and embedder (their base URLs are options)."""
+        return self.extra is not None or self.environment is not None
 
 
 @dataclass(frozen=True)
@@ -74,6 +88,15 @@ RUN_ROWS: tuple[RunRow, ...] = (
     ),
     RunRow("mem0", "Mem0", "mem0", "Mem0", extra="mem0", module="mem0"),
     RunRow(
+        "mem0g",
+        "Mem0g (graph memory on Kùzu)",
+        "mem0",
+        "Mem0g",
+        {"graph": "kuzu"},
+        environment="mem0g",
+        note="mem0ai 1.0.11's graph memory on an embedded Kùzu graph, not the paper's Neo4j",
+    ),
+    RunRow(
         "graphiti",
         "Zep (Graphiti on Kùzu)",
         "graphiti",
@@ -96,7 +119,6 @@ RUN_ROWS: tuple[RunRow, ...] = (
 
 NOT_BUILT = "no locoscore adapter yet (issue 34)"
 SKIPPED_ROWS: tuple[SkippedRow, ...] = (
-    SkippedRow("Mem0g", f"{NOT_BUILT}: mem0's graph memory needs the mem0ai 1.0 line"),
     SkippedRow("OpenAI Memory", "no API: ChatGPT's memory cannot be driven by a program"),
     SkippedRow(
         "Letta",

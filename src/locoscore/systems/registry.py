@@ -32,6 +32,17 @@ BUILTIN_SYSTEMS: dict[str, str] = {
     "gold-evidence": "locoscore.systems.reference:GoldEvidenceSystem",
 }
 
+# A built-in system's variant that lives in a class of its own, chosen when the option is
+# given: `--system mem0 --system-option graph=kuzu` is Mem0g (mem0ai 1.0 in its own environment).
+SYSTEM_VARIANTS: dict[tuple[str, str], str] = {
+    ("mem0", "graph"): "locoscore.systems.mem0g:Mem0GraphSystem",
+}
+# Systems run in a pinned environment of their own (`locoscore systems install NAME`):
+# name -> "module:ATTRIBUTE" holding its `environments.EnvironmentSpec`.
+SYSTEM_ENVIRONMENTS: dict[str, str] = {
+    "mem0g": "locoscore.systems.mem0g:ENVIRONMENT",
+}
+
 
 def system_names() -> list[str]:
     return sorted(BUILTIN_SYSTEMS)
@@ -58,8 +69,20 @@ def system_class(name: str) -> type[MemorySystem]:
     raise InputError(f"--system {name}: unknown system (known: {known})")
 
 
+def environment_spec(name: str) -> Any:
+    """The `EnvironmentSpec` of a system that runs in an environment of its own."""
+    if name not in SYSTEM_ENVIRONMENTS:
+        known = ", ".join(sorted(SYSTEM_ENVIRONMENTS))
+        raise InputError(f"{name}: no system environment of that name (known: {known})")
+    module_name, _, attribute = SYSTEM_ENVIRONMENTS[name].rpartition(":")
+    return getattr(importlib.import_module(module_name), attribute)
+
+
 def make_system(name: str, options: Mapping[str, str], context: SystemContext) -> MemorySystem:
     """A ready-to-start system; unknown names and options are InputErrors."""
-    cls = system_class(name)
+    variant = next(
+        (t for (n, key), t in SYSTEM_VARIANTS.items() if n == name and key in options), None
+    )
+    cls = _load_class(variant, f"--system {name}") if variant else system_class(name)
     system: Any = cls(dict(options), context)  # type: ignore[call-arg]
     return system

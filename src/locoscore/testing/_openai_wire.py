@@ -12,6 +12,7 @@ from locoscore.testing._amem_wire import amem_reply
 from locoscore.testing._core import Core, FakeConfig, Reply, json_reply, new_id, retry_after_headers
 from locoscore.testing._graphiti_wire import graphiti_reply, is_graphiti_call
 from locoscore.testing._langmem_wire import memory_tool_calls
+from locoscore.testing._mem0_graph_wire import graph_tool_calls, mem0_v1_reply
 from locoscore.testing._mem0_wire import extraction_reply, is_mem0_extraction
 from locoscore.testing._verdicts import (
     BATCH_ONLY_FAULTS,
@@ -145,6 +146,12 @@ def choice_payload(
     elif (calls := memory_tool_calls(body)) is not None:
         message["tool_calls"] = calls
         finish_reason = "tool_calls"
+    elif (graph_calls := graph_tool_calls(body)) is not None:
+        if graph_calls:
+            message["tool_calls"] = graph_calls
+            finish_reason = "tool_calls"
+        else:  # offered, not called (mem0's delete_graph_memory: nothing is outdated)
+            message["content"] = "Nothing to delete."
     else:
         graphiti_step = is_graphiti_call(response_format)
         graphiti_text = graphiti_reply(graphiti_step, body["messages"]) if graphiti_step else None
@@ -159,6 +166,8 @@ def choice_payload(
             text = answer(_prompt_text(body["messages"]))
         elif kind == "json_object" and is_mem0_extraction(body["messages"]):
             text = extraction_reply(body["messages"])
+        elif kind == "json_object" and (v1 := mem0_v1_reply(body["messages"])) is not None:
+            text = v1
         else:
             text = plain_json(verdict, _prompt_text(body["messages"]))
         limit = body.get("max_completion_tokens") or body.get("max_tokens")
