@@ -14,7 +14,7 @@ BASE = ["--answer-provider", "extractive", "--conversations", "conv-30"]
 CASES: dict[str, tuple[list[str], str]] = {
     "unknown_system": (
         ["--system", "zepp"],
-        "--system zepp: unknown system (known: bm25, embedding, full-context",
+        "--system zepp: unknown system (known: a-mem, bm25, embedding, full-context",
     ),
     "unknown_option": (
         ["--system", "bm25", "--system-option", "k3=1"],

@@ -14,6 +14,7 @@ from locoscore.cli import app
 EXTRAS = [
     ("graphiti", "graphiti_core", "pip install 'locoscore[graphiti]'"),
     ("langmem", "langmem", "pip install 'locoscore[langmem]'"),
+    ("a-mem", "agentic_memory", "pip install 'locoscore[amem]'"),
 ]
 
 

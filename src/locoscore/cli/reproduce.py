@@ -30,8 +30,8 @@ def mem0_table(
     rows: str | None = typer.Option(
         None,
         "--rows",
-        help="Comma-separated rows to run (full-context, rag-dense, rag-bm25, mem0, "
-        "graphiti, langmem); default: every row whose extra is installed.",
+        help="Comma-separated rows to run (full-context, rag-dense, rag-bm25, mem0, mem0g, "
+        "graphiti, langmem, a-mem); default: every row whose extra is installed.",
     ),
     conversations: str | None = typer.Option(
         None, "--conversations", help="Comma-separated sample ids (default: all ten)."
@@ -65,8 +65,8 @@ def mem0_table(
     seed: SeedOpt = None,
 ) -> None:
     """The Mem0 paper's LoCoMo J table (Tables 1-2): full-context, RAG (dense, BM25) and the
-    installed memory systems (mem0, graphiti, langmem) answered by gpt-4o-mini and judged by
-    the binary gpt-4o-mini judge (10 runs) on the 1,540 questions without category 5.
+    installed memory systems (mem0, mem0g, graphiti, langmem, a-mem) answered by gpt-4o-mini and
+    judged by the binary gpt-4o-mini judge (10 runs) on the 1,540 questions without category 5.
 
     Writes into --out: one results folder per row (rerunning resumes each), then
     reproduce.md and reproduce.json: each row's J per category with its 95 % interval, the

@@ -409,7 +409,7 @@ def _dry_run_shards(settings: RunSettings, shards: int) -> None:
         console.print(f"shard {index}/{shards}:", highlight=False)
         _print_estimate(estimate)
         for key, value in estimate.items():
-            if key in ("calls", "cached", "cost_usd") or key.endswith("_tokens"):
+            if key in ("calls", "cached", "cost_usd", "ingestion_calls") or key.endswith("_tokens"):
                 held = summed.get(key, 0)  # None (unpriced) in one shard: in the total too
                 summed[key] = None if held is None or value is None else held + value
             elif key == "search_errors":
@@ -432,6 +432,12 @@ def _print_estimate(estimate: dict[str, Any]) -> None:
             f"cost (their prompts hold what retrieval finds): {blocker}",
             highlight=False,
         )
+        if estimate.get("ingestion_calls") is not None:
+            console.print(
+                f"ingestion calls, counted from the turns: at least "
+                f"{estimate['ingestion_calls']:,} (none for a conversation already stored)",
+                highlight=False,
+            )
         return
     cost = estimate.get("cost_usd")
     shown = NO_PRICE if cost is None else f"${cost:.2f}"

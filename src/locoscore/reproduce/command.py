@@ -48,7 +48,7 @@ class ReproduceSettings:
     judge_runs: int = PAPER_JUDGE_RUNS
     answer_base_url: str | None = None
     judge_base_url: str | None = None
-    # the systems' own model calls (mem0's, graphiti's, langmem's LLM and embedder; the
+    # the systems' own model calls (mem0's, graphiti's, langmem's, a-mem's LLM and embedder; the
     # dense row's embeddings): an OpenAI-compatible server instead of OpenAI's
     system_base_url: str | None = None
     concurrency: int = 64

@@ -106,11 +106,19 @@ RUN_ROWS: tuple[RunRow, ...] = (
         note="Zep's open-source engine in process, not Zep's hosted service the paper ran",
     ),
     RunRow("langmem", "LangMem", "langmem", "LangMem", extra="langmem", module="langmem"),
+    RunRow(
+        "a-mem",
+        "A-Mem",
+        "a-mem",
+        "A-Mem*",
+        extra="amem",
+        module="agentic_memory",
+        note="the a-mem 0.2 package (one note per turn), as the Mem0 authors re-ran A-Mem",
+    ),
 )
 
 NOT_BUILT = "no locoscore adapter yet (issue 34)"
 SKIPPED_ROWS: tuple[SkippedRow, ...] = (
-    SkippedRow("A-Mem*", NOT_BUILT),
     SkippedRow("OpenAI Memory", "no API: ChatGPT's memory cannot be driven by a program"),
     SkippedRow(
         "Letta",

@@ -82,10 +82,15 @@ def blocked_estimate(run: ResolvedRun, blocker: str) -> dict[str, Any]:
         calls = sum(1 for q in run.questions if q.question_id not in finished)
     unknown = dict.fromkeys(("input_tokens", "output_tokens", "cost_usd"))
     cached = len(run.questions) - calls
-    return {
+    estimate: dict[str, Any] = {
         "calls": calls,
         "cached": cached,
         **unknown,
         "search_errors": [],
         "not_estimated": blocker,
     }
+    counts = [run.system.ingestion_calls(c) for c in run.conversations]
+    if counts and None not in counts:
+        # the system's own calls, if nothing of these conversations is stored yet
+        estimate["ingestion_calls"] = sum(n for n in counts if n is not None)
+    return estimate

@@ -10,7 +10,6 @@ tried; one database per conversation needs none.
 
 from __future__ import annotations
 
-import importlib.metadata
 import logging
 import os
 import warnings
@@ -19,6 +18,7 @@ from types import ModuleType
 from typing import Any
 
 from locoscore.errors import InputError
+from locoscore.systems._library_system import library_version
 
 SUPPORTED_SERIES = "0.31."
 INSTALL_HINT = "pip install 'locoscore[graphiti]'"
@@ -34,16 +34,8 @@ FULLTEXT_INDEXES = (
 
 def installed_version() -> str:
     """The installed graphiti-core version (read from its metadata, not imported yet)."""
-    try:
-        version = importlib.metadata.version("graphiti-core")
-        importlib.metadata.version("kuzu")
-    except importlib.metadata.PackageNotFoundError:
-        raise InputError(f"--system graphiti needs the graphiti extra ({INSTALL_HINT})") from None
-    if not version.startswith(SUPPORTED_SERIES):
-        raise InputError(
-            f"--system graphiti drives graphiti-core {SUPPORTED_SERIES}x; this environment has "
-            f"{version} ({INSTALL_HINT})"
-        )
+    version = library_version("graphiti", "graphiti-core", SUPPORTED_SERIES, INSTALL_HINT)
+    library_version("graphiti", "kuzu", "", INSTALL_HINT)
     return version
 
 

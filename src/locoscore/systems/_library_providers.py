@@ -19,7 +19,11 @@ TIMEOUT_S = 120.0
 MAX_RETRIES = 5  # the openai SDK's own backoff, on 408/409/429/5xx and connection errors
 
 
-def provider_options(library: str, dims_help: str) -> dict[str, OptionSpec]:
+def provider_options(
+    library: str, dims_help: str, added: str = "sessions"
+) -> dict[str, OptionSpec]:
+    """The options of a library's providers, its price table and how many `added` units
+    (sessions, episodes) are being stored at once across conversations."""
     return {
         "llm_model": OptionSpec(str, "gpt-4o-mini", f"the model {library} extracts memories with"),
         "llm_base_url": OptionSpec(
@@ -34,6 +38,9 @@ def provider_options(library: str, dims_help: str) -> dict[str, OptionSpec]:
             str, "OPENAI_API_KEY", "environment variable holding the API key", in_signature=False
         ),
         "prices": OptionSpec(str, None, "price table JSON for the cost", in_signature=False),
+        "ingest_concurrency": OptionSpec(
+            int, 4, f"{added} being added at once, across conversations", in_signature=False
+        ),
     }
 
 

@@ -20,6 +20,7 @@ from types import ModuleType
 from typing import Any
 
 from locoscore.errors import InputError
+from locoscore.systems._library_system import library_version
 
 SUPPORTED_SERIES = "2.2."
 REROUTING_VARIABLES = {
@@ -45,16 +46,7 @@ def unset_rerouting_variables() -> list[str]:
 
 def installed_version() -> str:
     """The installed mem0ai version (read from its metadata: mem0 is not imported yet)."""
-    try:
-        version = importlib.metadata.version("mem0ai")
-    except importlib.metadata.PackageNotFoundError:
-        raise InputError(f"--system mem0 needs the mem0 extra ({INSTALL_HINT})") from None
-    if not version.startswith(SUPPORTED_SERIES):
-        raise InputError(
-            f"--system mem0 drives mem0ai {SUPPORTED_SERIES}x; this environment has {version} "
-            f"({INSTALL_HINT})"
-        )
-    return version
+    return library_version("mem0", "mem0ai", SUPPORTED_SERIES, INSTALL_HINT)
 
 
 def import_mem0(state_dir: Path) -> ModuleType:

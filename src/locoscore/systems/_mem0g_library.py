@@ -40,6 +40,7 @@ from locoscore.systems._library_providers import (
     check_embedder,
     provider_options,
 )
+from locoscore.systems._library_system import folder_name
 from locoscore.systems._mem0_env import close_memory, import_mem0
 from locoscore.systems._mem0_session import memory_item, session_metadata, turn_message
 from locoscore.systems._mem0g_session import (
@@ -51,7 +52,6 @@ from locoscore.systems._mem0g_session import (
 from locoscore.systems._usage_meter import Tally, UsageMeter
 from locoscore.systems.base import MemorySystem, SearchResult, Usage
 from locoscore.systems.context import SystemContext
-from locoscore.systems.mem0 import _folder_name
 from locoscore.systems.options import OptionSpec, resolve_options, signature_values
 
 SUPPORTED_SERIES = "1.0."
@@ -127,7 +127,7 @@ class Mem0GraphLibrary(MemorySystem):
     # -- stores ---------------------------------------------------------------------------
 
     def _folder(self, conversation_id: str) -> Path:
-        return self._root / "conversations" / _folder_name(conversation_id)
+        return self._root / "conversations" / folder_name(conversation_id)
 
     def _client(self, meter: UsageMeter, url_key: str) -> Any:
         from openai import OpenAI

@@ -196,6 +196,11 @@ class MemorySystem(ABC):
         what it can and names this instead of failing."""
         return None
 
+    def ingestion_calls(self, conversation: Conversation) -> int | None:
+        """The fewest model calls ingesting this conversation takes, counted from its turns
+        without calling anything, for a dry run that cannot ingest (None: unknown)."""
+        return None
+
     def notice(self, message: str) -> None:
         """Say something about this run's results that its reader must know (a model that
         truncates long texts), once: in a run it goes to run.json's warnings and stderr;

@@ -22,51 +22,37 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import re
 import shutil
-import threading
-import time
-import warnings
 from collections.abc import Coroutine
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 from locoscore._io import write_json_atomic
-from locoscore.data.conversation import Conversation, Query, SessionInput
-from locoscore.llm.cost import PriceTable
+from locoscore.data.conversation import Query, SessionInput
 from locoscore.systems._graphiti_env import (
     close_graph,
     import_graphiti,
     installed_version,
     open_graph,
 )
-from locoscore.systems._ingest_checkpoint import IngestCheckpoint
 from locoscore.systems._library_providers import (
     MAX_RETRIES,
     TIMEOUT_S,
-    api_key,
-    base_url,
     check_embedder,
-    key_blocker,
     provider_options,
 )
+from locoscore.systems._library_system import LibraryMemorySystem, Stored
 from locoscore.systems._loop_thread import LoopThread
 from locoscore.systems._usage_meter import Tally, UsageMeter
-from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult, Usage
+from locoscore.systems.base import MemoryItem, SearchResult
 from locoscore.systems.context import SystemContext
-from locoscore.systems.options import OptionSpec, resolve_options, signature_values
+from locoscore.systems.options import OptionSpec
 
 # What locoscore hands Graphiti besides the turns; its hash goes into the signature.
 EPISODE_FORMAT = "session episode; 'Speaker: text' lines; reference_time=session date"
 EPISODE_FORMAT_ID = hashlib.sha256(EPISODE_FORMAT.encode()).hexdigest()[:12]
 T = TypeVar("T")
-
-
-def _folder_name(conversation_id: str) -> str:
-    safe = re.sub(r"[^A-Za-z0-9._-]", "_", conversation_id)[:60]
-    digest = hashlib.sha256(conversation_id.encode("utf-8")).hexdigest()[:8]
-    return f"{safe}-{digest}"
 
 
 def reference_time(session: SessionInput) -> datetime:
@@ -100,53 +86,30 @@ class _Store:
         write_json_atomic(self.sidecar, self.episodes)
 
 
-class GraphitiSystem(MemorySystem):
+class GraphitiSystem(LibraryMemorySystem):
     name = "graphiti"
+    DISTRIBUTION = "graphiti-core"
+    ADDED_INPUT = ("episode", EPISODE_FORMAT_ID)
+    NO_DATE = "its reference_time is now"
     OPTIONS: ClassVar[dict[str, OptionSpec]] = {
-        **provider_options("Graphiti", "vector size kept of each embedding"),
-        "ingest_concurrency": OptionSpec(
-            int, 4, "episodes being added at once, across conversations", in_signature=False
-        ),
+        **provider_options("Graphiti", "vector size kept of each embedding", "episodes"),
     }
 
     def __init__(self, options: dict[str, str], context: SystemContext) -> None:
-        self.options: dict[str, Any] = resolve_options(self.name, self.OPTIONS, options)
-        self._root = context.state_dir / "graphiti"
-        self._version = installed_version()
-        prices = self.options["prices"]
-        self._prices = PriceTable.load(Path(prices)) if prices else context.prices
+        super().__init__(options, context)
         self._meter = UsageMeter()
         self._loop = LoopThread("locoscore-graphiti")
         self._clients: dict[str, Any] = {}
         self._stores: dict[str, _Store] = {}
         self._store_locks: dict[str, asyncio.Lock] = {}
-        self._edges_in: dict[str, int] = {}
-        self._lock = threading.Lock()
-        self._slots: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
-        self._checkpoint = IngestCheckpoint(
-            self._root / "ingested.json", self._ingest_settings(), system=self.name
-        )
+
+    def _installed_version(self) -> str:
+        return installed_version()
 
     # -- settings -------------------------------------------------------------------------
 
-    def _ingest_settings(self) -> dict[str, str]:
-        return {
-            **signature_values(self.OPTIONS, self.options),
-            "graphiti-core": self._version,
-            "episode": EPISODE_FORMAT_ID,
-        }
-
     def signature_options(self) -> dict[str, str]:
         return {**self._ingest_settings(), "search": "edges-hybrid-rrf"}
-
-    def _base_url(self, key: str) -> str:
-        return base_url(self.options, key)
-
-    def dry_run_blocker(self) -> str | None:
-        return key_blocker(self.name, self.options)
-
-    def _api_key(self) -> str:
-        return api_key(self.name, self.options)
 
     def _client(self, base_url: str) -> Any:
         """An AsyncOpenAI client metering usage (created on the system's loop)."""
@@ -203,9 +166,6 @@ class GraphitiSystem(MemorySystem):
 
     # -- stores (all on the system's loop) ------------------------------------------------
 
-    def _folder(self, conversation_id: str) -> Path:
-        return self._root / "conversations" / _folder_name(conversation_id)
-
     async def _store(self, conversation_id: str, create: bool) -> _Store | None:
         lock = self._store_locks.setdefault(conversation_id, asyncio.Lock())
         async with lock:
@@ -237,9 +197,7 @@ class GraphitiSystem(MemorySystem):
     async def reset(self, conversation_id: str) -> None:
         """Drop the conversation's whole graph."""
         await self._loop.run(self._reset(conversation_id))
-        with self._lock:
-            self._edges_in.pop(conversation_id, None)
-        self._checkpoint.forget(conversation_id)
+        self._forget(conversation_id)
 
     async def _reset(self, conversation_id: str) -> None:
         store = self._stores.pop(conversation_id, None)
@@ -247,41 +205,11 @@ class GraphitiSystem(MemorySystem):
             close_graph(store.graph)
         shutil.rmtree(self._folder(conversation_id), ignore_errors=True)
 
-    async def already_ingested(self, conversation: Conversation) -> bool:
-        if not self._folder(conversation.conversation_id).exists():
-            return False
-        if not self._checkpoint.complete(conversation):
-            return False
-        entry = self._checkpoint.entry(conversation.conversation_id) or {}
-        with self._lock:
-            self._edges_in[conversation.conversation_id] = int(entry.get("memories", 0))
-        return True
-
     # -- add and search -------------------------------------------------------------------
 
-    def _slot(self) -> asyncio.Semaphore:
-        loop = asyncio.get_running_loop()
-        if self._slots is None or self._slots[0] is not loop:
-            self._slots = (loop, asyncio.Semaphore(self.options["ingest_concurrency"]))
-        return self._slots[1]
-
-    async def add(self, session: SessionInput) -> Usage:
-        if not session.date_iso:
-            warnings.warn(
-                f"graphiti: {session.conversation_id} session {session.index} has no date; "
-                "its reference_time is now",
-                stacklevel=2,
-            )
-        async with self._slot():
-            started = time.perf_counter()
-            tally, edges = await self._on_loop(self._add(session))
-            wall_s = time.perf_counter() - started
-        usage = self._usage(tally)
-        with self._lock:
-            total = self._edges_in.get(session.conversation_id, 0) + edges
-            self._edges_in[session.conversation_id] = total
-        self._checkpoint.record(session, edges, usage, wall_s)
-        return usage
+    async def _store_session(self, session: SessionInput) -> Stored:
+        tally, edges = await self._on_loop(self._add(session))
+        return Stored(tally, edges)
 
     async def _add(self, session: SessionInput) -> int:
         store = await self._store(session.conversation_id, create=True)
@@ -300,9 +228,6 @@ class GraphitiSystem(MemorySystem):
         )
         store.record(result.episode.uuid, session)
         return len(result.edges)
-
-    def _usage(self, tally: Tally) -> Usage:
-        return tally.usage(self._prices, self.options["llm_model"], self.options["embedder_model"])
 
     async def search(self, query: Query) -> SearchResult:
         tally, items = await self._on_loop(self._search(query))
@@ -332,10 +257,6 @@ class GraphitiSystem(MemorySystem):
             fact_item(edge, score, store.episodes)
             for edge, score in zip(results.edges, results.edge_reranker_scores, strict=False)
         ]
-
-    def items_in(self, conversation_id: str) -> int | None:
-        with self._lock:
-            return self._edges_in.get(conversation_id)
 
 
 def fact_item(edge: Any, score: float | None, episodes: dict[str, dict[str, Any]]) -> MemoryItem:

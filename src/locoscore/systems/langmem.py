@@ -19,34 +19,24 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import importlib.metadata
-import re
 import shutil
-import threading
-import time
-import warnings
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, ClassVar
 
-from locoscore.data.conversation import Conversation, Query, SessionInput
+from locoscore.data.conversation import Query, SessionInput
 from locoscore.errors import InputError
-from locoscore.llm.cost import PriceTable
-from locoscore.systems._ingest_checkpoint import IngestCheckpoint
 from locoscore.systems._langmem_store import ConversationMemories
 from locoscore.systems._library_providers import (
     MAX_RETRIES,
     TIMEOUT_S,
-    api_key,
-    base_url,
     check_embedder,
-    key_blocker,
     provider_options,
 )
+from locoscore.systems._library_system import LibraryMemorySystem, Stored, library_version
 from locoscore.systems._usage_meter import Tally, UsageMeter
-from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult, Usage
+from locoscore.systems.base import MemoryItem, SearchResult
 from locoscore.systems.context import SystemContext
-from locoscore.systems.options import OptionSpec, resolve_options, signature_values
+from locoscore.systems.options import OptionSpec
 
 SUPPORTED_SERIES = "0.0."
 INSTALL_HINT = "pip install 'locoscore[langmem]'"
@@ -74,22 +64,7 @@ def session_messages(session: SessionInput) -> list[dict[str, str]]:
 
 
 def installed_version() -> str:
-    try:
-        version = importlib.metadata.version("langmem")
-    except importlib.metadata.PackageNotFoundError:
-        raise InputError(f"--system langmem needs the langmem extra ({INSTALL_HINT})") from None
-    if not version.startswith(SUPPORTED_SERIES):
-        raise InputError(
-            f"--system langmem drives langmem {SUPPORTED_SERIES}x; this environment has "
-            f"{version} ({INSTALL_HINT})"
-        )
-    return version
-
-
-def _folder_name(conversation_id: str) -> str:
-    safe = re.sub(r"[^A-Za-z0-9._-]", "_", conversation_id)[:60]
-    digest = hashlib.sha256(conversation_id.encode("utf-8")).hexdigest()[:8]
-    return f"{safe}-{digest}"
+    return library_version("langmem", "langmem", SUPPORTED_SERIES, INSTALL_HINT)
 
 
 class _Conversation:
@@ -103,13 +78,13 @@ class _Conversation:
         self.meter = meter
 
 
-class LangMemSystem(MemorySystem):
+class LangMemSystem(LibraryMemorySystem):
     name = "langmem"
+    DISTRIBUTION = "langmem"
+    ADDED_INPUT = ("messages", HEADER_ID)
+    NO_DATE = "its messages say so"
     OPTIONS: ClassVar[dict[str, OptionSpec]] = {
         **provider_options("LangMem", "vector size of the embedder (the store's index)"),
-        "ingest_concurrency": OptionSpec(
-            int, 4, "sessions being added at once, across conversations", in_signature=False
-        ),
         # LangMem sets no cap: a small local model may write a tool call until its context
         # fills, each call then ending in the client's timeout (tried on llama.cpp)
         "llm_max_tokens": OptionSpec(
@@ -118,34 +93,14 @@ class LangMemSystem(MemorySystem):
     }
 
     def __init__(self, options: dict[str, str], context: SystemContext) -> None:
-        self.options: dict[str, Any] = resolve_options(self.name, self.OPTIONS, options)
-        self._root = context.state_dir / "langmem"
-        self._version = installed_version()
-        prices = self.options["prices"]
-        self._prices = PriceTable.load(Path(prices)) if prices else context.prices
+        super().__init__(options, context)
         self._http: list[Any] = []
         self._conversations: dict[str, _Conversation] = {}
-        self._memories_in: dict[str, int] = {}
-        self._lock = threading.Lock()
-        self._slots: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
-        self._checkpoint = IngestCheckpoint(
-            self._root / "ingested.json", self._ingest_settings(), system=self.name
-        )
+
+    def _installed_version(self) -> str:
+        return installed_version()
 
     # -- settings and clients -------------------------------------------------------------
-
-    def _ingest_settings(self) -> dict[str, str]:
-        return {
-            **signature_values(self.OPTIONS, self.options),
-            "langmem": self._version,
-            "messages": HEADER_ID,
-        }
-
-    def signature_options(self) -> dict[str, str]:
-        return self._ingest_settings()
-
-    def dry_run_blocker(self) -> str | None:
-        return key_blocker(self.name, self.options)
 
     def _http_client(self, meter: UsageMeter) -> Any:
         http = meter.http_client(TIMEOUT_S)
@@ -157,8 +112,8 @@ class LangMemSystem(MemorySystem):
         from openai import OpenAI
 
         return OpenAI(
-            api_key=api_key(self.name, self.options),
-            base_url=base_url(self.options, "embedder_base_url"),
+            api_key=self._api_key(),
+            base_url=self._base_url("embedder_base_url"),
             http_client=self._http_client(meter),
             max_retries=MAX_RETRIES,
         )
@@ -179,8 +134,8 @@ class LangMemSystem(MemorySystem):
 
         return ChatOpenAI(
             model=self.options["llm_model"],
-            base_url=base_url(self.options, "llm_base_url"),
-            api_key=SecretStr(api_key(self.name, self.options)),
+            base_url=self._base_url("llm_base_url"),
+            api_key=SecretStr(self._api_key()),
             http_client=self._http_client(meter),
             max_retries=MAX_RETRIES,
             timeout=TIMEOUT_S,
@@ -211,9 +166,6 @@ class LangMemSystem(MemorySystem):
 
     # -- stores ---------------------------------------------------------------------------
 
-    def _folder(self, conversation_id: str) -> Path:
-        return self._root / "conversations" / _folder_name(conversation_id)
-
     def _conversation(self, conversation_id: str, create: bool) -> _Conversation | None:
         from langmem import create_memory_store_manager
 
@@ -241,44 +193,14 @@ class LangMemSystem(MemorySystem):
     async def reset(self, conversation_id: str) -> None:
         with self._lock:
             self._conversations.pop(conversation_id, None)
-            self._memories_in.pop(conversation_id, None)
         await asyncio.to_thread(shutil.rmtree, self._folder(conversation_id), True)
-        self._checkpoint.forget(conversation_id)
-
-    async def already_ingested(self, conversation: Conversation) -> bool:
-        if not self._folder(conversation.conversation_id).exists():
-            return False
-        if not self._checkpoint.complete(conversation):
-            return False
-        entry = self._checkpoint.entry(conversation.conversation_id) or {}
-        with self._lock:
-            self._memories_in[conversation.conversation_id] = int(entry.get("memories", 0))
-        return True
+        self._forget(conversation_id)
 
     # -- add and search -------------------------------------------------------------------
 
-    def _slot(self) -> asyncio.Semaphore:
-        loop = asyncio.get_running_loop()
-        if self._slots is None or self._slots[0] is not loop:
-            self._slots = (loop, asyncio.Semaphore(self.options["ingest_concurrency"]))
-        return self._slots[1]
-
-    async def add(self, session: SessionInput) -> Usage:
-        if not session.date_iso:
-            warnings.warn(
-                f"langmem: {session.conversation_id} session {session.index} has no date; "
-                "its messages say so",
-                stacklevel=2,
-            )
-        async with self._slot():
-            started = time.perf_counter()
-            tally, (written, held) = await asyncio.to_thread(self._add, session)
-            wall_s = time.perf_counter() - started
-        usage = self._usage(tally)
-        with self._lock:
-            self._memories_in[session.conversation_id] = held
-        self._checkpoint.record(session, written, usage, wall_s)
-        return usage
+    async def _store_session(self, session: SessionInput) -> Stored:
+        tally, (written, held) = await asyncio.to_thread(self._add, session)
+        return Stored(tally, written, held)
 
     def _add(self, session: SessionInput) -> tuple[Tally, tuple[int, int]]:
         conversation = self._conversation(session.conversation_id, create=True)
@@ -295,9 +217,6 @@ class LangMemSystem(MemorySystem):
             held = conversation.memories.record(session, keys)
         return tally, (len(keys), held)
 
-    def _usage(self, tally: Tally) -> Usage:
-        return tally.usage(self._prices, self.options["llm_model"], self.options["embedder_model"])
-
     async def search(self, query: Query) -> SearchResult:
         tally, items = await asyncio.to_thread(self._search, query)
         return SearchResult(tuple(items), self._usage(tally))
@@ -310,10 +229,6 @@ class LangMemSystem(MemorySystem):
             memories = conversation.memories
             found = memories.store.search(memories.namespace, query=query.text, limit=query.top_k)
         return tally, [memory_item(item, memories.sessions.get(item.key, {})) for item in found]
-
-    def items_in(self, conversation_id: str) -> int | None:
-        with self._lock:
-            return self._memories_in.get(conversation_id)
 
 
 def memory_item(item: Any, session: dict[str, Any]) -> MemoryItem:

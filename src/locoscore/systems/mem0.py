@@ -24,22 +24,18 @@ How locoscore drives it (the reasons are in the README's mem0 section):
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import os
-import re
 import shutil
 import threading
-import time
 import warnings
 from pathlib import Path
 from typing import Any, ClassVar
 
 import httpx2
 
-from locoscore.data.conversation import Conversation, Query, SessionInput
+from locoscore.data.conversation import Query, SessionInput
 from locoscore.errors import InputError
-from locoscore.llm.cost import PriceTable
-from locoscore.systems._ingest_checkpoint import IngestCheckpoint
+from locoscore.systems._library_providers import MAX_RETRIES, TIMEOUT_S
+from locoscore.systems._library_system import LibraryMemorySystem, Stored
 from locoscore.systems._mem0_env import (
     close_memory,
     import_mem0,
@@ -55,24 +51,18 @@ from locoscore.systems._mem0_session import (
     turn_message,
 )
 from locoscore.systems._usage_meter import Tally, UsageMeter
-from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult, Usage
+from locoscore.systems.base import MemoryItem, SearchResult
 from locoscore.systems.context import SystemContext
-from locoscore.systems.options import OptionSpec, resolve_options, signature_values
+from locoscore.systems.options import OptionSpec
 
-OPENAI_URL = "https://api.openai.com/v1"
-TIMEOUT_S = 120.0
 ALL_MEMORIES = 1_000_000  # get_all's top_k when listing a whole conversation
-MAX_RETRIES = 5  # the openai SDK's own backoff, on 408/409/429/5xx and connection errors
 
 
-def _folder_name(conversation_id: str) -> str:
-    safe = re.sub(r"[^A-Za-z0-9._-]", "_", conversation_id)[:60]
-    digest = hashlib.sha256(conversation_id.encode("utf-8")).hexdigest()[:8]
-    return f"{safe}-{digest}"
-
-
-class Mem0System(MemorySystem):
+class Mem0System(LibraryMemorySystem):
     name = "mem0"
+    DISTRIBUTION = "mem0ai"
+    ADDED_INPUT = ("instructions", INSTRUCTIONS_TEMPLATE_ID)
+    NO_DATE = "mem0 stamps its memories with today's date"
     OPTIONS: ClassVar[dict[str, OptionSpec]] = {
         "llm_model": OptionSpec(str, "gpt-4o-mini", "the model mem0 extracts memories with"),
         "llm_base_url": OptionSpec(
@@ -101,55 +91,25 @@ class Mem0System(MemorySystem):
     }
 
     def __init__(self, options: dict[str, str], context: SystemContext) -> None:
-        self.options: dict[str, Any] = resolve_options(self.name, self.OPTIONS, options)
-        self._root = context.state_dir / "mem0"
+        super().__init__(options, context)
         # mem0 is imported (and the environment prepared) at start or first use, so that a
         # run refused on bad input has written nothing.
-        self._version = installed_version()
         self._mem0: Any = None
-        prices = self.options["prices"]
-        # Its own `prices=` file, else the run's --prices table.
-        self._prices = PriceTable.load(Path(prices)) if prices else context.prices
         self._meter = UsageMeter()
         self._http: httpx2.Client | None = None
         self._stores: dict[str, Any] = {}
-        self._memories_in: dict[str, int] = {}
-        self._lock = threading.Lock()  # the stores and counts
         self._http_lock = threading.Lock()
-        self._slots: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
-        self._checkpoint = (
-            IngestCheckpoint(self._root / "ingested.json", self._ingest_settings())
-            if self.options["store"] == "folder"
-            else None
-        )
+
+    def _installed_version(self) -> str:
+        return installed_version()
+
+    def _resumable(self) -> bool:
+        return bool(self.options["store"] == "folder")
 
     # -- settings -------------------------------------------------------------------------
 
-    def _ingest_settings(self) -> dict[str, str]:
-        return {
-            **signature_values(self.OPTIONS, self.options),
-            "mem0ai": self._version,
-            "instructions": INSTRUCTIONS_TEMPLATE_ID,
-        }
-
     def signature_options(self) -> dict[str, str]:
         return {**self._ingest_settings(), **optional_features()}
-
-    def _base_url(self, key: str) -> str:
-        return str(self.options[key] or os.environ.get("OPENAI_BASE_URL") or OPENAI_URL)
-
-    def dry_run_blocker(self) -> str | None:
-        name = self.options["api_key_env"]
-        if os.environ.get(name):
-            return None
-        return f"mem0's ingestion calls its LLM and embedder, which need a key in {name}"
-
-    def _api_key(self) -> str:
-        name = self.options["api_key_env"]
-        key = os.environ.get(name)
-        if not key:
-            raise InputError(f"--system mem0: set {name} (the API key of mem0's LLM and embedder)")
-        return key
 
     def _client(self, base_url: str) -> Any:
         from openai import OpenAI
@@ -215,9 +175,6 @@ class Mem0System(MemorySystem):
 
     # -- stores ---------------------------------------------------------------------------
 
-    def _folder(self, conversation_id: str) -> Path:
-        return self._root / "conversations" / _folder_name(conversation_id)
-
     def _store(self, conversation_id: str, create: bool) -> Any | None:
         """This conversation's mem0 `Memory` (opened from its folder after a resume)."""
         mem0 = self._module()
@@ -261,55 +218,23 @@ class Mem0System(MemorySystem):
     def _reset(self, conversation_id: str) -> None:
         with self._lock:
             store = self._stores.pop(conversation_id, None)
-            self._memories_in.pop(conversation_id, None)
         if store is not None:
             close_memory(store)
         shutil.rmtree(self._folder(conversation_id), ignore_errors=True)
-        if self._checkpoint is not None:
-            self._checkpoint.forget(conversation_id)
-
-    async def already_ingested(self, conversation: Conversation) -> bool:
-        if self._checkpoint is None or not self._folder(conversation.conversation_id).exists():
-            return False
-        if not self._checkpoint.complete(conversation):
-            return False
-        entry = self._checkpoint.entry(conversation.conversation_id) or {}
-        with self._lock:
-            self._memories_in[conversation.conversation_id] = int(entry.get("memories", 0))
-        return True
+        self._forget(conversation_id)
 
     # -- add and search -------------------------------------------------------------------
 
-    def _slot(self) -> asyncio.Semaphore:
-        loop = asyncio.get_running_loop()
-        if self._slots is None or self._slots[0] is not loop:
-            self._slots = (loop, asyncio.Semaphore(self.options["ingest_concurrency"]))
-        return self._slots[1]
+    async def _store_session(self, session: SessionInput) -> Stored:
+        tally, written = await asyncio.to_thread(self._add, session)
+        return Stored(tally, written)
 
-    async def add(self, session: SessionInput) -> Usage:
-        if not session.date_iso:
-            warnings.warn(
-                f"mem0: {session.conversation_id} session {session.index} has no date; "
-                "mem0 stamps its memories with today's date",
-                stacklevel=2,
-            )
-        async with self._slot():
-            started = time.perf_counter()
-            tally, stored = await asyncio.to_thread(self._add, session)
-            wall_s = time.perf_counter() - started
-        usage = self._usage(tally)
-        if tally.truncated:
-            warnings.warn(
-                f"mem0: {session.conversation_id} session {session.index}: the extraction "
-                "reply was cut at the token limit; mem0 stored nothing from it",
-                stacklevel=2,
-            )
-        with self._lock:
-            total = self._memories_in.get(session.conversation_id, 0) + stored
-            self._memories_in[session.conversation_id] = total
-        if self._checkpoint is not None:
-            self._checkpoint.record(session, stored, usage, wall_s)
-        return usage
+    def _warn_truncated(self, session: SessionInput) -> None:
+        warnings.warn(
+            f"mem0: {session.conversation_id} session {session.index}: the extraction "
+            "reply was cut at the token limit; mem0 stored nothing from it",
+            stacklevel=3,
+        )
 
     def _add(self, session: SessionInput) -> tuple[Tally, int]:
         store = self._store(session.conversation_id, create=True)
@@ -340,9 +265,6 @@ class Mem0System(MemorySystem):
                     stored += len(result.get("results", []))
         return tally, stored
 
-    def _usage(self, tally: Tally) -> Usage:
-        return tally.usage(self._prices, self.options["llm_model"], self.options["embedder_model"])
-
     async def search(self, query: Query) -> SearchResult:
         """Mem0's ranking with no score threshold. Mem0 still drops memories whose semantic
         score is negative (0 is the lowest threshold it accepts), so fewer than top_k items
@@ -372,7 +294,3 @@ class Mem0System(MemorySystem):
             store.get_all, filters={"user_id": conversation_id}, top_k=ALL_MEMORIES
         )
         return tuple(memory_item(row) for row in result.get("results", []))
-
-    def items_in(self, conversation_id: str) -> int | None:
-        with self._lock:
-            return self._memories_in.get(conversation_id)

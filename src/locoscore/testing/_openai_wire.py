@@ -8,6 +8,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from locoscore.testing._amem_wire import amem_reply
 from locoscore.testing._core import Core, FakeConfig, Reply, json_reply, new_id, retry_after_headers
 from locoscore.testing._graphiti_wire import graphiti_reply, is_graphiti_call
 from locoscore.testing._langmem_wire import memory_tool_calls
@@ -156,6 +157,8 @@ def choice_payload(
         graphiti_text = graphiti_reply(graphiti_step, body["messages"]) if graphiti_step else None
         if graphiti_text is not None:
             text = graphiti_text
+        elif (amem_text := amem_reply(response_format, body["messages"])) is not None:
+            text = amem_text
         elif kind == "json_schema" and isinstance(response_format, Mapping):
             schema = response_format["json_schema"]["schema"]
             text = json.dumps(fill_schema(schema, verdict))

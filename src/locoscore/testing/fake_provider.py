@@ -16,7 +16,9 @@ Mem0. A json_object chat request carrying mem0's extraction prompt (its "## New 
 message's content as sent (`_mem0_wire`). Graphiti: its json_schema steps (named after its
 models: ExtractedEntities, ExtractedEdges, EdgeTimestamps, ...) get one fact per
 "Speaker: text" line between the speakers (`_graphiti_wire`). LangMem: a request offering its
-`Memory` tool gets one tool call per such line of the session (`_langmem_wire`).
+`Memory` tool gets one tool call per such line of the session (`_langmem_wire`). A-Mem: its
+note analysis and evolution (json_schema "response") get keywords of the note, the context
+"Said by <speaker>" and a link to the first neighbour (`_amem_wire`).
 
 Verdicts. Each output takes the next item of `config.scores` (0-100, "CORRECT"/"WRONG", or a
 fault name, which forces that fault on the whole request); once the script is used up (or

@@ -1,0 +1,190 @@
+"""What the in-process memory libraries (mem0, graphiti, langmem, a-mem) share: one store per
+conversation in a folder of the run, an ingestion slot, timed and metered adds recorded in
+the resume checkpoint, the count of items each conversation holds, and the library's version.
+
+A subclass sets `name`, `OPTIONS` (with `prices`, `llm_model`, `embedder_model` and
+`ingest_concurrency`), `NO_DATE` (what the library does with a session that has no date),
+`DISTRIBUTION` and `ADDED_INPUT` (what the checkpoint and the run signature are keyed on), and
+implements `_installed_version` and `_store_session` (the library's add of one session, its
+calls counted with `UsageMeter.counting()`), plus `reset`, `search` and its clients.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import importlib.metadata
+import re
+import threading
+import time
+import warnings
+from abc import abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+from locoscore.data.conversation import Conversation, SessionInput
+from locoscore.errors import InputError
+from locoscore.llm.cost import PriceTable
+from locoscore.systems._ingest_checkpoint import IngestCheckpoint
+from locoscore.systems._library_providers import api_key, base_url, key_blocker
+from locoscore.systems._usage_meter import Tally
+from locoscore.systems.base import MemorySystem, Usage
+from locoscore.systems.context import SystemContext
+from locoscore.systems.options import OptionSpec, resolve_options, signature_values
+
+
+def library_version(system: str, distribution: str, series: str, hint: str) -> str:
+    """The installed version of the library `--system NAME` drives (read from its metadata,
+    not imported); an InputError naming the install command when it is absent or another
+    series."""
+    try:
+        version = importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        raise InputError(f"--system {system} needs the {system} extra ({hint})") from None
+    if not version.startswith(series):
+        raise InputError(
+            f"--system {system} drives {distribution} {series}x; this environment has "
+            f"{version} ({hint})"
+        )
+    return version
+
+
+def folder_name(conversation_id: str) -> str:
+    """A conversation's folder: readable, and unique even where the id's characters are not
+    allowed in a file name."""
+    safe = re.sub(r"[^A-Za-z0-9._-]", "_", conversation_id)[:60]
+    digest = hashlib.sha256(conversation_id.encode("utf-8")).hexdigest()[:8]
+    return f"{safe}-{digest}"
+
+
+@dataclass(frozen=True)
+class Stored:
+    """What one session's add spent and made: `written` items (the checkpoint's count), and
+    `held`, the conversation's total afterwards where the library says it (else the sum of
+    `written`)."""
+
+    tally: Tally
+    written: int
+    held: int | None = None
+
+
+class LibraryMemorySystem(MemorySystem):
+    OPTIONS: ClassVar[dict[str, OptionSpec]]
+    NO_DATE: ClassVar[str]
+    # The library's distribution: its version's key in the ingestion settings.
+    DISTRIBUTION: ClassVar[str]
+    # What locoscore adds to the library's input (instructions, a message format): a key and
+    # the hash of its text, in the ingestion settings.
+    ADDED_INPUT: ClassVar[tuple[str, str]]
+
+    def __init__(self, options: dict[str, str], context: SystemContext) -> None:
+        self.options: dict[str, Any] = resolve_options(self.name, self.OPTIONS, options)
+        self._root = context.state_dir / self.name
+        self._version = self._installed_version()
+        prices = self.options["prices"]
+        # Its own `prices=` file, else the run's --prices table.
+        self._prices = PriceTable.load(Path(prices)) if prices else context.prices
+        self._items_in: dict[str, int] = {}
+        self._lock = threading.Lock()  # the stores and counts
+        self._slots: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
+        self._checkpoint = (
+            IngestCheckpoint(self._root / "ingested.json", self._ingest_settings(), self.name)
+            if self._resumable()
+            else None
+        )
+
+    @abstractmethod
+    def _installed_version(self) -> str: ...
+
+    def _ingest_settings(self) -> dict[str, str]:
+        """What the store was built with: the options that change results, the library's
+        version and what locoscore adds to its input."""
+        key, digest = self.ADDED_INPUT
+        return {
+            **signature_values(self.OPTIONS, self.options),
+            self.DISTRIBUTION: self._version,
+            key: digest,
+        }
+
+    @abstractmethod
+    async def _store_session(self, session: SessionInput) -> Stored: ...
+
+    def signature_options(self) -> dict[str, str]:
+        return self._ingest_settings()
+
+    def dry_run_blocker(self) -> str | None:
+        return key_blocker(self.name, self.options)
+
+    def _api_key(self) -> str:
+        return api_key(self.name, self.options)
+
+    def _base_url(self, key: str) -> str:
+        """The URL of the LLM (`llm_base_url`) or of the embedder (`embedder_base_url`)."""
+        return base_url(self.options, key)
+
+    def _resumable(self) -> bool:
+        """The store outlives the process (a checkpoint is kept)."""
+        return True
+
+    def _folder(self, conversation_id: str) -> Path:
+        return self._root / "conversations" / folder_name(conversation_id)
+
+    def _forget(self, conversation_id: str) -> None:
+        """A reset's bookkeeping: the count and the checkpoint's entry."""
+        with self._lock:
+            self._items_in.pop(conversation_id, None)
+        if self._checkpoint is not None:
+            self._checkpoint.forget(conversation_id)
+
+    async def already_ingested(self, conversation: Conversation) -> bool:
+        if self._checkpoint is None or not self._folder(conversation.conversation_id).exists():
+            return False
+        if not self._checkpoint.complete(conversation):
+            return False
+        entry = self._checkpoint.entry(conversation.conversation_id) or {}
+        with self._lock:
+            self._items_in[conversation.conversation_id] = int(entry.get("memories", 0))
+        return True
+
+    def _slot(self) -> asyncio.Semaphore:
+        loop = asyncio.get_running_loop()
+        if self._slots is None or self._slots[0] is not loop:
+            self._slots = (loop, asyncio.Semaphore(self.options["ingest_concurrency"]))
+        return self._slots[1]
+
+    async def add(self, session: SessionInput) -> Usage:
+        if not session.date_iso:
+            warnings.warn(
+                f"{self.name}: {session.conversation_id} session {session.index} has no date; "
+                f"{self.NO_DATE}",
+                stacklevel=2,
+            )
+        async with self._slot():
+            started = time.perf_counter()
+            stored = await self._store_session(session)
+            wall_s = time.perf_counter() - started
+        usage = self._usage(stored.tally)
+        if stored.tally.truncated:
+            self._warn_truncated(session)
+        with self._lock:
+            previous = self._items_in.get(session.conversation_id, 0)
+            held = stored.held if stored.held is not None else previous + stored.written
+            self._items_in[session.conversation_id] = held
+        if self._checkpoint is not None:
+            self._checkpoint.record(session, stored.written, usage, wall_s)
+        return usage
+
+    def _warn_truncated(self, session: SessionInput) -> None:
+        warnings.warn(
+            f"{self.name}: {session.conversation_id} session {session.index}: a reply of its "
+            "LLM was cut at the token limit",
+            stacklevel=3,
+        )
+
+    def _usage(self, tally: Tally) -> Usage:
+        return tally.usage(self._prices, self.options["llm_model"], self.options["embedder_model"])
+
+    def items_in(self, conversation_id: str) -> int | None:
+        with self._lock:
+            return self._items_in.get(conversation_id)
