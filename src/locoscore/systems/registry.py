@@ -26,6 +26,7 @@ BUILTIN_SYSTEMS: dict[str, str] = {
     "mem0": "locoscore.systems.mem0:Mem0System",
     "graphiti": "locoscore.systems.graphiti:GraphitiSystem",
     "langmem": "locoscore.systems.langmem:LangMemSystem",
+    "letta": "locoscore.systems.letta:LettaSystem",
     # reference systems: the floor and the retrieval ceiling (`systems.reference`)
     "no-memory": "locoscore.systems.reference:NoMemorySystem",
     "gold-evidence": "locoscore.systems.reference:GoldEvidenceSystem",

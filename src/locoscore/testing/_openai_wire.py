@@ -11,6 +11,7 @@ from typing import Any
 from locoscore.testing._core import Core, FakeConfig, Reply, json_reply, new_id, retry_after_headers
 from locoscore.testing._graphiti_wire import graphiti_reply, is_graphiti_call
 from locoscore.testing._langmem_wire import memory_tool_calls
+from locoscore.testing._letta_wire import letta_tool_calls
 from locoscore.testing._mem0_wire import extraction_reply, is_mem0_extraction
 from locoscore.testing._verdicts import (
     BATCH_ONLY_FAULTS,
@@ -141,7 +142,9 @@ def choice_payload(
         message["refusal"] = REFUSAL_TEXT
     elif fault == "bad_json":
         message["content"] = prose(verdict)
-    elif (calls := memory_tool_calls(body)) is not None:
+    elif (calls := memory_tool_calls(body)) is not None or (
+        calls := letta_tool_calls(body)
+    ) is not None:
         message["tool_calls"] = calls
         finish_reason = "tool_calls"
     else:
