@@ -25,6 +25,7 @@ from mem0_helpers import conversation
 from typer.testing import CliRunner
 
 from locoscore.cli import app
+from locoscore.data.conversation import Query
 from locoscore.systems._letta_server import REQUIREMENTS
 from locoscore.systems.context import SystemContext
 from locoscore.systems.environments import built_python
@@ -60,17 +61,28 @@ def _options(fp: FakeProvider) -> dict[str, str]:
     }
 
 
-async def _killed_first_run(state: Path, fp: FakeProvider, dataset: Any) -> None:
-    system = make_system("letta", _options(fp), SystemContext(state))
+QUESTIONS = ("When did Gina lose her job?", "What is Jon's business?")
+
+
+async def _killed_first_run(state: Path, fp: FakeProvider, dataset: Any) -> list[Any]:
+    """Ingests conv-30 and two sessions of conv-26 with `answer=agent`, asking conv-30's
+    agent two questions in between; what the questions returned."""
+    system = make_system("letta", {**_options(fp), "answer": "agent"}, SystemContext(state))
     await system.start()
+    asked = []
     try:
         for cid, sessions in (("conv-30", None), ("conv-26", 2)):
             conv = conversation(dataset, cid, sessions)
             await system.reset(cid)
             for session in conv.sessions:
                 await system.add(session)
+            if cid == "conv-30":
+                for number, text in enumerate(QUESTIONS):
+                    query = Query(cid, f"{cid}#{number}", text, 5, "2023-07-23T18:46")
+                    asked.append(await system.search(query))
     finally:
         await system.aclose()  # conv-26 stops after two sessions: as if killed
+    return asked
 
 
 @pytest.fixture(scope="module")
@@ -81,8 +93,8 @@ def letta_run(
     with pytest.MonkeyPatch.context() as env, FakeProvider(FakeConfig()) as fp:
         env.setenv("OPENAI_API_KEY", API_KEY)
         env.delenv("OPENAI_BASE_URL", raising=False)
-        asyncio.run(_killed_first_run(out / "system_state", fp, dataset))
-        first_chats = len([e for e in fp.requests_log if e["path"] == CHAT])
+        asked = asyncio.run(_killed_first_run(out / "system_state", fp, dataset))
+        first_log = [e for e in fp.requests_log if e["path"] == CHAT]
         fp.reset_counters()
         options = [a for k, v in _options(fp).items() for a in ("--system-option", f"{k}={v}")]
         result = CliRunner().invoke(
@@ -94,12 +106,12 @@ def letta_run(
             ],
         )  # fmt: skip
         assert result.exit_code == 0, result.output
-        return {"out": out, "log": fp.requests_log, "first_chats": first_chats}
+        return {"out": out, "log": fp.requests_log, "first_log": first_log, "asked": asked}
 
 
 def test_letta_answers_from_dated_isolated_memory_and_resumes(letta_run, dataset: Any) -> None:
     out, log = letta_run["out"], letta_run["log"]
-    assert letta_run["first_chats"] == 2 * (19 + 2)  # two agent steps per session
+    assert len(letta_run["first_log"]) == 2 * (19 + 2) + 2  # two steps a session, one a question
     records = [json.loads(line) for line in (out / "predictions.jsonl").read_text().splitlines()]
     assert len(records) == 199 + 105
     assert all(r["error"] is None and r["prediction"] for r in records)
@@ -142,3 +154,17 @@ def test_letta_answers_from_dated_isolated_memory_and_resumes(letta_run, dataset
     assert per["conv-26"]["wall_s"] > 0
     # The key reached the provider through locoscore's proxy only: never the Letta server.
     assert [p for p in out.rglob("*") if p.is_file() and API_KEY.encode() in p.read_bytes()] == []
+
+
+def test_the_agent_answers_itself_each_question_from_memory_as_ingestion_left_it(
+    letta_run,
+) -> None:
+    first, second = letta_run["asked"]
+    assert (first.answer, second.answer) == ("Noted.", "Noted.")  # the fake's send_message
+    assert first.usage.calls == second.usage.calls == 1  # one agent step each, metered
+    assert first.items[0].text.startswith("[Letta core memory: human]")
+    assert first.items[0].date_iso == "2023-07-23T18:46"  # conv-30's last session
+    steps = letta_run["first_log"][2 * 19 : 2 * 19 + 2]
+    seen = [all_text(e["body"]["messages"]) for e in steps]
+    assert QUESTIONS[0] in seen[0] and "asked on 2023-07-23T18:46" in seen[0]
+    assert QUESTIONS[1] in seen[1] and QUESTIONS[0] not in seen[1]  # context restored

@@ -44,6 +44,7 @@ from locoscore.systems._letta_agent import (
     session_messages,
     turn_item,
 )
+from locoscore.systems._letta_answer import QUESTION_FORMAT_ID, ask_agent, point_agent
 from locoscore.systems._letta_server import (
     LETTA_VERSION,
     LettaProcess,
@@ -76,6 +77,12 @@ class LettaSystem(MemorySystem):
     OPTIONS: ClassVar[dict[str, OptionSpec]] = {
         **provider_options("Letta's agent", "vector size of the embedder"),
         "context_window": OptionSpec(int, 128_000, "the agent's context window (tokens)"),
+        "answer": OptionSpec(
+            str,
+            "locoscore",
+            "the run's answerer over Letta's memory, or the agent's own answer",
+            ("locoscore", "agent"),
+        ),
         "url": OptionSpec(
             str, None, "a running Letta 0.11 server (default: start one)", in_signature=False
         ),
@@ -114,6 +121,11 @@ class LettaSystem(MemorySystem):
         self._agents: dict[str, dict[str, Any]] = self._load_agents()
         self._cached: dict[str, tuple[MemoryItem, ...]] = {}
         self._slots: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
+        # answer=agent: one question at a time per agent (its context is saved and restored),
+        # and agents of an earlier process pointed at this process's proxy once.
+        self._question_locks: dict[str, threading.Lock] = {}
+        self._pointed: set[str] = set()
+        vars(self)["answers_itself"] = self.options["answer"] == "agent"
         self._checkpoint = IngestCheckpoint(
             self._root / "ingested.json", self._ingest_settings(), system=self.name
         )
@@ -121,14 +133,21 @@ class LettaSystem(MemorySystem):
     # -- settings -------------------------------------------------------------------------
 
     def _ingest_settings(self) -> dict[str, str]:
-        return {
-            **signature_values(self.OPTIONS, self.options),
-            "letta": self._version,
-            "agent": AGENT_FORMAT_ID,
-        }
+        """What the stored agents depend on (not how questions are answered: an agent
+        ingested for one answer step serves the other)."""
+        values = signature_values(self.OPTIONS, self.options)
+        values.pop("answer", None)
+        return {**values, "letta": self._version, "agent": AGENT_FORMAT_ID}
 
     def signature_options(self) -> dict[str, str]:
-        return {**self._ingest_settings(), "search": "core-memory+context-turns"}
+        signature = {
+            **self._ingest_settings(),
+            "answer": self.options["answer"],
+            "search": "core-memory+context-turns",
+        }
+        if self.answers_itself:
+            signature["question"] = QUESTION_FORMAT_ID
+        return signature
 
     def dry_run_blocker(self) -> str | None:
         return key_blocker(self.name, self.options)
@@ -220,6 +239,7 @@ class LettaSystem(MemorySystem):
         with self._lock:
             entry = self._agents.pop(conversation_id, None)
             self._cached.pop(conversation_id, None)
+            self._pointed.discard(conversation_id)
             self._save_agents()
         if entry is not None:
             stale.add(entry["agent_id"])
@@ -239,6 +259,7 @@ class LettaSystem(MemorySystem):
         agent = self._call("POST", "/agents/", json=body)
         entry = {"agent_id": agent["id"], "sessions": {}}
         with self._lock:
+            self._pointed.add(session.conversation_id)
             self._agents[session.conversation_id] = entry
             self._save_agents()
         return dict(entry)
@@ -275,7 +296,8 @@ class LettaSystem(MemorySystem):
         cid = session.conversation_id
         entry = self._agent(cid) or self._create_agent(session)
         tag = folder_name(cid)
-        self._proxy.drain(tag)  # nothing of an earlier failed call counts twice
+        # (What a failed request of this conversation spent is still in the tag's tally: it
+        # is counted with this session rather than lost.)
         if session.turns:
             messages = session_messages(session)
             self._call("POST", f"/agents/{entry['agent_id']}/messages", json={"messages": messages})
@@ -292,9 +314,30 @@ class LettaSystem(MemorySystem):
         return tally.usage(self._prices, self.options["llm_model"], self.options["embedder_model"])
 
     async def search(self, query: Query) -> SearchResult:
+        if self.answers_itself:
+            tally, answer, items = await asyncio.to_thread(self._ask, query)
+            return SearchResult(items[: query.top_k], self._usage(tally), answer)
         items = await asyncio.to_thread(self._memory, query.conversation_id)
         tally = self._proxy.drain(folder_name(query.conversation_id)) if self._proxy else Tally()
         return SearchResult(items[: query.top_k], self._usage(tally))
+
+    def _ask(self, query: Query) -> tuple[Tally, str, tuple[MemoryItem, ...]]:
+        """The agent's own answer (what it spent), and its memory as the record's items."""
+        cid = query.conversation_id
+        entry = self._agent(cid)
+        if entry is None or self._proxy is None:
+            return Tally(), "", ()
+        items = self._memory(cid)
+        tag = folder_name(cid)
+        with self._lock:
+            lock = self._question_locks.setdefault(cid, threading.Lock())
+        with lock:
+            if cid not in self._pointed:
+                llm, embedder = self._proxy.base_url(tag, "llm"), self._proxy.base_url(tag, "emb")
+                point_agent(self._call, entry["agent_id"], llm, embedder)
+                self._pointed.add(cid)
+            answer = ask_agent(self._call, entry["agent_id"], query)
+            return self._proxy.drain(tag), answer, items
 
     def _memory(self, conversation_id: str) -> tuple[MemoryItem, ...]:
         """The agent's core memory blocks, then its in-context turns, most recent first."""
