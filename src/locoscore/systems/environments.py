@@ -63,6 +63,10 @@ def ensure_environment(name: str, requirements: list[str]) -> Path:
     try:
         steps = [
             [sys.executable, "-m", "venv", str(scratch)],
+            # The pip a venv bundles may fail to resolve (Letta's requirements stop Python
+            # 3.11's with "Candidate is not for this requirement lxml[html-clean,...]").
+            [str(_python_in(scratch)), "-m", "pip", "install", "-q",
+             "--disable-pip-version-check", "--upgrade", "pip"],
             [str(_python_in(scratch)), "-m", "pip", "install", "-q",
              "--disable-pip-version-check", *requirements],
         ]  # fmt: skip
