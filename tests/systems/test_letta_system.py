@@ -102,7 +102,7 @@ def letta_run(
             [
                 "run", "--system", "letta", "--out", str(out), "--dataset", str(locomo_path),
                 "--conversations", "conv-26,conv-30", "--answer-provider", "extractive",
-                *options, "--skip-probe", "--no-progress",
+                *options, "--no-progress",
             ],
         )  # fmt: skip
         assert result.exit_code == 0, result.output
@@ -116,8 +116,8 @@ def test_letta_answers_from_dated_isolated_memory_and_resumes(letta_run, dataset
     assert len(records) == 199 + 105
     assert all(r["error"] is None and r["prediction"] for r in records)
 
-    # Every item is its own conversation's: a turn with its session's date, or the core
-    # memory block that holds one dated line per session.
+    # Every record holds its own conversation as the agent holds it: the core memory block
+    # (one dated line per session), then every turn in order with its session's date.
     said = {
         (c, t.dia_id): (t.render(), s.date_iso, s.date_raw)
         for c in ("conv-26", "conv-30")
@@ -132,7 +132,7 @@ def test_letta_answers_from_dated_isolated_memory_and_resumes(letta_run, dataset
         assert "Session 19 of the conversation between" in block["text"]
         assert f"held on {last.date_raw}." in block["text"]
         assert (block["date_iso"], block["date_raw"]) == (last.date_iso, last.date_raw)
-        assert turns
+        assert [t["dia_ids"][0] for t in turns] == [d for c, d in said if c == cid]
         for item in turns:
             (dia_id,) = item["dia_ids"]
             assert (item["text"], item["date_iso"], item["date_raw"]) == said[(cid, dia_id)]
@@ -143,7 +143,12 @@ def test_letta_answers_from_dated_isolated_memory_and_resumes(letta_run, dataset
     per = run["ingestion"]["per_conversation"]
     assert per["conv-30"]["skipped"] is True and per["conv-30"]["usage"]["calls"] == 0
     usage = per["conv-26"]["usage"]
-    chats = [e for e in log if e["path"] == CHAT]
+    assert run["probe"]["ok"] is True, run["probe"]  # the run's integration probe
+    chats = [
+        e
+        for e in log
+        if e["path"] == CHAT and "between Caroline and Melanie" in all_text(e["body"]["messages"])
+    ]  # conv-26's steps (the probe's synthetic pair made the others)
     assert usage["calls"] == len(chats) == 2 * 19
     assert usage["input_tokens"] == sum(
         estimate_tokens(all_text(e["body"]["messages"])) for e in chats

@@ -13,8 +13,9 @@ How locoscore drives it (docs/how-to/systems/letta.md says why):
   request to the agent, as Letta is used: a header naming the session and its date, then
   one user message per turn (`name` = the speaker, content "Speaker: text [shares an image:
   caption]"); the agent keeps what it decides in its core memory blocks.
-- Search (no model call): the agent's core memory blocks, then the turns still in its
-  context window, most recent first, cut at the run's top-k; each dated by its session.
+- Search (no model call): what the agent holds in its context window, as it holds it: its
+  core memory blocks, then the turns not evicted, in order, each dated by its session (no
+  top-k: Letta retrieves by query only through its agent's own tool calls; `answer=agent`).
 - Resume: a checkpoint lists the fully ingested conversations (`_ingest_checkpoint`) and a
   sidecar the agent of each; reset deletes the agent.
 """
@@ -74,6 +75,9 @@ class LettaError(RuntimeError):
 
 class LettaSystem(MemorySystem):
     name = "letta"
+    # What Letta gives an answer is its agent's context window (core memory and the turns
+    # it still holds), not a top-k: the run's --top-k and --context-budget do not apply.
+    ignores_budget = True
     OPTIONS: ClassVar[dict[str, OptionSpec]] = {
         **provider_options("Letta's agent", "vector size of the embedder"),
         "context_window": OptionSpec(int, 128_000, "the agent's context window (tokens)"),
@@ -143,7 +147,7 @@ class LettaSystem(MemorySystem):
         signature = {
             **self._ingest_settings(),
             "answer": self.options["answer"],
-            "search": "core-memory+context-turns",
+            "search": "core-memory+context-window",
         }
         if self.answers_itself:
             signature["question"] = QUESTION_FORMAT_ID
@@ -316,10 +320,10 @@ class LettaSystem(MemorySystem):
     async def search(self, query: Query) -> SearchResult:
         if self.answers_itself:
             tally, answer, items = await asyncio.to_thread(self._ask, query)
-            return SearchResult(items[: query.top_k], self._usage(tally), answer)
+            return SearchResult(items, self._usage(tally), answer)
         items = await asyncio.to_thread(self._memory, query.conversation_id)
         tally = self._proxy.drain(folder_name(query.conversation_id)) if self._proxy else Tally()
-        return SearchResult(items[: query.top_k], self._usage(tally))
+        return SearchResult(items, self._usage(tally))
 
     def _ask(self, query: Query) -> tuple[Tally, str, tuple[MemoryItem, ...]]:
         """The agent's own answer (what it spent), and its memory as the record's items."""
@@ -340,7 +344,8 @@ class LettaSystem(MemorySystem):
             return self._proxy.drain(tag), answer, items
 
     def _memory(self, conversation_id: str) -> tuple[MemoryItem, ...]:
-        """The agent's core memory blocks, then its in-context turns, most recent first."""
+        """The agent's context as it holds it: its core memory blocks, then the turns still
+        in its context window, in the order they were said."""
         with self._lock:
             cached = self._cached.get(conversation_id)
         if cached is not None:
@@ -362,7 +367,7 @@ class LettaSystem(MemorySystem):
             turn = turn_item(message, sessions)
             if turn is not None:
                 turns.append(turn)
-        turns.sort(key=lambda turn: turn[0], reverse=True)  # most recent first
+        turns.sort(key=lambda turn: turn[0])
         result = tuple(items + [item for _, item in turns])
         with self._lock:
             self._cached[conversation_id] = result
