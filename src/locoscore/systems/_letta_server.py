@@ -14,16 +14,17 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 import httpx
 
 from locoscore.errors import InputError
+from locoscore.systems.environments import built_python, ensure_environment, environment_dir
 
 LETTA_VERSION = "0.11.7"
 REQUIREMENTS = [f"letta[server,sqlite]=={LETTA_VERSION}", "mcp[cli]<1.17", "pydantic<2.13"]
-BUILD_COMMAND = "locoscore letta-env"  # not a CLI command yet: see the page
 HEALTH_PATH = "/v1/health/"
 # Variables the server process keeps from locoscore's environment (no keys, no provider
 # settings that would reroute or enable Letta's own providers, no telemetry DSN).
@@ -38,8 +39,15 @@ def letta_python(explicit: str | None) -> Path:
         if not python.exists():
             raise InputError(f"--system-option python={explicit}: no such file")
         return python
-    from locoscore.systems.environments import ensure_environment
-
+    if built_python("letta", REQUIREMENTS) is None:
+        # Minutes of silence otherwise: say once what is happening and where.
+        folder = environment_dir("letta", REQUIREMENTS)
+        print(
+            f"locoscore: building the Letta {LETTA_VERSION} environment in {folder} "
+            "(once; about 1 GB from PyPI)",
+            file=sys.stderr,
+            flush=True,
+        )
     return ensure_environment("letta", REQUIREMENTS)
 
 
