@@ -5,8 +5,8 @@ search the conversation with its `conversation_search` tool and edit its memory 
 answers with `send_message`). Each question must see the memory as ingestion left it, not
 the earlier questions: the agent's in-context messages and core memory blocks are saved
 before and put back after (PATCH message_ids and block values). Letta 0.11.7 cannot delete
-a message, so the questions stay in its message store, where a later `conversation_search`
-could find them; the answers are not in the agent's context.
+a message, so the questions and replies stay in its message store, where a later
+`conversation_search` could find them; they are no longer in the agent's context.
 """
 
 from __future__ import annotations
