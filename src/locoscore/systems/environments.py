@@ -3,6 +3,10 @@
 TO BE UNIFIED with the `mem0g` branch's module of the same name (written in parallel; it was
 not committed when this one was needed). Only the signature the Letta adapter relies on is
 here: `ensure_environment(name, requirements) -> Path` (the environment's Python).
+Unlike the mem0g version, it installs only the requirements given, not locoscore's own
+runtime dependencies: Letta runs no locoscore code in its environment, and pip finds no
+resolution of letta[server,sqlite]==0.11.7 with locoscore's core pins ("Cannot install
+letta ... and nltk==3.9.1", ResolutionImpossible). The unified module needs that choice.
 
 The environment is made once under the user cache (`~/.cache/locoscore/envs/NAME-HASH`),
 the hash covering the requirements and the Python version, so a new pin gets a new
