@@ -157,6 +157,10 @@ def test_letta_answers_from_dated_isolated_memory_and_resumes(letta_run, dataset
     expected = (usage["input_tokens"] * 0.15 + usage["output_tokens"] * 0.60) / 1_000_000
     assert usage["cost_usd"] == pytest.approx(expected, abs=1e-6)
     assert per["conv-26"]["wall_s"] > 0
+    # What the server writes stays in the run (Letta writes its OpenAPI schema into its
+    # working folder at every start).
+    assert (out / "system_state/letta/home/openapi_letta.json").exists()
+    assert not (Path.cwd() / "openapi_letta.json").exists()
     # The key reached the provider through locoscore's proxy only: never the Letta server.
     assert [p for p in out.rglob("*") if p.is_file() and API_KEY.encode() in p.read_bytes()] == []
 

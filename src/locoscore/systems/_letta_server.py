@@ -93,6 +93,9 @@ class LettaProcess:
         self._process = subprocess.Popen(
             [*command, "--host", "127.0.0.1", "--port", str(port)],
             env=env,
+            # Letta writes its OpenAPI schema (openapi_letta.json) into its working folder
+            # at every start: keep it in the run, not in the user's folder.
+            cwd=self.home,
             stdout=log,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
