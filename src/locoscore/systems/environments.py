@@ -43,6 +43,12 @@ class EnvironmentSpec:
     requirements: tuple[str, ...]
     # For the user: the command that builds it ahead of a run.
     install_command: str
+    # False for a library run as its own program (Letta's server): the environment holds its
+    # requirements only (Letta's pins admit no resolution with locoscore's core ones).
+    with_locoscore: bool = True
+
+    def all_requirements(self) -> tuple[str, ...]:
+        return (*self.requirements, *(core_requirements() if self.with_locoscore else ()))
 
 
 def core_requirements() -> tuple[str, ...]:
@@ -68,8 +74,7 @@ def environment_key(requirements: tuple[str, ...], python: str) -> str:
 
 
 def environment_dir(spec: EnvironmentSpec) -> Path:
-    requirements = (*spec.requirements, *core_requirements())
-    key = environment_key(requirements, python_version())
+    key = environment_key(spec.all_requirements(), python_version())
     return user_cache_file("envs") / f"{spec.name}-{key}"
 
 
@@ -101,17 +106,20 @@ def ensure_environment(spec: EnvironmentSpec, *, quiet: bool = True) -> Path:
     if python is not None:
         return python
     folder = environment_dir(spec)
-    requirements = (*spec.requirements, *core_requirements())
+    requirements = spec.all_requirements()
     folder.parent.mkdir(parents=True, exist_ok=True)
     scratch = folder.with_name(f"{folder.name}.partial-{os.getpid()}")
     shutil.rmtree(scratch, ignore_errors=True)
     where = f"the {spec.name} environment ({folder})"
+    pip = [str(_python_in(scratch)), "-m", "pip", "install", "--disable-pip-version-check"]
     try:
         steps = [
             [sys.executable, "-m", "venv", str(scratch)],
+            # The pip a venv bundles may fail to resolve (Letta's requirements stop Python
+            # 3.11's with "Candidate is not for this requirement lxml[html-clean,...]").
+            [*pip, "-q", "--upgrade", "pip"],
             [
-                str(_python_in(scratch)), "-m", "pip", "install", "--disable-pip-version-check",
-                *(["-q"] if quiet else []), *requirements,
+                *pip, *(["-q"] if quiet else []), *requirements,
             ],
         ]  # fmt: skip
         for step in steps:

@@ -27,6 +27,7 @@ BUILTIN_SYSTEMS: dict[str, str] = {
     "graphiti": "locoscore.systems.graphiti:GraphitiSystem",
     "langmem": "locoscore.systems.langmem:LangMemSystem",
     "a-mem": "locoscore.systems.amem:AMemSystem",
+    "letta": "locoscore.systems.letta:LettaSystem",
     # reference systems: the floor and the retrieval ceiling (`systems.reference`)
     "no-memory": "locoscore.systems.reference:NoMemorySystem",
     "gold-evidence": "locoscore.systems.reference:GoldEvidenceSystem",
@@ -41,6 +42,7 @@ SYSTEM_VARIANTS: dict[tuple[str, str], str] = {
 # name -> "module:ATTRIBUTE" holding its `environments.EnvironmentSpec`.
 SYSTEM_ENVIRONMENTS: dict[str, str] = {
     "mem0g": "locoscore.systems.mem0g:ENVIRONMENT",
+    "letta": "locoscore.systems._letta_server:ENVIRONMENT",
 }
 
 

@@ -12,6 +12,7 @@ from locoscore.testing._amem_wire import amem_reply
 from locoscore.testing._core import Core, FakeConfig, Reply, json_reply, new_id, retry_after_headers
 from locoscore.testing._graphiti_wire import graphiti_reply, is_graphiti_call
 from locoscore.testing._langmem_wire import memory_tool_calls
+from locoscore.testing._letta_wire import letta_tool_calls
 from locoscore.testing._mem0_graph_wire import graph_tool_calls, mem0_v1_reply
 from locoscore.testing._mem0_wire import extraction_reply, is_mem0_extraction
 from locoscore.testing._verdicts import (
@@ -143,7 +144,9 @@ def choice_payload(
         message["refusal"] = REFUSAL_TEXT
     elif fault == "bad_json":
         message["content"] = prose(verdict)
-    elif (calls := memory_tool_calls(body)) is not None:
+    elif (calls := memory_tool_calls(body)) is not None or (
+        calls := letta_tool_calls(body)
+    ) is not None:
         message["tool_calls"] = calls
         finish_reason = "tool_calls"
     elif (graph_calls := graph_tool_calls(body)) is not None:
