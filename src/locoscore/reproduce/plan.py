@@ -115,15 +115,18 @@ RUN_ROWS: tuple[RunRow, ...] = (
         module="agentic_memory",
         note="the a-mem 0.2 package (one note per turn), as the Mem0 authors re-ran A-Mem",
     ),
+    RunRow(
+        "letta",
+        "Letta (server 0.11.7 on SQLite)",
+        "letta",
+        None,
+        environment="letta",
+        note=f"not a row of the paper's table: {baselines.LETTA_FOOTNOTE.text}",
+    ),
 )
 
-NOT_BUILT = "no locoscore adapter yet (issue 34)"
 SKIPPED_ROWS: tuple[SkippedRow, ...] = (
     SkippedRow("OpenAI Memory", "no API: ChatGPT's memory cannot be driven by a program"),
-    SkippedRow(
-        "Letta",
-        f"{NOT_BUILT}; not a row of the paper's table either: {baselines.LETTA_FOOTNOTE.text}",
-    ),
 )
 
 
