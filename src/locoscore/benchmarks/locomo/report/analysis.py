@@ -13,11 +13,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from locoscore import stats
-from locoscore.benchmarks.locomo.categories import ADVERSARIAL, LOCOMO_COLUMN_ORDER
-from locoscore.benchmarks.locomo.report.lengths import AnswerLengths, answer_lengths
+from locoscore.benchmarks.locomo.categories import ADVERSARIAL, GROUPS, LOCOMO_COLUMN_ORDER
 from locoscore.benchmarks.locomo.report.load import Results
 from locoscore.benchmarks.locomo.report.metrics import METRICS, Metric
 from locoscore.benchmarks.locomo.report.verified import ErrataFlags, GoldCeilings, gold_ceilings
+from locoscore.generic.answer_lengths import AnswerLengths, answer_lengths
 from locoscore.results.folder import row_key
 from locoscore.results.layout import PREDICTIONS, SUMMARY
 from locoscore.summation import ordered_mean
@@ -135,7 +135,7 @@ def metric_stats(
 ) -> MetricStats | None:
     """`include_adversarial` overrides the protocol's (or the judge's) own convention."""
     rows = results.rows
-    includes_adv = metric.overall_includes_adversarial
+    includes_adv = metric.overall_includes_excluded
     if metric.is_judge:
         includes_adv = bool((results.judge or {}).get("include_adversarial", False))
     if include_adversarial is not None:
@@ -308,7 +308,7 @@ def analyse(results: Results) -> Analysis:
         latency,
         primary,
         ranked,
-        answer_lengths(results.rows),
+        answer_lengths(results.rows, GROUPS),
         verified_gold_view(results),
         examples(results, primary, metrics),
     )

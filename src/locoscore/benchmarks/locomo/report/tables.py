@@ -186,7 +186,7 @@ def f1_comparison_blocks(analysis: Analysis, metric: Metric = F1_LOCOMO) -> list
     table = comparison_table(
         ms,
         metric.baseline_protocol,
-        metric.overall_includes_adversarial,
+        metric.overall_includes_excluded,
         metric.decimals,
         sample=analysis.sample_for(metric),
     )
