@@ -7,8 +7,6 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rich.markup import escape
-
 from locoscore.results.layout import JUDGMENTS, REPORT_FILES, RUN_JSON, SCORES, SUMMARY
 
 if TYPE_CHECKING:
@@ -20,12 +18,14 @@ if TYPE_CHECKING:
 def judge_command(bench: Benchmark, call: JudgeCall, t: Terminal) -> bool:
     # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
     from locoscore.benchmarks.commands import failed, pass_results_in
+    from locoscore.benchmarks.locomo.categories import GROUPS
     from locoscore.benchmarks.locomo.data.errata import errata_for
     from locoscore.benchmarks.locomo.data.load import load_predictions
     from locoscore.benchmarks.locomo.judge.api import judge_pass, judge_sample
     from locoscore.benchmarks.locomo.judge.shard import records_shard_sample
     from locoscore.benchmarks.locomo.report.build import build_reports
     from locoscore.benchmarks.locomo.report.terminal import verified_gold_line
+    from locoscore.generic.judge_terminal import print_judge_section
     from locoscore.judge.folder import unscored_problem
 
     console, out, request = t.out, call.out, call.request
@@ -80,7 +80,7 @@ def judge_command(bench: Benchmark, call: JudgeCall, t: Terminal) -> bool:
             t.estimate(result, call.batch, sample)
         return False
     assert result.run is not None and result.summary is not None
-    _print_table(t, result.summary)
+    print_judge_section(console, result.summary, GROUPS)
     for warning in result.summary.get("warnings") or []:
         warnings.warn(warning, stacklevel=1)
     short = result.summary["questions_under_min_runs"]
@@ -142,35 +142,3 @@ def _warn_if_self_judging(
                 stacklevel=1,
             )
             return
-
-
-_FORMAT_NOTES = {
-    "json_object": " (the server rejected json_schema)",
-    "none": " (the server rejected json_schema and json_object; verdicts read from the text)",
-}
-
-
-def _print_table(t: Terminal, section: dict[str, Any]) -> None:
-    from locoscore.benchmarks.locomo.report.terminal import judge_table, print_signatures
-    from locoscore.llm.endpoint import through_sentence
-    from locoscore.report.spend import concurrency_phrase, judge_calls_line
-
-    console = t.out
-    console.print(judge_table(section), highlight=False)
-    print_signatures(console, [section["signature"]])
-    run_level = section["run_level"]
-    if run_level["mean"] is not None:
-        std = "" if run_level["std"] is None else f" ± {run_level['std']:.2f}"
-        console.print(f"run-level J: {run_level['mean']:.2f}{std} over {section['runs']} runs")
-    mode = section.get("response_format")
-    through = through_sentence("judged", section.get("endpoint"), section["served"]["fake"])
-    if through is not None:
-        console.print(escape(through), highlight=False, soft_wrap=True)
-    if mode is not None:
-        console.print(f"structured output: {mode}{_FORMAT_NOTES.get(mode, '')}")
-    concurrency = section.get("concurrency")
-    if concurrency is not None:
-        console.print(
-            f"concurrency: {concurrency_phrase(concurrency)}", highlight=False, soft_wrap=True
-        )
-    console.print(judge_calls_line(section["calls"], section["usage"]), highlight=False)
