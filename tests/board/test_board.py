@@ -13,7 +13,7 @@ from conftest import SAMPLE_SIGNATURE
 from typer.testing import CliRunner
 
 from locoscore import stats
-from locoscore.benchmarks.locomo.parts import COMPARE
+from locoscore.benchmarks.locomo.parts import PARTS
 from locoscore.benchmarks.locomo.report.load import load_results
 from locoscore.benchmarks.locomo.report.metrics import F1_LOCOMO, J
 from locoscore.cli import app
@@ -136,11 +136,11 @@ def test_each_row_is_the_paired_test_against_the_leader_holm_adjusted(
 
                 view = verified_gold_view(leader)
                 assert view is not None
-                comparison = compare_results(COMPARE, leader, other, view.errata.view()).subset
+                comparison = compare_results(PARTS, leader, other, view.errata.view()).subset
                 assert comparison is not None
                 metrics = comparison.metrics
             else:
-                metrics = compare_results(COMPARE, leader, other).metrics
+                metrics = compare_results(PARTS, leader, other).metrics
             cell = next(m for m in metrics if m.metric == metric).overall
             vs = row["versus_leader"]
             assert (vs["n"], vs["difference"], vs["wilcoxon_p"]) == (

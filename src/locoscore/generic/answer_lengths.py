@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from locoscore.generic.compare_parts import Groups
+from locoscore.generic.folder_parts import Groups
 
 UNIT = "whitespace-separated words of the prediction"
 

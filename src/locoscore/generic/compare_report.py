@@ -8,7 +8,7 @@ import io
 from pathlib import Path
 
 from locoscore._io import write_text_atomic
-from locoscore.generic.compare_parts import Groups, ScoredFolder
+from locoscore.generic.folder_parts import Groups
 from locoscore.generic.paired_folders import (
     ALPHA,
     BOOTSTRAP_RESAMPLES,
@@ -18,6 +18,7 @@ from locoscore.generic.paired_folders import (
     paired_rows,
     side_name,
 )
+from locoscore.generic.scored_folder import Results
 from locoscore.report import charts
 from locoscore.report.csv import csv_cell
 from locoscore.report.document import Block, Figure, Heading, Notes, Paragraph, Table
@@ -34,7 +35,7 @@ def _name(comparison: Comparison, which: str, label: str | None = None) -> str:
     return _folder_name(comparison.a if which == "A" else comparison.b, label or which)
 
 
-def _folder_name(results: ScoredFolder, which: str) -> str:
+def _folder_name(results: Results, which: str) -> str:
     source = (results.summary.get("input") or {}).get("path")
     return f"{which} = {results.path}" + (f" (input {source})" if source else "")
 

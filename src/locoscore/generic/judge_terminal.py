@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from locoscore.generic.compare_parts import Groups
+from locoscore.generic.folder_parts import Groups
 from locoscore.llm.endpoint import through_sentence
 from locoscore.report.spend import concurrency_phrase, judge_calls_line
 

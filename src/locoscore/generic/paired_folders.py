@@ -1,7 +1,7 @@
 """Is B really better than A? Paired comparison of two results folders on their shared questions.
 
 Questions are paired by their key (`results.folder.row_key`). For every metric the benchmark
-declares (`generic.compare_parts`) that both folders have, per group and overall (each
+declares (`generic.folder_parts`) that both folders have, per group and overall (each
 metric's own convention for the groups an overall may leave out): the mean difference
 B - A with a paired bootstrap 95 % CI (resampling questions, seeded) and a two-sided Wilcoxon
 signed-rank test; for a binary judge, McNemar's exact test on majority verdicts as well.
@@ -23,7 +23,8 @@ from typing import Any
 
 from locoscore import stats
 from locoscore.generic.answer_lengths import AnswerLengths, answer_lengths, length_ratio_warning
-from locoscore.generic.compare_parts import ColumnMetric, CompareParts, ScoredFolder, SubsetView
+from locoscore.generic.folder_parts import ColumnMetric, FolderParts, SubsetView
+from locoscore.generic.scored_folder import Results
 from locoscore.results.folder import row_key
 from locoscore.stats import ALPHA as ALPHA
 
@@ -81,9 +82,9 @@ class SubsetComparison:
 
 @dataclass(frozen=True)
 class Comparison:
-    parts: CompareParts
-    a: ScoredFolder
-    b: ScoredFolder
+    parts: FolderParts
+    a: Results
+    b: Results
     paired: int
     only_in_a: list[Key]
     only_in_b: list[Key]
@@ -128,12 +129,12 @@ def _paired_cell(
     )
 
 
-def _judge_protocol(results: ScoredFolder) -> str | None:
+def _judge_protocol(results: Results) -> str | None:
     return (results.judge or {}).get("protocol")
 
 
 def _compare_metric(
-    parts: CompareParts,
+    parts: FolderParts,
     pairs: list[tuple[dict[str, Any], dict[str, Any]]],
     metric: ColumnMetric,
     includes_excluded: bool,
@@ -172,7 +173,7 @@ def _compare_metric(
     )
 
 
-def self_judging_warning(results: ScoredFolder, name: str) -> str | None:
+def self_judging_warning(results: Results, name: str) -> str | None:
     """A model grading its own answers is lenient with them: say so when the folder's judge
     model is the model its `locoscore run` answered with."""
     judge_model = (results.judge or {}).get("model")
@@ -188,7 +189,7 @@ def self_judging_warning(results: ScoredFolder, name: str) -> str | None:
 
 
 def _signature_warnings(
-    parts: CompareParts, a: ScoredFolder, b: ScoredFolder, names: tuple[str, str]
+    parts: FolderParts, a: Results, b: Results, names: tuple[str, str]
 ) -> list[str]:
     na, nb = names
     out = [
@@ -219,9 +220,9 @@ def _signature_warnings(
 
 
 def _compare_metrics(
-    parts: CompareParts,
-    a: ScoredFolder,
-    b: ScoredFolder,
+    parts: FolderParts,
+    a: Results,
+    b: Results,
     pairs: list[tuple[dict[str, Any], dict[str, Any]]],
 ) -> list[MetricComparison]:
     binary = _judge_protocol(a) == "binary" and _judge_protocol(b) == "binary"
@@ -241,9 +242,9 @@ def _compare_metrics(
 
 
 def compare_results(
-    parts: CompareParts,
-    a: ScoredFolder,
-    b: ScoredFolder,
+    parts: FolderParts,
+    a: Results,
+    b: Results,
     view: SubsetView | None = None,
     names: tuple[str, str] = ("A", "B"),
 ) -> Comparison:
@@ -345,7 +346,7 @@ def _holm_families(
 
 
 def compare_many(
-    parts: CompareParts, results: list[ScoredFolder], view: SubsetView | None = None
+    parts: FolderParts, results: list[Results], view: SubsetView | None = None
 ) -> list[Comparison]:
     """Every folder after the first against the first (the baseline). With two folders this
     is `compare_results` unchanged; with more, each test is Holm-corrected across the

@@ -8,7 +8,7 @@ the baselines module of the LoCoMo benchmark package.
 
 from __future__ import annotations
 
-from locoscore.generic.compare_parts import Groups
+from locoscore.generic.folder_parts import Groups
 
 CATEGORY_NAMES: dict[int, str] = {
     1: "multi-hop",

@@ -69,7 +69,7 @@ def compare_command(bench: Benchmark, call: CompareCall, t: Terminal) -> bool:
     from locoscore.benchmarks.commands import print_names
     from locoscore.benchmarks.locomo.data.dataset import resolve_dataset_path
     from locoscore.benchmarks.locomo.data.errata import errata_for
-    from locoscore.benchmarks.locomo.parts import COMPARE
+    from locoscore.benchmarks.locomo.parts import PARTS
     from locoscore.benchmarks.locomo.report.load import load_results
     from locoscore.benchmarks.locomo.report.verified import comparison_errata
     from locoscore.generic.compare_report import write_comparisons
@@ -85,7 +85,7 @@ def compare_command(bench: Benchmark, call: CompareCall, t: Terminal) -> bool:
             (path for path in recorded if path is not None), None
         )
         view = comparison_errata(errata_for(call.errata, dataset_path), *results).view()
-    comparisons = compare_many(COMPARE, list(results), view)
+    comparisons = compare_many(PARTS, list(results), view)
     print_names(t, folders)
     for i, comparison in enumerate(comparisons, start=1):
         print_comparison(t.out, comparison, side_name(i), several=len(comparisons) > 1)

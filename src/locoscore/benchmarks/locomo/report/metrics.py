@@ -1,5 +1,5 @@
 """The metrics a report knows, each tied to its protocol and to the baselines it may face
-(`generic.compare_parts.ColumnMetric`; an overall may count the adversarial category).
+(`generic.folder_parts.ColumnMetric`; an overall may count the adversarial category).
 
 Reports look metrics up here instead of switching on column names: adding a metric is one
 entry. F1 and BLEU-1 are stored 0-1 and shown x100; J is stored and shown 0-100.
@@ -8,7 +8,7 @@ entry. F1 and BLEU-1 are stored 0-1 and shown x100; J is stored and shown 0-100.
 from __future__ import annotations
 
 from locoscore.benchmarks.locomo import baselines
-from locoscore.generic.compare_parts import ColumnMetric as Metric
+from locoscore.generic.folder_parts import ColumnMetric as Metric
 
 F1_LOCOMO = Metric(
     "f1_locomo", "F1 (official LoCoMo)", "locomo", 100.0, True, baselines.PROTOCOL_LOCOMO_F1

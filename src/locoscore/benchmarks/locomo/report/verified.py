@@ -21,7 +21,7 @@ from locoscore.benchmarks.locomo.data.errata import (
 )
 from locoscore.benchmarks.locomo.report.load import Results
 from locoscore.errors import InputError
-from locoscore.generic.compare_parts import SubsetView
+from locoscore.generic.folder_parts import SubsetView
 from locoscore.results.folder import row_key
 from locoscore.results.layout import SUMMARY
 

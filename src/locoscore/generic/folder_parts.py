@@ -1,36 +1,20 @@
-"""What a benchmark declares for the paired comparison of folders scored on several metrics
-(`generic.paired_folders`, `generic.compare_report`): its question groups, the metric
-columns of its scores.jsonl, the fields that name a question, and, optionally, a subset
-view (the questions an errata list leaves standing, say) compared again on its own.
+"""What a benchmark declares for the machinery over its results folders scored on several
+metrics: reading and checking a folder (`generic.scored_folder`), the paired comparison
+(`generic.paired_folders`, `generic.compare_report`) and the judge's terminal table. Its
+question groups, the metric columns of its scores.jsonl, the fields that name a question,
+and, optionally, a subset view (the questions an errata list leaves standing, say)
+compared again on its own.
 
-The comparison reads each folder as rows and a summary (`ScoredFolder`); a benchmark whose
-folders hold scores.jsonl rows with a group field and metric columns declares these parts
-and gets compare.md, compare.html, the per-question differences and the terminal table.
+A benchmark whose folders hold scores.jsonl rows with a group field and metric columns
+declares these parts and gets the checked folder, compare.md, compare.html, the
+per-question differences and the terminal tables.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Protocol
-
-
-class ScoredFolder(Protocol):
-    """A results folder as the comparison reads it: where it is, its per-question rows
-    (scores.jsonl) and its summary (summary.json)."""
-
-    @property
-    def path(self) -> Path: ...
-
-    @property
-    def rows(self) -> list[dict[str, Any]]: ...
-
-    @property
-    def summary(self) -> dict[str, Any]: ...
-
-    @property
-    def judge(self) -> dict[str, Any] | None: ...
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -67,6 +51,15 @@ class Groups:
         """A table row's label: the name with its key."""
         return f"{self.names[key]} ({key})"
 
+    @property
+    def expected(self) -> str:
+        """The keys a row may name, for an error: `1-5` for a run of ints, else a list."""
+        if all(isinstance(k, int) for k in self.order):
+            keys = sorted(self.order)
+            if keys == list(range(keys[0], keys[-1] + 1)):
+                return f"{keys[0]}-{keys[-1]}"
+        return ", ".join(str(k) for k in self.order)
+
     def scope(self, includes_excluded: bool) -> str:
         """What an overall covers, by the groups it may leave out ("excl. adversarial")."""
         left = " and ".join(self.names[k] for k in self.order if k in self.excluded)
@@ -88,7 +81,7 @@ class SubsetView:
 
 
 @dataclass(frozen=True)
-class CompareParts:
+class FolderParts:
     """A benchmark's declared parts for comparing its folders."""
 
     groups: Groups
@@ -100,6 +93,8 @@ class CompareParts:
     # The judge's per-run scores (0-100), for McNemar's test on majority verdicts of a
     # right/wrong judge; None: the judge's score column alone.
     judge_runs: str | None = None
+    # Columns besides the metrics' that must hold a finite number or null in every row.
+    checked_numbers: tuple[str, ...] = ()
     # The key of summary.json's judge section that says the judge's overall counts the
     # groups left out by default (J is compared with them only when both sides say so).
     judge_includes: str = "include_excluded"
