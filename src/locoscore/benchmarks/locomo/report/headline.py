@@ -68,7 +68,7 @@ def subset_banner(a: Analysis) -> list[Block]:
 
 def _scored(a: Analysis, ms: MetricStats) -> list[str]:
     d = ms.metric.decimals
-    scope = "incl. adversarial" if ms.overall_includes_adversarial else "excl. adversarial"
+    scope = "incl. adversarial" if ms.overall_includes_excluded else "excl. adversarial"
     subset = a.sample_for(ms.metric)
     n = f"{ms.overall.n}" + ("" if subset is None else f" (sample of {subset['population']:,})")
     return [f"{ms.metric.label}, {scope}", fmt(ms.overall.mean, d), ci_text(ms.overall, d), n]
@@ -135,8 +135,8 @@ def metrics_table(a: Analysis) -> Table:
     rows = []
     for ms in a.metrics:
         d = ms.metric.decimals
-        scope = "incl. adversarial" if ms.overall_includes_adversarial else "excl. adversarial"
-        if ms.overall_includes_adversarial and ADVERSARIAL not in ms.by_category:
+        scope = "incl. adversarial" if ms.overall_includes_excluded else "excl. adversarial"
+        if ms.overall_includes_excluded and ADVERSARIAL not in ms.by_category:
             scope += " (none in this run)"
         label = ms.metric.label + (" (sample)" if a.sample_for(ms.metric) else "")
         rows.append(

@@ -69,7 +69,7 @@ def breakdown_table(metrics: list[MetricStats], rows: list[dict[str, Any]]) -> T
         for ms in metrics
     ]
     table_rows.append(["overall", str(len(rows)), *overall])
-    excluded = [ms.metric.label for ms in metrics if not ms.overall_includes_adversarial]
+    excluded = [ms.metric.label for ms in metrics if not ms.overall_includes_excluded]
     caption = "Overall follows each protocol's convention"
     caption += f"; adversarial excluded for: {', '.join(excluded)}." if excluded else "."
     return Table(
@@ -200,7 +200,7 @@ def comparable_j_stats(analysis: Analysis) -> MetricStats | None:
     judge = analysis.judge
     if ms is None or judge_baseline_protocol(judge.protocol if judge else None) is None:
         return None
-    if ms.overall_includes_adversarial:
+    if ms.overall_includes_excluded:
         return metric_stats(analysis.results, J, include_adversarial=False)
     return ms
 
@@ -226,7 +226,7 @@ def judge_comparison_blocks(analysis: Analysis) -> list[Block]:
             "This run's ± is the std of J across repeat indices (judge noise), the meaning of "
             "the Mem0 paper's ±; the 95 % intervals in the breakdown below measure precision."
         ]
-        if ms.overall_includes_adversarial:
+        if ms.overall_includes_excluded:
             notes.append(
                 "This run also judged adversarial questions; they are left out of this table, "
                 "as in the Mem0 paper's protocol."
@@ -240,7 +240,7 @@ def judge_comparison_blocks(analysis: Analysis) -> list[Block]:
             )
         return [table, Paragraph(" ".join(notes))]
     ours = comparison_table(
-        ms, "none", ms.overall_includes_adversarial, J.decimals, True, sample=sample
+        ms, "none", ms.overall_includes_excluded, J.decimals, True, sample=sample
     )
     return [
         ours,

@@ -66,7 +66,7 @@ def _headline(a: Analysis, view: VerifiedGoldView) -> Table:
     for ms in a.metrics:
         verified = view.metric(ms.metric.column)
         d = ms.metric.decimals
-        scope = "incl. adversarial" if ms.overall_includes_adversarial else "excl. adversarial"
+        scope = "incl. adversarial" if ms.overall_includes_excluded else "excl. adversarial"
         if verified is None:
             rows.append([ms.metric.label, scope, str(ms.overall.n), fmt(ms.overall.mean, d)])
             rows[-1] += ["0", DASH, DASH, DASH]
