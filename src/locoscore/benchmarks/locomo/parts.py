@@ -1,7 +1,8 @@
 """LoCoMo's parts, declared for the shared machinery over its results folders
 (`generic.folder_parts`: the loader, `compare`, the judge's table): the categories, the
 lexical protocols and the judge as metric columns, the question key's fields, the lexical
-signatures, the judge's runs and the other columns a row's numbers are checked in."""
+signatures, the judge's runs and the other columns a row's numbers are checked in (its
+`judge` parts are declared by the benchmark's `judge_command` hook)."""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ from locoscore.benchmarks.locomo.categories import (
 )
 from locoscore.benchmarks.locomo.data.models import PredictionRecord
 from locoscore.benchmarks.locomo.judge.from_records import judge_items, judged_records, record_item
-from locoscore.data.sample import QuestionSample, SampleDraw, SampleSpec
+from locoscore.data.sample import QuestionSample
 from locoscore.generic.judge_runs import JudgeAggregation, aggregate_runs
 from locoscore.generic.judged_records import judge_records
 from locoscore.judge.cache import JudgeStore
@@ -39,7 +39,6 @@ __all__ = [
     "judge_answer",
     "judge_answer_multiple_runs",
     "judge_pass",
-    "judge_sample",
     "run_pass",
 ]
 
@@ -52,20 +51,6 @@ class JudgeResult:
     explanation: str
 
 
-def judge_sample(
-    records: list[PredictionRecord],
-    request: SampleSpec | QuestionSample,
-    include_adversarial: bool,
-    benchmark: SampleDraw,
-) -> QuestionSample:
-    """`--limit`: a sample of the questions the judge would judge (category 5 only with
-    `include_adversarial`), drawn as `run` draws it; or a run's own sample, kept."""
-    judged = judged_records(records, include_adversarial)
-    sample = benchmark.draw_sample(request, [(r.key, r.category) for r in judged])
-    assert sample is not None
-    return sample
-
-
 async def judge_pass(
     records: list[PredictionRecord],
     settings: JudgeSettings,
@@ -76,7 +61,7 @@ async def judge_pass(
     **options: Any,
 ) -> PassResult:
     """Judge every record LoCoMo judges (category 5 only with the settings'
-    `include_adversarial`; with `sample` (see `judge_sample`), only its questions) through
+    `include_adversarial`; with `sample`, only its questions) through
     the shared records pass (`generic.judged_records.judge_records`, whose `options` these
     are), writing judgments, scores and summary to out_dir."""
     judged = judged_records(records, settings.include_adversarial)
