@@ -17,7 +17,7 @@ from locoscore.results.layout import JUDGMENTS, REPORT_FILES, RUN_JSON, SCORES, 
 
 if TYPE_CHECKING:
     from locoscore.benchmarks.base import Benchmark
-    from locoscore.benchmarks.commands import JudgeCall, Terminal
+    from locoscore.benchmarks.commands import AuditCall, JudgeCall, Terminal
     from locoscore.data.sample import QuestionSample
     from locoscore.data.shard import Shard, ShardSample
     from locoscore.generic.folder_parts import Groups
@@ -75,14 +75,9 @@ def judge_records_command(
             loaded.records,
             call.settings,
             out,
-            batch=call.batch,
-            dry_run=call.dry_run,
-            progress=bar,
-            poll_interval_s=call.batch_poll,
-            max_wait_s=call.batch_wait,
             input_info=loaded.provenance()["input"],
-            user_cache=call.user_cache,
             sample=sample,
+            **engine_options(call, bar),
         ),
         bar,
     )
@@ -111,6 +106,18 @@ def judge_records_command(
     if result.run.stop_reason:
         return failed(t, f"stopped early: {result.run.stop_reason}")
     return failed(t, unscored_problem(result.run.rows, call.max_unscored))
+
+
+def engine_options(call: JudgeCall | AuditCall, progress: Any) -> dict[str, Any]:
+    """What a `judge` or `audit` call asks of the engine's pass (`engine.run_pass`)."""
+    return {
+        "batch": call.batch,
+        "dry_run": call.dry_run,
+        "progress": progress,
+        "poll_interval_s": call.batch_poll,
+        "max_wait_s": call.batch_wait,
+        "user_cache": call.user_cache,
+    }
 
 
 def _shard_sample(
