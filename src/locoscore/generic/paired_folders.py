@@ -24,6 +24,7 @@ from typing import Any
 from locoscore import stats
 from locoscore.generic.answer_lengths import AnswerLengths, answer_lengths, length_ratio_warning
 from locoscore.generic.folder_parts import ColumnMetric, FolderParts, SubsetView
+from locoscore.generic.paired_compare import PairedCell, paired_cell
 from locoscore.generic.scored_folder import Results
 from locoscore.results.folder import row_key
 from locoscore.stats import ALPHA as ALPHA
@@ -35,29 +36,6 @@ Key = str  # `sample_id#qa_index`, or the question text for files without ids
 
 def _key(row: dict[str, Any]) -> Key:
     return row_key(row)
-
-
-@dataclass(frozen=True)
-class PairedCell:
-    n: int
-    mean_a: float
-    mean_b: float
-    ci: stats.Interval  # of the mean difference B - A
-    wilcoxon: stats.WilcoxonResult
-    p_adjusted: float | None = None  # Holm-adjusted Wilcoxon p, with more than one comparison
-
-    @property
-    def difference(self) -> float:
-        return self.ci.estimate
-
-    @property
-    def p_value(self) -> float:
-        """The p-value the verdict uses: Holm-adjusted when there are several comparisons."""
-        return self.wilcoxon.p_value if self.p_adjusted is None else self.p_adjusted
-
-    @property
-    def significant(self) -> bool:
-        return self.p_value < ALPHA
 
 
 @dataclass(frozen=True)
@@ -122,11 +100,7 @@ def _paired_cell(
 ) -> PairedCell:
     a = [float(ra[metric.column]) * metric.scale for ra, _ in pairs]
     b = [float(rb[metric.column]) * metric.scale for _, rb in pairs]
-    diffs = [y - x for x, y in zip(a, b, strict=True)]
-    ci = stats.bootstrap_mean_ci(diffs, resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED)
-    return PairedCell(
-        len(diffs), sum(a) / len(a), sum(b) / len(b), ci, stats.wilcoxon_signed_rank(diffs)
-    )
+    return paired_cell(a, b)
 
 
 def _judge_protocol(results: Results) -> str | None:
