@@ -22,11 +22,11 @@ from pathlib import Path
 
 from rich.console import Console
 
+from locoscore.benchmarks.locomo.categories import GROUPS
 from locoscore.benchmarks.locomo.data.models import PredictionRecord
 from locoscore.benchmarks.locomo.data.readers import read_predictions
 from locoscore.benchmarks.locomo.judge import judge_pass
 from locoscore.benchmarks.locomo.report.terminal import (
-    judge_table,
     lexical_signatures,
     lexical_table,
     print_signatures,
@@ -34,6 +34,7 @@ from locoscore.benchmarks.locomo.report.terminal import (
 from locoscore.benchmarks.locomo.scoring.protocols import get_protocol
 from locoscore.benchmarks.locomo.scoring.run import lexical_summary, score_records
 from locoscore.errors import InputError
+from locoscore.generic.judge_terminal import judge_table
 from locoscore.judge import JudgeSettings
 from locoscore.stats import LatencyStats
 
@@ -96,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
             console.print(f"[red]error:[/] {exc}", highlight=False)
             return 2
     assert result.summary is not None
-    console.print(judge_table(result.summary))
+    console.print(judge_table(result.summary, GROUPS))
     print_signatures(console, [result.summary["signature"]])
     for line in latency_lines(records):
         console.print(line)

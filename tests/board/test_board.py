@@ -13,10 +13,11 @@ from conftest import SAMPLE_SIGNATURE
 from typer.testing import CliRunner
 
 from locoscore import stats
-from locoscore.benchmarks.locomo.compare.paired import compare_results
+from locoscore.benchmarks.locomo.parts import PARTS
 from locoscore.benchmarks.locomo.report.load import load_results
 from locoscore.benchmarks.locomo.report.metrics import F1_LOCOMO, J
 from locoscore.cli import app
+from locoscore.generic.paired_folders import compare_results
 
 LEXICAL_FULL = {"bm25-extractive", "full-context", "bm25-k10", "bm25-k3",
                 "bm25-extractive-errata", "bm25-k3-errata"}  # fmt: skip
@@ -135,11 +136,11 @@ def test_each_row_is_the_paired_test_against_the_leader_holm_adjusted(
 
                 view = verified_gold_view(leader)
                 assert view is not None
-                comparison = compare_results(leader, other, view.errata).verified
+                comparison = compare_results(PARTS, leader, other, view.errata.view()).subset
                 assert comparison is not None
                 metrics = comparison.metrics
             else:
-                metrics = compare_results(leader, other).metrics
+                metrics = compare_results(PARTS, leader, other).metrics
             cell = next(m for m in metrics if m.metric == metric).overall
             vs = row["versus_leader"]
             assert (vs["n"], vs["difference"], vs["wilcoxon_p"]) == (

@@ -6,8 +6,9 @@ import warnings
 
 import pytest
 
+from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES
 from locoscore.benchmarks.locomo.judge import aggregate_runs, sample_std
-from locoscore.benchmarks.locomo.judge.aggregate import QuestionScores, summarise
+from locoscore.generic.judge_runs import QuestionScores, summarise
 
 SEED_RUNS = [70, 72, 68, 71, 73, 69, 70, 72, 71, 70]
 
@@ -50,7 +51,7 @@ def test_summary_per_category_overall_and_run_level() -> None:
         QuestionScores("b", 1, [100.0, 100.0]),  # mean 100
         QuestionScores("c", 2, [0.0, None]),  # mean 0 from one run
     ]
-    summary = summarise(questions, runs=2)
+    summary = summarise(questions, runs=2, names=CATEGORY_NAMES)
     cat1 = summary["by_category"]["1"]
     assert (cat1["name"], cat1["mean"], cat1["count"]) == ("multi-hop", 75.0, 2)
     assert cat1["std"] == pytest.approx(35.3553, abs=1e-4)  # sd of (50, 100)

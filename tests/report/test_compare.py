@@ -11,10 +11,11 @@ import pytest
 from report_helpers import add_judge, base_rows, record_errata, write_folder
 from typer.testing import CliRunner
 
-from locoscore.benchmarks.locomo.compare.paired import compare_results, majority_correct
+from locoscore.benchmarks.locomo.parts import PARTS
 from locoscore.benchmarks.locomo.report.load import load_results
 from locoscore.benchmarks.locomo.report.verified import comparison_errata
 from locoscore.cli import app
+from locoscore.generic.paired_folders import compare_results, majority_correct
 
 runner = CliRunner()
 
@@ -37,7 +38,7 @@ def _pair(tmp_path: Path, improve: bool) -> tuple[Path, Path]:
 
 def test_a_known_improvement_is_detected_with_hand_computed_statistics(tmp_path: Path) -> None:
     a, b = _pair(tmp_path, improve=True)
-    result = compare_results(load_results(a), load_results(b))
+    result = compare_results(PARTS, load_results(a), load_results(b))
     f1 = next(m for m in result.metrics if m.metric.column == "f1_locomo")
     # 16 of 20 questions gain 25 points, 4 were already at 100: mean difference 20.0
     assert f1.overall.difference == pytest.approx(20.0)
@@ -52,7 +53,7 @@ def test_a_known_improvement_is_detected_with_hand_computed_statistics(tmp_path:
 
 def test_binary_j_gets_mcnemar_on_majority_verdicts(tmp_path: Path) -> None:
     a, b = _pair(tmp_path, improve=True)
-    result = compare_results(load_results(a), load_results(b))
+    result = compare_results(PARTS, load_results(a), load_results(b))
     j = next(m for m in result.metrics if m.metric.column == "j_mean")
     assert j.mcnemar is not None
     # A's majority is wrong only on pattern-1 questions (4 of 16); B is always right
@@ -63,7 +64,7 @@ def test_binary_j_gets_mcnemar_on_majority_verdicts(tmp_path: Path) -> None:
 
 def test_identical_inputs_differ_by_zero_and_are_not_significant(tmp_path: Path) -> None:
     a, b = _pair(tmp_path, improve=False)
-    result = compare_results(load_results(a), load_results(b))
+    result = compare_results(PARTS, load_results(a), load_results(b))
     assert result.paired == 20 and not result.only_in_a and not result.only_in_b
     for mc in result.metrics:
         for cell in [mc.overall, *mc.by_category.values()]:
@@ -78,7 +79,7 @@ def test_missing_questions_are_counted_and_named(tmp_path: Path) -> None:
     rows = base_rows()
     a = write_folder(tmp_path / "a", rows)
     b = write_folder(tmp_path / "b", [r for r in rows if r["sample_id"] != "conv-2"][:-1])
-    result = compare_results(load_results(a), load_results(b))
+    result = compare_results(PARTS, load_results(a), load_results(b))
     assert result.paired == 9
     assert len(result.only_in_a) == 11 and result.only_in_a[0] == "conv-1#9"
     assert result.only_in_b == []
@@ -113,7 +114,7 @@ def test_j_in_only_one_folder_is_named_in_a_warning(tmp_path: Path) -> None:
     a = write_folder(tmp_path / "a", copy.deepcopy(rows))
     judge = add_judge(rows, "binary")
     b = write_folder(tmp_path / "b", rows, judge)
-    result = compare_results(load_results(a), load_results(b))
+    result = compare_results(PARTS, load_results(a), load_results(b))
     assert all(not m.metric.is_judge for m in result.metrics)
     assert any("only B has judge scores" in w for w in result.warnings)
 
@@ -130,9 +131,11 @@ def test_adversarial_j_is_compared_only_when_both_folders_judged_it(tmp_path: Pa
     a = write_folder(tmp_path / "a", rows_a, judge_a)
     b = write_folder(tmp_path / "b", rows_b, judge_b)
     j = next(
-        m for m in compare_results(load_results(a), load_results(b)).metrics if m.metric.is_judge
+        m
+        for m in compare_results(PARTS, load_results(a), load_results(b)).metrics
+        if m.metric.is_judge
     )
-    assert not j.includes_adversarial and j.overall.n == 16
+    assert not j.includes_excluded and j.overall.n == 16
 
 
 def test_differences_csv_has_each_shared_questions_paired_scores(tmp_path: Path) -> None:
@@ -177,7 +180,7 @@ def test_compare_warns_when_one_side_answers_more_than_twice_as_long(tmp_path: P
 def test_compare_is_silent_about_length_up_to_twice(tmp_path: Path) -> None:
     a = _with_predictions(tmp_path / "a", 2)
     b = _with_predictions(tmp_path / "b", 4)
-    result = compare_results(load_results(a), load_results(b))
+    result = compare_results(PARTS, load_results(a), load_results(b))
     assert not any("answer lengths" in w for w in result.warnings)
     assert result.answer_lengths is not None
     assert [side.overall.mean for side in result.answer_lengths] == [2.0, 4.0]
@@ -189,9 +192,9 @@ def test_verified_gold_compares_again_on_the_questions_whose_gold_stands(tmp_pat
     result = runner.invoke(app, ["compare", str(a), str(b), "--verified-gold", "--out", str(out)])
     assert result.exit_code == 0, result.output
     comparison = compare_results(
-        load_results(a), load_results(b), comparison_errata(None, load_results(a))
+        PARTS, load_results(a), load_results(b), comparison_errata(None, load_results(a)).view()
     )
-    verified = comparison.verified
+    verified = comparison.subset
     assert verified is not None and (verified.paired, verified.excluded) == (17, 3)
     f1 = next(m for m in verified.metrics if m.metric.column == "f1_locomo")
     # of the 17 kept questions, 13 gain 25 points; k = 4, 9, 14, 19 were already at 100
@@ -244,7 +247,7 @@ def test_a_folder_that_answered_nothing_compares_with_a_warning_not_a_crash(
     assert "Traceback" not in result.output
     text = " ".join(result.output.split())
     assert "answered none of the 20 paired questions (every prediction empty)" in text
-    compared = compare_results(load_results(a), load_results(b))
+    compared = compare_results(PARTS, load_results(a), load_results(b))
     assert compared.answer_lengths is None
     f1 = next(m for m in compared.metrics if m.metric.column == "f1_locomo")
     assert f1.overall.mean_a == 0.0 and f1.overall.n == 20

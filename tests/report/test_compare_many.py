@@ -11,14 +11,15 @@ from report_helpers import add_judge, base_rows, write_folder
 from typer.testing import CliRunner
 
 from locoscore import stats
-from locoscore.benchmarks.locomo.compare.paired import (
+from locoscore.benchmarks.locomo.parts import PARTS
+from locoscore.benchmarks.locomo.report.load import load_results
+from locoscore.cli import app
+from locoscore.generic.paired_folders import (
     MetricComparison,
     PairedCell,
     compare_many,
     compare_results,
 )
-from locoscore.benchmarks.locomo.report.load import load_results
-from locoscore.cli import app
 
 runner = CliRunner()
 
@@ -45,8 +46,8 @@ def _cell(mc: MetricComparison, key: int | str) -> PairedCell:
 
 def test_every_cell_is_holm_adjusted_across_the_comparisons(tmp_path: Path) -> None:
     a, b, c = (load_results(p) for p in _three(tmp_path))
-    many = compare_many([a, b, c])
-    raw = [compare_results(a, b), compare_results(a, c)]
+    many = compare_many(PARTS, [a, b, c])
+    raw = [compare_results(PARTS, a, b), compare_results(PARTS, a, c)]
     assert [m.paired for m in many] == [20, 20]
     for column in ("f1_locomo", "j_mean"):
         cells_raw = [next(m for m in r.metrics if m.metric.column == column) for r in raw]
@@ -68,8 +69,8 @@ def test_every_cell_is_holm_adjusted_across_the_comparisons(tmp_path: Path) -> N
 
 def test_two_folders_are_compared_exactly_as_before(tmp_path: Path) -> None:
     a, b, _ = (load_results(p) for p in _three(tmp_path))
-    (only,) = compare_many([a, b])
-    assert only == compare_results(a, b)
+    (only,) = compare_many(PARTS, [a, b])
+    assert only == compare_results(PARTS, a, b)
     assert all(m.overall.p_adjusted is None for m in only.metrics)
 
 

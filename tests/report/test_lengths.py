@@ -9,12 +9,9 @@ import pytest
 from report_helpers import base_rows, write_folder
 
 from locoscore.benchmarks.locomo import LOCOMO
+from locoscore.benchmarks.locomo.categories import GROUPS
 from locoscore.benchmarks.locomo.report.build import build_reports
-from locoscore.benchmarks.locomo.report.lengths import (
-    answer_lengths,
-    answer_words,
-    length_ratio_warning,
-)
+from locoscore.generic.answer_lengths import answer_lengths, answer_words, length_ratio_warning
 
 
 @pytest.mark.parametrize(
@@ -40,7 +37,7 @@ def test_mean_and_median_per_category_and_overall() -> None:
         {"category": 1, "prediction": ""},
         {"category": 1, "prediction": "one two three four five"},
     ]
-    lengths = answer_lengths(rows)
+    lengths = answer_lengths(rows, GROUPS)
     assert lengths is not None
     single_hop, multi_hop = lengths.by_category[4], lengths.by_category[1]
     assert (single_hop.n, single_hop.mean, single_hop.median) == (4, 4.0, 2.5)  # 1 2 3 10

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from locoscore.benchmarks.locomo.compare.paired import compare_results
+from locoscore.benchmarks.locomo.parts import PARTS
 from locoscore.benchmarks.locomo.report.load import load_results
 from locoscore.cli import app
+from locoscore.generic.paired_folders import compare_results
 
 runner = CliRunner()
 
@@ -47,7 +48,7 @@ def test_compare_pairs_two_real_systems_on_all_1540_questions(
     zep_dir: Path, tmp_path: Path, peers_dir: Path, locomo_path: Path
 ) -> None:
     memobase = _score(peers_dir / "memobase_eval_0710_3000.json", locomo_path, tmp_path / "m")
-    result = compare_results(load_results(zep_dir), load_results(memobase))
+    result = compare_results(PARTS, load_results(zep_dir), load_results(memobase))
     assert result.paired == 1540 and not result.only_in_a and not result.only_in_b
     assert result.gold_differs == []
     f1 = next(m for m in result.metrics if m.metric.column == "f1_mem0")

@@ -303,7 +303,7 @@ def refresh_claim(bench: Hooks, out: Path) -> None:
 
 def print_names(t: Terminal, folders: list[Path]) -> None:
     """Which folder is A, B, ...: every figure printed after is named by these letters."""
-    from locoscore.benchmarks.locomo.compare.paired import side_name
+    from locoscore.generic.paired_folders import side_name
 
     for i, folder in enumerate(folders):
         t.out.print(f"{side_name(i)} = {escape(str(folder))}", highlight=False, soft_wrap=True)

@@ -28,6 +28,7 @@ from locoscore.generic.scoring import aggregate
 from locoscore.judge.engine import PassResult
 from locoscore.judge.folder import (
     DEFAULT_MAX_UNSCORED,
+    FoldResult,
     JudgeJob,
     gate,
     judge_jobs,
@@ -42,6 +43,46 @@ from locoscore.results.answers_file import answer_lines
 from locoscore.results.folder import load_summary
 from locoscore.results.identity import InputIdentity, answers_identity, submitted_pairs
 from locoscore.results.layout import JUDGE_CACHE, JUDGMENTS, SCORES, SUMMARY
+
+
+@dataclasses.dataclass(frozen=True)
+class JudgeOptions:
+    """How `locoscore judge` asks a benchmark's pass to run (the `**options` of
+    `Benchmark.judge`): a dry run (plan and estimate only), the batch API, the user-level
+    cache, `--limit` (a spec the benchmark draws, or a run's own sample), `--type-template`
+    files, `--max-unscored` (None: the fold's default), the progress sink and the folder
+    guard (`claim`, called with the answers' identity before anything is written)."""
+
+    dry_run: bool = False
+    batch: bool = False
+    user_cache: bool = False
+    sample: SampleSpec | QuestionSample | None = None
+    type_templates: Mapping[str, Path] | None = None
+    max_unscored: float | None = None
+    progress: Any = None
+    claim: Callable[[InputIdentity], None] | None = None
+
+    @property
+    def unscored_share(self) -> float:
+        return DEFAULT_MAX_UNSCORED if self.max_unscored is None else self.max_unscored
+
+
+async def judge_one_job(
+    items: list[JudgeItem], settings: JudgeSettings, out: Path, options: JudgeOptions
+) -> tuple[FoldResult, PassResult | None]:
+    """The answers' items through the shared fold on the folder's cache: the fold, and its
+    one pass when it is done (None on a dry run or with a batch still pending: the caller
+    returns the pass and writes nothing)."""
+    fold = await judge_jobs(
+        [JudgeJob("answers", items, settings)],
+        out / JUDGE_CACHE,
+        batch=options.batch,
+        dry_run=options.dry_run,
+        user_cache=options.user_cache,
+        progress=options.progress,
+    )
+    done = not options.dry_run and fold.complete
+    return fold, fold.results[0] if done else None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -95,25 +136,13 @@ def _read_answers(
 
 
 async def judge_answers(
-    task: JudgeTask,
-    answers_path: Path,
-    settings: JudgeSettings,
-    out: Path,
-    *,
-    dry_run: bool = False,
-    batch: bool = False,
-    user_cache: bool = False,
-    sample: SampleSpec | QuestionSample | None = None,
-    type_templates: Mapping[str, Path] | None = None,
-    max_unscored: float | None = None,
-    progress: Any = None,
-    claim: Callable[[InputIdentity], None] | None = None,
+    task: JudgeTask, answers_path: Path, settings: JudgeSettings, out: Path, **options: Any
 ) -> tuple[PassResult, dict[str, Any] | None]:
-    """Judge `answers_path` into `out`: the pass and the summary's judge section. With
-    `max_unscored` (`--max-unscored`, else the fold's default), the section's `error` is for
-    more than that share of judge runs without a verdict. `claim` is
-    the folder guard, called with the answers' identity before anything is written."""
-    if type_templates:
+    """Judge `answers_path` into `out`: the pass and the summary's judge section. `options`
+    are `JudgeOptions`' (the section's `error` is for more than `max_unscored` of the judge
+    runs without a verdict)."""
+    how = JudgeOptions(**options)
+    if how.type_templates:
         raise InputError("this benchmark's rules take no --type-template", field="--type-template")
     answers = _read_answers(answers_path, task.questions, str(task.data.get("path")))
     # the same identity a run records for its predictions.jsonl: the two compose
@@ -122,7 +151,7 @@ async def judge_answers(
     )
     # drawn over the data's questions, as `run --limit` draws (the same seed, the same
     # sample); a run's own sample (read from its run.json) is kept as it is
-    drawn = task.draw(sample, [(q.question_id, q.category) for q in task.questions])
+    drawn = task.draw(how.sample, [(q.question_id, q.category) for q in task.questions])
     population = [q for q in task.questions if q.question_id in answers]
     if drawn is not None:
         population = drawn.keep(population, lambda q: q.question_id)
@@ -134,18 +163,11 @@ async def judge_answers(
     # every type is judged by its own rule: the engine's LoCoMo-only skip of category 5
     # must not apply (and a benchmark that excludes no type signs no `adv:` part)
     settings = dataclasses.replace(settings, template=template, include_adversarial=True)
-    open_folder(out, ours, claim, dry_run=dry_run)  # the folder guard, before any call
-    fold = await judge_jobs(
-        [JudgeJob("answers", _items(judged, answers, task.type_keys), settings)],
-        out / JUDGE_CACHE,
-        batch=batch,
-        dry_run=dry_run,
-        user_cache=user_cache,
-        progress=progress,
-    )
-    result = fold.results[0]
-    if dry_run or not fold.complete:
-        return result, None
+    open_folder(out, ours, how.claim, dry_run=how.dry_run)  # the folder guard, before any call
+    items = _items(judged, answers, task.type_keys)
+    fold, result = await judge_one_job(items, settings, out, how)
+    if result is None:
+        return fold.results[0], None
     # a question's J: the mean of its runs with a verdict (None: every run failed); a
     # failed answer was graded 0 with no call
     j: dict[str, float | None] = {**dict.fromkeys(failed, 0.0), **fold.question_means("answers")}
@@ -161,7 +183,7 @@ async def judge_answers(
         "response_format": None if result.run is None else result.run.response_format,
         **section_fold(fold, questions=len(population), scored=len(scored)),
     }
-    gate(section, fold, DEFAULT_MAX_UNSCORED if max_unscored is None else max_unscored)
+    gate(section, fold, how.unscored_share)
     write_jsonl_atomic(out / JUDGMENTS, [r.as_json() for r in fold.rows()])
     write_jsonl_atomic(out / SCORES, _score_rows(out, population, types, j))
     summary = load_summary(out)

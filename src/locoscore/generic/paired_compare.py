@@ -10,19 +10,54 @@ both folders (A and B mean nothing without them).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from locoscore import stats
 from locoscore._io import write_json_atomic, write_text_atomic
 from locoscore.report.document import Block, Heading, Notes, Paragraph, Table
 from locoscore.report.html import render_html
 from locoscore.report.markdown import render_markdown
 from locoscore.results.layout import COMPARE_HTML, COMPARE_JSON, COMPARE_MD
-from locoscore.stats import bootstrap_mean_ci, mcnemar_exact, wilcoxon_signed_rank
+from locoscore.stats import ALPHA, mcnemar_exact
 
 Test = Literal["mcnemar", "wilcoxon"]
 _TEST_HEADER = {"mcnemar": "McNemar p", "wilcoxon": "Wilcoxon p"}
+
+
+@dataclass(frozen=True)
+class PairedCell:
+    n: int
+    mean_a: float
+    mean_b: float
+    ci: stats.Interval  # of the mean difference B - A
+    wilcoxon: stats.WilcoxonResult
+    p_adjusted: float | None = None  # Holm-adjusted Wilcoxon p, with more than one comparison
+
+    @property
+    def difference(self) -> float:
+        return self.ci.estimate
+
+    @property
+    def p_value(self) -> float:
+        """The p-value the verdict uses: Holm-adjusted when there are several comparisons."""
+        return self.wilcoxon.p_value if self.p_adjusted is None else self.p_adjusted
+
+    @property
+    def significant(self) -> bool:
+        return self.p_value < ALPHA
+
+
+def paired_cell(a: Sequence[float], b: Sequence[float]) -> PairedCell:
+    """Both means, the mean difference B - A with its paired bootstrap interval (resampling
+    questions, seeded) and the Wilcoxon signed-rank test of the differences."""
+    diffs = [y - x for x, y in zip(a, b, strict=True)]
+    ci = stats.bootstrap_mean_ci(diffs, resamples=stats.PAIRED_RESAMPLES, seed=stats.PAIRED_SEED)
+    return PairedCell(
+        len(diffs), sum(a) / len(a), sum(b) / len(b), ci, stats.wilcoxon_signed_rank(diffs)
+    )
 
 
 def paired_test_for(scores: Iterable[float]) -> Test:
@@ -45,19 +80,19 @@ def paired_rows(
         if not ids:
             continue
         a, b = [score_a(q) for q in ids], [score_b(q) for q in ids]
-        differences = [y - x for x, y in zip(a, b, strict=True)]
-        ci = bootstrap_mean_ci(differences)
+        cell = paired_cell(a, b)
+        ci = cell.ci
         row: dict[str, Any] = {
             "count": len(ids),
-            "a": round(100 * sum(a) / len(a), 4),
-            "b": round(100 * sum(b) / len(b), 4),
+            "a": round(100 * cell.mean_a, 4),
+            "b": round(100 * cell.mean_b, 4),
             "difference": round(100 * ci.estimate, 4),
             "ci95": [round(100 * ci.low, 4), round(100 * ci.high, 4)],
         }
         if test == "mcnemar":
             row["mcnemar_p"] = mcnemar_exact([x >= 0.5 for x in a], [y >= 0.5 for y in b]).p_value
         else:
-            row["wilcoxon_p"] = wilcoxon_signed_rank(differences).p_value
+            row["wilcoxon_p"] = cell.wilcoxon.p_value
         rows[name] = row
     return rows
 

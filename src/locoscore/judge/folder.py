@@ -123,7 +123,7 @@ async def judge_jobs(jobs: list[JudgeJob], cache_path: Path, **pass_options: Any
 
 def spend(results: list[PassResult]) -> dict[str, Any]:
     """`calls` and `usage` of the passes together, across their attempts (the shape LoCoMo's
-    section has, `judge.outputs.calls_and_usage`): `made` and the cost count every attempt;
+    section has, `generic.judged_records.calls_and_usage`): `made` and the cost count every attempt;
     `cached`, `failed` (runs without a verdict) are this attempt's."""
     stats = [r.run.stats for r in results if r.run is not None]
     now = sum((s.now() for s in stats), Spend())

@@ -142,13 +142,12 @@ async def beam_judge_pass(
     out: Path,
     *,
     official: bool,
-    dry_run: bool = False,
-    batch: bool = False,
-    user_cache: bool = False,
     sample: SampleSpec | QuestionSample | None = None,
     sampler: Sampler,
     **pass_options: Any,
 ) -> BeamJudgeResult:
+    """Both judges of the answers into the folder's cache; `pass_options` are the engine's
+    (`engine.run_pass`: dry_run, batch, user_cache, progress, ...)."""
     by_id = {p.question_id: p for p in predictions}
     # every question of the conversations answered: an unanswered one counts as wrong
     answered = {q.conversation_id for q in data.questions if q.question_id in by_id}
@@ -162,10 +161,9 @@ async def beam_judge_pass(
     jobs = [JudgeJob("items", item_records, item_settings)]
     if match_records:
         jobs.append(JudgeJob("pairs", match_records, match_settings))
-    common = {"batch": batch, "dry_run": dry_run, "user_cache": user_cache, **pass_options}
-    fold = await judge_jobs(jobs, out / JUDGE_CACHE, **common)
+    fold = await judge_jobs(jobs, out / JUDGE_CACHE, **pass_options)
     result = BeamJudgeResult(fold, sample=drawn)
-    if dry_run:
+    if pass_options.get("dry_run"):
         return result
     items, matches = result.items, result.matches
     result.rows, result.summary = score_verdicts(

@@ -5,12 +5,18 @@ published baselines (`locoscore.benchmarks.locomo.baselines`)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from locoscore.benchmarks.base import Benchmark, KnownFile, QuestionType
-from locoscore.benchmarks.locomo.categories import ADVERSARIAL, CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
+from locoscore.benchmarks.locomo.categories import (
+    ADVERSARIAL,
+    CATEGORY_NAMES,
+    GROUPS,
+    LOCOMO_COLUMN_ORDER,
+)
 from locoscore.benchmarks.locomo.data.conversations import locomo_conversations, locomo_questions
 from locoscore.benchmarks.locomo.data.dataset import (
     LOCOMO_SHA256,
@@ -226,9 +232,18 @@ class LoCoMo(Benchmark):
     # -- commands: the judge pass over joined prediction records, the probe-file audit,
     # the LoCoMo-shaped report and comparison (`judge/`, `report/`, `compare/`)
     def judge_command(self, call: JudgeCall, terminal: Terminal) -> bool:
-        from locoscore.benchmarks.locomo.judge_command import judge_command
+        """The shared records judge (`benchmarks.records_judge`) with LoCoMo's parts: the
+        peer-format readers joined to the dataset, category 5 only on request, its judge
+        items, its categories, and the full report (verified-gold line) rebuilt after."""
+        # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
+        from locoscore.benchmarks.locomo.judge.api import judge_pass
+        from locoscore.benchmarks.locomo.judge.from_records import judged_records
+        from locoscore.benchmarks.records_judge import RecordsJudge, judge_records_command
 
-        return judge_command(self, call, terminal)
+        parts = RecordsJudge(
+            _load_records, judged_records, judge_pass, GROUPS, functools.partial(_rebuild, self)
+        )
+        return judge_records_command(self, parts, call, terminal)
 
     def check_audit_inputs(self, predictions: Path | None, probes: list[Path] | None) -> None:
         """LoCoMo's audit takes probe files and your predictions beside the gold."""
@@ -258,6 +273,25 @@ class LoCoMo(Benchmark):
         from locoscore.benchmarks.locomo.folder_commands import score_command
 
         return score_command(self, call, terminal)
+
+
+def _load_records(call: JudgeCall) -> Any:
+    from locoscore.benchmarks.locomo.data.load import load_predictions
+
+    return load_predictions(
+        call.predictions,
+        call.fmt,
+        prediction_key=call.prediction_key,
+        dataset=call.dataset,
+        strict=call.strict,
+    )
+
+
+def _rebuild(bench: Benchmark, out: Path, errata: Any) -> str | None:
+    from locoscore.benchmarks.locomo.report.build import build_reports
+    from locoscore.benchmarks.locomo.report.terminal import verified_gold_line
+
+    return verified_gold_line(build_reports(out, bench, errata=errata).analysis)
 
 
 LOCOMO = LoCoMo()

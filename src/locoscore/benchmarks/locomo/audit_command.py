@@ -57,6 +57,7 @@ def audit_command(bench: Benchmark, call: AuditCall, t: Terminal) -> bool:
     )
     from locoscore.benchmarks.locomo.report.audit_report import audit_document, write_audit
     from locoscore.benchmarks.locomo.report.build import build_reports
+    from locoscore.benchmarks.records_judge import engine_options
     from locoscore.data.sample import judged_sample
     from locoscore.llm.endpoint import through_sentence
     from locoscore.report.spend import judge_calls_line
@@ -81,17 +82,7 @@ def audit_command(bench: Benchmark, call: AuditCall, t: Terminal) -> bool:
         )
     bar = t.progress(call.progress and not call.dry_run, "auditing", "judgments")
     result = t.run_pass(
-        run_audit(
-            sets,
-            call.settings,
-            out,
-            batch=call.batch,
-            dry_run=call.dry_run,
-            progress=bar,
-            poll_interval_s=call.batch_poll,
-            max_wait_s=call.batch_wait,
-            user_cache=call.user_cache,
-        ),
+        run_audit(sets, call.settings, out, **engine_options(call, bar)),
         bar,
     )
     if not pass_results_in(t, result, user_cache=call.user_cache):

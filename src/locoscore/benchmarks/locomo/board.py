@@ -63,7 +63,7 @@ def _scores(results: Results, rows: list[dict[str, Any]], metric: Metric) -> dic
     if metric.is_judge:
         includes = bool((results.judge or {}).get("include_adversarial", False))
     else:
-        includes = metric.overall_includes_adversarial
+        includes = metric.overall_includes_excluded
     return {
         row_key(r): float(r[metric.column]) * metric.scale
         for r in rows

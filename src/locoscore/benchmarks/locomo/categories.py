@@ -8,6 +8,8 @@ the baselines module of the LoCoMo benchmark package.
 
 from __future__ import annotations
 
+from locoscore.generic.folder_parts import Groups
+
 CATEGORY_NAMES: dict[int, str] = {
     1: "multi-hop",
     2: "temporal",
@@ -19,6 +21,9 @@ CATEGORY_NAMES: dict[int, str] = {
 # The LoCoMo paper's column order: single-hop, multi-hop, temporal, open-domain, adversarial.
 LOCOMO_COLUMN_ORDER: tuple[int, ...] = (4, 1, 2, 3, 5)
 ADVERSARIAL = 5
+# The groups reports and comparisons split by: the rows' `category`, adversarial left out
+# of an overall unless a protocol's convention counts it.
+GROUPS = Groups("category", LOCOMO_COLUMN_ORDER, CATEGORY_NAMES, frozenset({ADVERSARIAL}))
 
 # What a good answer must get right, per LoCoMo category id (our own wording).
 CATEGORY_GUIDANCE: dict[int, str] = {

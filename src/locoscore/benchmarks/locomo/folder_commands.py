@@ -14,7 +14,6 @@ from locoscore.results.layout import REPORT_FILES, SCORES, SUMMARY
 if TYPE_CHECKING:
     from locoscore.benchmarks.base import Benchmark
     from locoscore.benchmarks.commands import CompareCall, ReportCall, ScoreCall, Terminal
-    from locoscore.benchmarks.locomo.compare.paired import Comparison
     from locoscore.benchmarks.locomo.report.analysis import Analysis
 
 
@@ -69,26 +68,28 @@ def report_command(bench: Benchmark, call: ReportCall, t: Terminal) -> bool:
 
 def compare_command(bench: Benchmark, call: CompareCall, t: Terminal) -> bool:
     from locoscore.benchmarks.commands import print_names
-    from locoscore.benchmarks.locomo.compare.paired import compare_many, side_name
-    from locoscore.benchmarks.locomo.compare.report import write_comparisons
     from locoscore.benchmarks.locomo.data.dataset import resolve_dataset_path
     from locoscore.benchmarks.locomo.data.errata import errata_for
+    from locoscore.benchmarks.locomo.parts import PARTS
     from locoscore.benchmarks.locomo.report.load import load_results
     from locoscore.benchmarks.locomo.report.verified import comparison_errata
+    from locoscore.generic.compare_report import write_comparisons
+    from locoscore.generic.compare_terminal import print_comparison
+    from locoscore.generic.paired_folders import compare_many, side_name
 
     folders = call.folders
     results = [load_results(folder) for folder in folders]
-    flags = None
+    view = None
     if call.verified_gold or call.errata is not None:
         recorded = (r.recorded_dataset_path() for r in results)
         dataset_path = resolve_dataset_path(call.dataset) or next(
             (path for path in recorded if path is not None), None
         )
-        flags = comparison_errata(errata_for(call.errata, dataset_path), *results)
-    comparisons = compare_many(results, flags)
+        view = comparison_errata(errata_for(call.errata, dataset_path), *results).view()
+    comparisons = compare_many(PARTS, list(results), view)
     print_names(t, folders)
     for i, comparison in enumerate(comparisons, start=1):
-        _print_comparison(t, comparison, side_name(i), several=len(comparisons) > 1)
+        print_comparison(t.out, comparison, side_name(i), several=len(comparisons) > 1)
     for path in write_comparisons(comparisons, call.out):
         t.out.print(f"wrote {path}", highlight=False)
     return False
@@ -149,44 +150,3 @@ def parse_protocols(value: str | None) -> list[str]:
     if not names:
         raise InputError("no protocol given", field="--protocols")
     return names
-
-
-def _print_comparison(t: Terminal, comparison: Comparison, b: str, several: bool) -> None:
-    from locoscore.benchmarks.locomo.compare.report import format_p
-
-    table = Table(title=f"{b} - A on {comparison.paired} shared questions")
-    columns = ["metric", "A", b, f"{b} - A", "95 % CI", "Wilcoxon p"]
-    columns += ["Holm p"] if several else []
-    for column in columns:
-        table.add_column(column, justify="left" if column == "metric" else "right", overflow="fold")
-    for mc in comparison.metrics:
-        cell, d = mc.overall, mc.metric.decimals
-        holm = [format_p(cell.p_value)] if several else []
-        table.add_row(
-            mc.metric.label,
-            f"{cell.mean_a:.{d}f}",
-            f"{cell.mean_b:.{d}f}",
-            f"{cell.difference:+.{d}f}",
-            f"[{cell.ci.low:+.{d}f}, {cell.ci.high:+.{d}f}]",
-            format_p(cell.wilcoxon.p_value),
-            *holm,
-        )
-    t.out.print(table)
-    missing = len(comparison.only_in_a) + len(comparison.only_in_b)
-    if missing:
-        t.out.print(
-            f"[yellow]{len(comparison.only_in_a)} questions only in A, "
-            f"{len(comparison.only_in_b)} only in {b} (not compared)[/]"
-        )
-    if comparison.verified is not None:
-        v = comparison.verified
-        t.out.print(
-            f"verified gold: {v.paired} shared questions whose gold stands "
-            f"({v.excluded} left out); see compare.md",
-            highlight=False,
-        )
-    for warning in comparison.warnings:
-        prefix = f"{b}: " if several else ""
-        t.out.print(
-            f"[yellow]warning:[/] {escape(prefix + warning)}", highlight=False, soft_wrap=True
-        )

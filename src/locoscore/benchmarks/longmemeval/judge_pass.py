@@ -19,21 +19,12 @@ from locoscore.benchmarks.longmemeval.answers import Answers, identity, read_ans
 from locoscore.benchmarks.longmemeval.data import LongMemEvalData, QuestionMeta
 from locoscore.data.sample import QuestionSample, SampleSpec
 from locoscore.errors import InputError
+from locoscore.generic.judging import JudgeOptions, judge_one_job
 from locoscore.judge.engine import PassResult
-from locoscore.judge.folder import (
-    DEFAULT_MAX_UNSCORED,
-    JudgeJob,
-    gate,
-    judge_jobs,
-    open_folder,
-    section_fold,
-    section_head,
-)
-from locoscore.judge.runner import ProgressSink
+from locoscore.judge.folder import gate, open_folder, section_fold, section_head
 from locoscore.judge.settings import JudgeSettings
 from locoscore.results.folder import load_summary
-from locoscore.results.identity import InputIdentity
-from locoscore.results.layout import JUDGE_CACHE, JUDGMENTS, SCORES, SUMMARY
+from locoscore.results.layout import JUDGMENTS, SCORES, SUMMARY
 
 
 def lme_settings(settings: JudgeSettings, type_templates: dict[str, Path]) -> JudgeSettings:
@@ -87,36 +78,23 @@ async def judge_longmemeval(
     settings: JudgeSettings,
     out: Path,
     *,
-    type_templates: dict[str, Path] | None = None,
-    dry_run: bool = False,
-    batch: bool = False,
-    progress: ProgressSink | None = None,
-    user_cache: bool = False,
-    sample: SampleSpec | QuestionSample | None = None,
-    claim: Callable[[InputIdentity], None] | None = None,
-    max_unscored: float = DEFAULT_MAX_UNSCORED,
     sampler: Sampler,
+    **options: Any,
 ) -> tuple[PassResult, dict[str, Any] | None]:
+    """The judge pass into `out`; `options` are `generic.judging.JudgeOptions`'."""
+    how = JudgeOptions(**options)
     answers = read_answers(answers_path, data)
     ours = identity(answers)
-    drawn = draw_sample(data, sample, sampler)
+    drawn = draw_sample(data, how.sample, sampler)
     metas = data.questions if drawn is None else drawn.keep(data.questions, _question_id)
-    settings = lme_settings(settings, type_templates or {})
-    open_folder(out, ours, claim, dry_run=dry_run)  # the folder guard, before any call
+    settings = lme_settings(settings, dict(how.type_templates or {}))
+    open_folder(out, ours, how.claim, dry_run=how.dry_run)  # the folder guard, before any call
     wanted = {m.question_id for m in metas}
     predictions = {q: p for q, p in answers.predictions.items() if q in wanted}
     items = judging.judge_items(data, predictions)
-    fold = await judge_jobs(
-        [JudgeJob("answers", items, settings)],
-        out / JUDGE_CACHE,
-        batch=batch,
-        dry_run=dry_run,
-        progress=progress,
-        user_cache=user_cache,
-    )
-    result = fold.results[0]
-    if dry_run or not fold.complete:
-        return result, None
+    fold, result = await judge_one_job(items, settings, out, how)
+    if result is None:
+        return fold.results[0], None
     # a question's J: the mean of its runs with a verdict (None: every run failed)
     scores = fold.question_means("answers")
     figures = accuracy(metas, scores)
@@ -143,7 +121,7 @@ async def judge_longmemeval(
             fold, questions=figures["questions"], scored=figures["questions"] - figures["unjudged"]
         ),
     }
-    gate(section, fold, max_unscored)
+    gate(section, fold, how.unscored_share)
     runs = result.judge.settings.runs
     if runs > 1:
         section["runs_per_question"] = runs

@@ -1,11 +1,6 @@
 """LoCoMo's judge: the pass over prediction records joined to the dataset (`api`), its
 per-question aggregation and outputs, and the judge audit over probe sets."""
 
-from locoscore.benchmarks.locomo.judge.aggregate import (
-    JudgeAggregation,
-    aggregate_runs,
-    sample_std,
-)
 from locoscore.benchmarks.locomo.judge.api import (
     JudgeResult,
     ajudge_answer_runs,
@@ -13,6 +8,7 @@ from locoscore.benchmarks.locomo.judge.api import (
     judge_answer_multiple_runs,
     judge_pass,
 )
+from locoscore.generic.judge_runs import JudgeAggregation, aggregate_runs, sample_std
 
 __all__ = [
     "JudgeAggregation",

@@ -20,17 +20,16 @@ from locoscore.benchmarks.locomo.categories import (
     parse_category,
 )
 from locoscore.benchmarks.locomo.data.models import PredictionRecord
-from locoscore.benchmarks.locomo.judge.aggregate import JudgeAggregation, aggregate_runs
 from locoscore.benchmarks.locomo.judge.from_records import judge_items, judged_records, record_item
-from locoscore.benchmarks.locomo.judge.outputs import write_outputs
-from locoscore.data.sample import QuestionSample, SampleDraw, SampleSpec
+from locoscore.data.sample import QuestionSample
+from locoscore.generic.judge_runs import JudgeAggregation, aggregate_runs
+from locoscore.generic.judged_records import judge_records
 from locoscore.judge.cache import JudgeStore
 from locoscore.judge.engine import PassResult, run_pass
 from locoscore.judge.plan import plan_calls
 from locoscore.judge.prompts import builtin_template
 from locoscore.judge.runner import run_plan
 from locoscore.judge.settings import JudgeSettings
-from locoscore.results.layout import JUDGE_CACHE
 
 __all__ = [
     "JudgeResult",
@@ -40,7 +39,6 @@ __all__ = [
     "judge_answer",
     "judge_answer_multiple_runs",
     "judge_pass",
-    "judge_sample",
     "run_pass",
 ]
 
@@ -53,20 +51,6 @@ class JudgeResult:
     explanation: str
 
 
-def judge_sample(
-    records: list[PredictionRecord],
-    request: SampleSpec | QuestionSample,
-    include_adversarial: bool,
-    benchmark: SampleDraw,
-) -> QuestionSample:
-    """`--limit`: a sample of the questions the judge would judge (category 5 only with
-    `include_adversarial`), drawn as `run` draws it; or a run's own sample, kept."""
-    judged = judged_records(records, include_adversarial)
-    sample = benchmark.draw_sample(request, [(r.key, r.category) for r in judged])
-    assert sample is not None
-    return sample
-
-
 async def judge_pass(
     records: list[PredictionRecord],
     settings: JudgeSettings,
@@ -76,30 +60,24 @@ async def judge_pass(
     sample: QuestionSample | None = None,
     **options: Any,
 ) -> PassResult:
-    """Judge every record (cache first) and write judgments, scores and summary to out_dir.
-
-    `options` are the engine's (`engine.run_pass`: batch, dry_run, progress, client,
-    poll_interval_s, max_wait_s, initial_concurrency, user_cache). A dry run only plans and
-    estimates. A batch still pending after `max_wait_s` leaves the outputs untouched
-    (`result.run.pending_batch` names it); rerun to collect it. With `user_cache`, the
-    user-level cache (`cache.user_cache_path()`) backs the folder's. With `sample` (see
-    `judge_sample`), only its questions are judged; the summary says so.
-    """
+    """Judge every record LoCoMo judges (category 5 only with the settings'
+    `include_adversarial`; with `sample`, only its questions) through
+    the shared records pass (`generic.judged_records.judge_records`, whose `options` these
+    are), writing judgments, scores and summary to out_dir."""
     judged = judged_records(records, settings.include_adversarial)
     if sample is not None:
         judged = sample.keep(judged, lambda r: r.key)
-    result = await run_pass(judge_items(judged), settings, out_dir / JUDGE_CACHE, **options)
-    if result.run is not None and result.run.pending_batch is None:
-        result.summary = write_outputs(
-            out_dir,
-            result.judge,
-            records,
-            judged,
-            result.run,
-            input_info=input_info,
-            sample=sample,
-        )
-    return result
+    return await judge_records(
+        records,
+        judged,
+        judge_items(judged),
+        settings,
+        out_dir,
+        CATEGORY_NAMES,
+        input_info=input_info,
+        sample=sample,
+        **options,
+    )
 
 
 # ------------------------------------------------------------------ the seed's API

@@ -1,6 +1,6 @@
 """J recomputed from a judged folder's judgments.jsonl, for `verify`: each question's
 j_* fields and the judge section's numbers (per category, overall, run to run), as the
-judge pass wrote them (`outputs.write_outputs`), with no model call.
+judge pass wrote them (`generic.judged_records.write_outputs`), with no model call.
 
 A question is judged when judgments.jsonl holds a line of it; its type is the data file's
 (the folder's recomputed scores.jsonl), never the line's own `category`.
@@ -13,12 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from locoscore._io import read_jsonl, write_json_atomic, write_jsonl_atomic
-from locoscore.benchmarks.locomo.judge.aggregate import (
-    MIN_RUNS_WITHOUT_WARNING,
-    QuestionScores,
-    summarise,
-)
-from locoscore.benchmarks.locomo.judge.outputs import JUDGE_PREFIX
+from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES
+from locoscore.generic.judge_runs import QuestionScores, run_counts, summarise
+from locoscore.generic.judged_records import JUDGE_PREFIX
 from locoscore.results.folder import load_summary, row_key
 from locoscore.results.layout import JUDGMENTS, SCORES, SUMMARY
 from locoscore.results.rederived import carry_over
@@ -54,10 +51,8 @@ def rederive_judgments(directory: Path, out: Path) -> list[str]:
     questions = [QuestionScores(key, category[key], s) for key, s in verdicts.items()]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        judge.update(summarise(questions, runs))
-    floor = min(MIN_RUNS_WITHOUT_WARNING, runs)
-    judge["questions_with_failed_runs"] = sum(1 for q in questions if len(q.used) < runs)
-    judge["questions_under_min_runs"] = sum(1 for q in questions if len(q.used) < floor)
+        judge.update(summarise(questions, runs, CATEGORY_NAMES))
+    judge.update(run_counts(questions, runs))
     write_json_atomic(out / SUMMARY, {**summary, "judge": judge})
     fields = {q.key: q.fields() for q in questions}
     signature = judge.get("signature")

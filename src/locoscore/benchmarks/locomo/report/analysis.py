@@ -1,4 +1,6 @@
-"""Everything a report shows, computed once from a results folder (no API calls).
+"""Everything a report shows, computed once from a results folder (no API calls): the
+shared statistics of every metric (`generic.metric_stats`) and LoCoMo's own views on them
+(verified gold, examples spread across categories).
 
 Scores are recomputed from `scores.jsonl` (the per-question source of truth) so that every
 mean sits next to the interval computed from the same questions.
@@ -13,51 +15,20 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from locoscore import stats
-from locoscore.benchmarks.locomo.categories import ADVERSARIAL, LOCOMO_COLUMN_ORDER
-from locoscore.benchmarks.locomo.report.lengths import AnswerLengths, answer_lengths
+from locoscore.benchmarks.locomo.categories import GROUPS, LOCOMO_COLUMN_ORDER
+from locoscore.benchmarks.locomo.parts import PARTS
 from locoscore.benchmarks.locomo.report.load import Results
-from locoscore.benchmarks.locomo.report.metrics import METRICS, Metric
+from locoscore.benchmarks.locomo.report.metrics import Metric
 from locoscore.benchmarks.locomo.report.verified import ErrataFlags, GoldCeilings, gold_ceilings
+from locoscore.generic.answer_lengths import AnswerLengths, answer_lengths
+from locoscore.generic.metric_stats import CellStats as CellStats
+from locoscore.generic.metric_stats import JudgeStats, MetricStats, all_metric_stats, judge_stats
+from locoscore.generic.metric_stats import metric_stats as folder_metric_stats
 from locoscore.results.folder import row_key
 from locoscore.results.layout import PREDICTIONS, SUMMARY
-from locoscore.summation import ordered_mean
 
-BOOTSTRAP_RESAMPLES = 2000
-BOOTSTRAP_SEED = 0
 LATENCY_FIELDS = ("search_latency_s", "total_latency_s", "context_tokens")
 EXAMPLE_COUNT = 5
-
-
-@dataclass(frozen=True)
-class CellStats:
-    """One metric over one group of questions, on the display scale."""
-
-    n: int
-    mean: float
-    bootstrap: stats.Interval
-    clustered: stats.Interval
-    run_std: float | None = None  # J only: std across repeat indices of this group's J
-
-
-@dataclass(frozen=True)
-class MetricStats:
-    metric: Metric
-    by_category: dict[int, CellStats]
-    overall: CellStats
-    overall_includes_adversarial: bool
-
-
-@dataclass(frozen=True)
-class JudgeStats:
-    protocol: str | None
-    config: dict[str, Any]
-    run_level: stats.RunLevel
-    pooled_within_std: float | None
-    unanimity: float | None
-    agreement_name: str
-    agreement: float | None
-    runs_attempted: int
-    runs_failed: int
 
 
 @dataclass(frozen=True)
@@ -110,72 +81,11 @@ class Analysis:
         return self.rows_sample
 
 
-def _cell(rows: list[dict[str, Any]], metric: Metric) -> CellStats | None:
-    scored = [r for r in rows if r.get(metric.column) is not None]
-    if not scored:
-        return None
-    values = [float(r[metric.column]) * metric.scale for r in scored]
-    clusters = [str(r["sample_id"]) for r in scored]
-    run_std = None
-    if metric.is_judge:
-        run_std = stats.run_level([r.get("j_scores") or [] for r in scored]).std
-    return CellStats(
-        n=len(values),
-        mean=ordered_mean(values),
-        bootstrap=stats.bootstrap_mean_ci(
-            values, resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED
-        ),
-        clustered=stats.clustered_mean_ci(values, clusters),
-        run_std=run_std,
-    )
-
-
 def metric_stats(
     results: Results, metric: Metric, include_adversarial: bool | None = None
 ) -> MetricStats | None:
     """`include_adversarial` overrides the protocol's (or the judge's) own convention."""
-    rows = results.rows
-    includes_adv = metric.overall_includes_adversarial
-    if metric.is_judge:
-        includes_adv = bool((results.judge or {}).get("include_adversarial", False))
-    if include_adversarial is not None:
-        includes_adv = include_adversarial
-    by_category: dict[int, CellStats] = {}
-    for cid in LOCOMO_COLUMN_ORDER:
-        if cid == ADVERSARIAL and not includes_adv:
-            continue
-        cell = _cell([r for r in rows if r["category"] == cid], metric)
-        if cell is not None:
-            by_category[cid] = cell
-    overall_rows = rows if includes_adv else [r for r in rows if r["category"] != ADVERSARIAL]
-    overall = _cell(overall_rows, metric)
-    if overall is None:
-        return None
-    return MetricStats(metric, by_category, overall, includes_adv)
-
-
-def judge_stats(results: Results) -> JudgeStats | None:
-    judged = [r for r in results.rows if r.get("j_scores")]
-    if not judged or results.judge is None:
-        return None
-    config = results.judge
-    protocol = config.get("protocol")
-    runs = [list(r["j_scores"]) for r in judged]
-    if protocol == "binary":
-        name, agreement = "Fleiss' kappa", stats.fleiss_kappa(runs)
-    else:
-        name, agreement = "Krippendorff's alpha (interval)", stats.krippendorff_alpha_interval(runs)
-    return JudgeStats(
-        protocol=protocol,
-        config=config,
-        run_level=stats.run_level(runs),
-        pooled_within_std=stats.pooled_within_std(runs),
-        unanimity=stats.unanimity(runs),
-        agreement_name=name,
-        agreement=agreement,
-        runs_attempted=sum(len(r) for r in runs),
-        runs_failed=sum(1 for r in runs for s in r if s is None),
-    )
+    return folder_metric_stats(results, metric, PARTS, include_adversarial)
 
 
 def question_order(row: dict[str, Any]) -> tuple[str, int, str]:
@@ -183,10 +93,6 @@ def question_order(row: dict[str, Any]) -> tuple[str, int, str]:
     qa = row.get("qa_index")
     index = qa if isinstance(qa, int) and not isinstance(qa, bool) else -1
     return str(row.get("sample_id")), index, row_key(row)
-
-
-def all_metric_stats(results: Results) -> list[MetricStats]:
-    return [m for m in (metric_stats(results, metric) for metric in METRICS) if m is not None]
 
 
 def verified_gold_view(results: Results) -> VerifiedGoldView | None:
@@ -203,7 +109,7 @@ def verified_gold_view(results: Results) -> VerifiedGoldView | None:
         questions=len(kept),
         excluded=len(results.rows) - len(kept),
         excluded_by_category={cid: c.gold_wrong for cid, c in ceilings.by_category.items()},
-        metrics=all_metric_stats(replace(results, rows=kept)),
+        metrics=all_metric_stats(replace(results, rows=kept), PARTS),
     )
 
 
@@ -288,7 +194,7 @@ def examples(
 
 
 def analyse(results: Results) -> Analysis:
-    metrics = all_metric_stats(results)
+    metrics = all_metric_stats(results, PARTS)
     latency = {
         name: lat
         for name in LATENCY_FIELDS
@@ -304,11 +210,11 @@ def analyse(results: Results) -> Analysis:
     return Analysis(
         results,
         metrics,
-        judge_stats(results),
+        judge_stats(results, PARTS),
         latency,
         primary,
         ranked,
-        answer_lengths(results.rows),
+        answer_lengths(results.rows, GROUPS),
         verified_gold_view(results),
         examples(results, primary, metrics),
     )

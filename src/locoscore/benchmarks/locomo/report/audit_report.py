@@ -23,8 +23,8 @@ from locoscore.benchmarks.locomo.judge.audit_stats import (
     set_statistics,
     summary_line,
 )
-from locoscore.benchmarks.locomo.judge.outputs import calls_and_usage
 from locoscore.data.sample import QuestionSample, with_sample
+from locoscore.generic.judged_records import calls_and_usage
 from locoscore.judge.engine import PassResult
 from locoscore.judge.settings import ResolvedJudge
 from locoscore.llm.endpoint import Served, served_note, through_sentence

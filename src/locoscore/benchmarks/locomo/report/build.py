@@ -28,6 +28,7 @@ from locoscore.benchmarks.locomo.report.sections import full_report_blocks
 from locoscore.claim.benchmark import ClaimedBenchmark
 from locoscore.claim.refresh import recorded_claim
 from locoscore.claim.render import card_blocks
+from locoscore.generic.metric_stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from locoscore.report.csv import scores_csv
 from locoscore.report.document import Figure
 from locoscore.report.html import render_html
@@ -86,7 +87,7 @@ def _metrics(metrics: list[MetricStats]) -> dict[str, Any]:
     return {
         ms.metric.column: {
             "protocol": ms.metric.protocol,
-            "overall_includes_adversarial": ms.overall_includes_adversarial,
+            "overall_includes_adversarial": ms.overall_includes_excluded,
             "overall": _cell(ms.overall),
             "by_category": {str(cid): _cell(c) for cid, c in ms.by_category.items()},
         }
@@ -121,8 +122,8 @@ def statistics_section(a: Analysis) -> dict[str, Any]:
         "intervals": {
             "level": 0.95,
             "bootstrap": {
-                "resamples": an.BOOTSTRAP_RESAMPLES,
-                "seed": an.BOOTSTRAP_SEED,
+                "resamples": BOOTSTRAP_RESAMPLES,
+                "seed": BOOTSTRAP_SEED,
                 "unit": "question",
                 "method": "percentile",
             },

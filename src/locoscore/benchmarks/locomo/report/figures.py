@@ -19,7 +19,7 @@ def comparison_figure(
     """This run's per-category bars with 95 % CI whiskers beside same-protocol baselines;
     with `sample`, its bars are named as a subset."""
     metric = ms.metric
-    ids = category_ids(ms.overall_includes_adversarial)
+    ids = category_ids(ms.overall_includes_excluded)
     groups = [CATEGORY_NAMES[c] for c in ids] + ["overall"]
     cells = [ms.by_category.get(c) for c in ids] + [ms.overall]
     series = [

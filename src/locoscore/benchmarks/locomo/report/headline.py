@@ -8,12 +8,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from locoscore.benchmarks.locomo.categories import ADVERSARIAL
+from locoscore.benchmarks.locomo.categories import ADVERSARIAL, GROUPS
 from locoscore.benchmarks.locomo.report.analysis import Analysis, MetricStats
 from locoscore.benchmarks.locomo.report.metrics import F1_LOCOMO, J
-from locoscore.benchmarks.locomo.report.tables import DASH, ci_text, fmt, seconds
+from locoscore.generic.metric_tables import ci_text, seconds
 from locoscore.llm.endpoint import through_sentence
 from locoscore.report.document import Banner, Block, Contents, Heading, Paragraph, Table
+from locoscore.report.numbers import DASH, fmt
 from locoscore.results.layout import SCORES, SUMMARY
 
 BENCHMARK = "LoCoMo"
@@ -68,7 +69,7 @@ def subset_banner(a: Analysis) -> list[Block]:
 
 def _scored(a: Analysis, ms: MetricStats) -> list[str]:
     d = ms.metric.decimals
-    scope = "incl. adversarial" if ms.overall_includes_adversarial else "excl. adversarial"
+    scope = GROUPS.scope(ms.overall_includes_excluded)
     subset = a.sample_for(ms.metric)
     n = f"{ms.overall.n}" + ("" if subset is None else f" (sample of {subset['population']:,})")
     return [f"{ms.metric.label}, {scope}", fmt(ms.overall.mean, d), ci_text(ms.overall, d), n]
@@ -135,8 +136,8 @@ def metrics_table(a: Analysis) -> Table:
     rows = []
     for ms in a.metrics:
         d = ms.metric.decimals
-        scope = "incl. adversarial" if ms.overall_includes_adversarial else "excl. adversarial"
-        if ms.overall_includes_adversarial and ADVERSARIAL not in ms.by_category:
+        scope = GROUPS.scope(ms.overall_includes_excluded)
+        if ms.overall_includes_excluded and ADVERSARIAL not in ms.by_category:
             scope += " (none in this run)"
         label = ms.metric.label + (" (sample)" if a.sample_for(ms.metric) else "")
         rows.append(

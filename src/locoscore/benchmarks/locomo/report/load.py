@@ -1,120 +1,15 @@
-"""Read a results folder (`scores.jsonl` + `summary.json`) and check it before reporting."""
+"""A LoCoMo results folder read and checked by the shared loader (`generic.scored_folder`)
+against LoCoMo's declared parts."""
 
 from __future__ import annotations
 
-import json
-import math
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES
-from locoscore.benchmarks.locomo.report.metrics import METRICS
-from locoscore.errors import InputError
-from locoscore.results.identity import check_consistent
-from locoscore.results.layout import SCORES, SUMMARY
-
-_LIST_FIELDS = ("j_scores",)
-_NUMERIC_FIELDS = (
-    *(m.column for m in METRICS),
-    "j_std",
-    "search_latency_s",
-    "total_latency_s",
-    "context_tokens",
-)
-
-
-@dataclass(frozen=True)
-class Results:
-    """One results folder: per-question rows and the run's summary, as written by locoscore."""
-
-    path: Path
-    rows: list[dict[str, Any]]
-    summary: dict[str, Any]
-
-    @property
-    def judge(self) -> dict[str, Any] | None:
-        judge = self.summary.get("judge")
-        return judge if isinstance(judge, dict) else None
-
-    def has(self, column: str) -> bool:
-        return any(row.get(column) is not None for row in self.rows)
-
-    def recorded_dataset_path(self) -> Path | None:
-        """The dataset `score`/`judge` joined against, when that file is still there."""
-        dataset = self.summary.get("dataset")
-        path = dataset.get("path") if isinstance(dataset, dict) else None
-        return Path(path) if isinstance(path, str) and Path(path).is_file() else None
-
-
-def _check_number(value: Any, file: str, record: int, field: str) -> None:
-    if value is None:
-        return
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise InputError(
-            f"expected a finite number or null, got {value!r}",
-            file=file,
-            record=record,
-            field=field,
-        )
-
-
-def _check_row(row: Any, file: str, line: int) -> dict[str, Any]:
-    if not isinstance(row, dict):
-        raise InputError("expected a JSON object", file=file, record=f"line {line}")
-    for field in ("sample_id", "qa_index", "category"):
-        if field not in row:
-            raise InputError("missing", file=file, record=f"line {line}", field=field)
-    if row["category"] not in CATEGORY_NAMES or isinstance(row["category"], bool):
-        raise InputError(
-            f"unknown category id {row['category']!r} (expected 1-5)",
-            file=file,
-            record=f"line {line}",
-            field="category",
-        )
-    for field in _NUMERIC_FIELDS:
-        _check_number(row.get(field), file, line, field)
-    for field in _LIST_FIELDS:
-        value = row.get(field)
-        if value is None:
-            continue
-        if not isinstance(value, list):
-            raise InputError("expected a list", file=file, record=f"line {line}", field=field)
-        for item in value:
-            _check_number(item, file, line, field)
-    return row
+from locoscore.benchmarks.locomo.parts import PARTS
+from locoscore.generic.scored_folder import Results as Results
+from locoscore.generic.scored_folder import load_results as load_folder
 
 
 def load_results(directory: Path) -> Results:
-    """Load DIR/scores.jsonl and DIR/summary.json; bad input raises InputError naming the spot."""
-    if not directory.is_dir():
-        raise InputError(
-            "not a results folder (run `locoscore score ... --out DIR` first)", file=str(directory)
-        )
-    scores_path = directory / SCORES
-    summary_path = directory / SUMMARY
-    for path in (scores_path, summary_path):
-        if not path.is_file():
-            raise InputError("missing (run `locoscore score ... --out DIR` first)", file=str(path))
-    rows: list[dict[str, Any]] = []
-    with scores_path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                raw = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(
-                    f"not JSON ({exc.msg})", file=str(scores_path), record=f"line {number}"
-                ) from None
-            rows.append(_check_row(raw, str(scores_path), number))
-    if not rows:
-        raise InputError("no scored questions", file=str(scores_path))
-    try:
-        summary = json.loads(summary_path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not JSON ({exc.msg})", file=str(summary_path)) from None
-    if not isinstance(summary, dict):
-        raise InputError("expected a JSON object", file=str(summary_path))
-    check_consistent(directory, rows)  # every part names the same predictions
-    return Results(path=directory, rows=rows, summary=summary)
+    """DIR/scores.jsonl and DIR/summary.json; bad input raises InputError naming the spot."""
+    return load_folder(directory, PARTS)

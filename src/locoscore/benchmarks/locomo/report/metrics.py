@@ -1,4 +1,5 @@
-"""The metrics a report knows, each tied to its protocol and to the baselines it may face.
+"""The metrics a report knows, each tied to its protocol and to the baselines it may face
+(`generic.folder_parts.ColumnMetric`; an overall may count the adversarial category).
 
 Reports look metrics up here instead of switching on column names: adding a metric is one
 entry. F1 and BLEU-1 are stored 0-1 and shown x100; J is stored and shown 0-100.
@@ -6,28 +7,8 @@ entry. F1 and BLEU-1 are stored 0-1 and shown x100; J is stored and shown 0-100.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from locoscore.benchmarks.locomo import baselines
-
-
-@dataclass(frozen=True)
-class Metric:
-    column: str  # field in scores.jsonl
-    label: str  # what a table header says
-    protocol: str  # key under summary.json "lexical" (or "judge")
-    scale: float  # multiply stored values by this to show them
-    # The protocol's own convention for its overall score.
-    overall_includes_adversarial: bool
-    baseline_protocol: (
-        str | None
-    )  # rows of locoscore.benchmarks.locomo.baselines it may be compared with
-    decimals: int = 1
-
-    @property
-    def is_judge(self) -> bool:
-        return self.protocol == "judge"
-
+from locoscore.generic.folder_parts import ColumnMetric as Metric
 
 F1_LOCOMO = Metric(
     "f1_locomo", "F1 (official LoCoMo)", "locomo", 100.0, True, baselines.PROTOCOL_LOCOMO_F1

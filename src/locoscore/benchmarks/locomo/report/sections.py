@@ -6,7 +6,7 @@ from dataclasses import replace
 from typing import Any
 
 from locoscore.benchmarks.locomo import baselines
-from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES
+from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES, GROUPS
 from locoscore.benchmarks.locomo.report import figures
 from locoscore.benchmarks.locomo.report.analysis import Analysis
 from locoscore.benchmarks.locomo.report.audit_view import audit_blocks
@@ -21,16 +21,15 @@ from locoscore.benchmarks.locomo.report.recorded_judge import recorded_judge_blo
 from locoscore.benchmarks.locomo.report.run_section import run_blocks
 from locoscore.benchmarks.locomo.report.tables import (
     DASH,
-    breakdown_table,
     comparable_j_stats,
     f1_comparison_blocks,
     fmt,
     judge_comparison_blocks,
     latency_comparison_table,
     paper_columns_table,
-    seconds,
 )
 from locoscore.benchmarks.locomo.report.verified_sections import verified_gold_blocks
+from locoscore.generic.metric_tables import breakdown_table, seconds
 from locoscore.llm.endpoint import through_sentence
 from locoscore.report.document import Block, Heading, Notes, Paragraph, Preformatted, Table
 from locoscore.report.markdown import render_markdown
@@ -121,7 +120,7 @@ def breakdown_blocks(a: Analysis) -> list[Block]:
         return []
     return [
         Heading("Per-category breakdown (this run)"),
-        breakdown_table(a.metrics, a.results.rows),
+        breakdown_table(a.metrics, a.results.rows, GROUPS),
     ]
 
 

@@ -6,12 +6,16 @@ open-domain 3, adversarial 5 where the protocol includes it, overall).
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from locoscore.benchmarks.locomo import baselines
 from locoscore.benchmarks.locomo.baselines import BaselineRow
-from locoscore.benchmarks.locomo.categories import ADVERSARIAL, CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
+from locoscore.benchmarks.locomo.categories import (
+    ADVERSARIAL,
+    CATEGORY_NAMES,
+    GROUPS,
+    LOCOMO_COLUMN_ORDER,
+)
 from locoscore.benchmarks.locomo.report.analysis import (
     Analysis,
     CellStats,
@@ -19,6 +23,7 @@ from locoscore.benchmarks.locomo.report.analysis import (
     metric_stats,
 )
 from locoscore.benchmarks.locomo.report.metrics import F1_LOCOMO, J, Metric, judge_baseline_protocol
+from locoscore.generic.metric_tables import seconds
 from locoscore.report.document import Block, Paragraph, Table
 from locoscore.report.markdown import render_markdown, render_table
 from locoscore.report.numbers import DASH as DASH
@@ -26,59 +31,8 @@ from locoscore.report.numbers import fmt as fmt
 from locoscore.stats import LatencyStats
 
 
-def seconds(value: float | None) -> str:
-    """A duration: under a second in ms ("3.2 ms", "850 ms"), else seconds ("1.25 s")."""
-    if value is None:
-        return DASH
-    if value >= 1.0:
-        return f"{value:.2f} s"
-    ms = 1000.0 * value
-    return f"{ms:.1f} ms" if ms < 10 else f"{ms:.0f} ms"
-
-
-def ci_text(cell: CellStats, decimals: int, clustered: bool = False) -> str:
-    """The 95 % interval of a cell as text; n/a where undefined."""
-    ci = cell.clustered if clustered else cell.bootstrap
-    if not (math.isfinite(ci.low) and math.isfinite(ci.high)):
-        return "n/a (needs 2+ conversations)"
-    return f"[{ci.low:.{decimals}f}, {ci.high:.{decimals}f}]"
-
-
 def category_ids(includes_adversarial: bool) -> list[int]:
     return [c for c in LOCOMO_COLUMN_ORDER if includes_adversarial or c != ADVERSARIAL]
-
-
-def breakdown_table(metrics: list[MetricStats], rows: list[dict[str, Any]]) -> Table:
-    """Each metric per category and overall with its 95 % bootstrap interval."""
-    counts: dict[int, int] = {}
-    for row in rows:
-        counts[row["category"]] = counts.get(row["category"], 0) + 1
-    headers = ["Category", "questions", *(f"{ms.metric.label} [95 % CI]" for ms in metrics)]
-    table_rows = []
-    for cid in category_ids(True):
-        if cid not in counts:
-            continue
-        cells = []
-        for ms in metrics:
-            cell = ms.by_category.get(cid)
-            d = ms.metric.decimals
-            cells.append(DASH if cell is None else f"{fmt(cell.mean, d)} {ci_text(cell, d)}")
-        table_rows.append([f"{CATEGORY_NAMES[cid]} ({cid})", str(counts[cid]), *cells])
-    overall = [
-        f"{fmt(ms.overall.mean, ms.metric.decimals)} {ci_text(ms.overall, ms.metric.decimals)}"
-        for ms in metrics
-    ]
-    table_rows.append(["overall", str(len(rows)), *overall])
-    excluded = [ms.metric.label for ms in metrics if not ms.overall_includes_adversarial]
-    caption = "Overall follows each protocol's convention"
-    caption += f"; adversarial excluded for: {', '.join(excluded)}." if excluded else "."
-    return Table(
-        headers,
-        table_rows,
-        frozenset({len(table_rows) - 1}),
-        (False, True, *(True for _ in metrics)),
-        caption,
-    )
 
 
 def _headers(ids: list[int], overall: str) -> list[str]:
@@ -132,7 +86,7 @@ def comparison_table(
 ) -> Table:
     """This run's row (`ms`; with `sample`, marked as a subset) above the published ones."""
     ids = category_ids(includes_adversarial)
-    scope = "incl. adversarial" if includes_adversarial else "excl. adversarial"
+    scope = GROUPS.scope(includes_adversarial)
     rows: list[list[str]] = []
     highlight: frozenset[int] = frozenset()
     if ms is not None:
@@ -186,7 +140,7 @@ def f1_comparison_blocks(analysis: Analysis, metric: Metric = F1_LOCOMO) -> list
     table = comparison_table(
         ms,
         metric.baseline_protocol,
-        metric.overall_includes_adversarial,
+        metric.overall_includes_excluded,
         metric.decimals,
         sample=analysis.sample_for(metric),
     )
@@ -200,7 +154,7 @@ def comparable_j_stats(analysis: Analysis) -> MetricStats | None:
     judge = analysis.judge
     if ms is None or judge_baseline_protocol(judge.protocol if judge else None) is None:
         return None
-    if ms.overall_includes_adversarial:
+    if ms.overall_includes_excluded:
         return metric_stats(analysis.results, J, include_adversarial=False)
     return ms
 
@@ -226,7 +180,7 @@ def judge_comparison_blocks(analysis: Analysis) -> list[Block]:
             "This run's ± is the std of J across repeat indices (judge noise), the meaning of "
             "the Mem0 paper's ±; the 95 % intervals in the breakdown below measure precision."
         ]
-        if ms.overall_includes_adversarial:
+        if ms.overall_includes_excluded:
             notes.append(
                 "This run also judged adversarial questions; they are left out of this table, "
                 "as in the Mem0 paper's protocol."
@@ -240,7 +194,7 @@ def judge_comparison_blocks(analysis: Analysis) -> list[Block]:
             )
         return [table, Paragraph(" ".join(notes))]
     ours = comparison_table(
-        ms, "none", ms.overall_includes_adversarial, J.decimals, True, sample=sample
+        ms, "none", ms.overall_includes_excluded, J.decimals, True, sample=sample
     )
     return [
         ours,

@@ -1,20 +1,17 @@
-"""Rich tables for the terminal, shared by the commands and the prototype script."""
+"""Rich tables for the terminal, shared by the commands and the prototype script: the
+lexical protocols' (the judge's is `generic.judge_terminal`'s)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from rich.console import Console
 from rich.table import Table
 
-from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
+from locoscore.benchmarks.locomo.categories import GROUPS, LOCOMO_COLUMN_ORDER
 from locoscore.benchmarks.locomo.report.analysis import Analysis
+from locoscore.generic.judge_terminal import print_signatures as print_signatures
+from locoscore.generic.judge_terminal import short_name
 from locoscore.report.plain import lexical_table_rows
-
-
-def _short(cid: int) -> str:
-    # short headers keep the tables readable on an 80-column terminal
-    return CATEGORY_NAMES[cid].split("-")[0]
 
 
 def lexical_table(lexical: dict[str, Any], protocols: list[str] | None = None) -> Table:
@@ -24,7 +21,7 @@ def lexical_table(lexical: dict[str, Any], protocols: list[str] | None = None) -
     table = Table(title="locoscore: lexical scores (x100)", caption_justify="left")
     table.add_column("metric", overflow="fold")
     for cid in LOCOMO_COLUMN_ORDER:
-        table.add_column(_short(cid), justify="right", overflow="fold")
+        table.add_column(short_name(GROUPS, cid), justify="right", overflow="fold")
     table.add_column("overall", justify="right", overflow="fold")
     for label, _signature, cells in lexical_table_rows(
         {"lexical": chosen}, LOCOMO_COLUMN_ORDER, with_counts=False
@@ -42,42 +39,6 @@ def lexical_table(lexical: dict[str, Any], protocols: list[str] | None = None) -
 
 def lexical_signatures(lexical: dict[str, Any], protocols: list[str] | None = None) -> list[str]:
     return [p["signature"] for k, p in lexical.items() if protocols is None or k in protocols]
-
-
-def print_signatures(console: Console, signatures: list[str]) -> None:
-    """Each signature alone on its line, never wrapped or cut at the terminal's width (nor
-    at 80 columns when piped), so it can be copied whole."""
-    for signature in signatures:
-        console.print(signature, soft_wrap=True, highlight=False, markup=False)
-
-
-def judge_table(section: dict[str, Any]) -> Table:
-    """J ± std per category and overall from the summary's `judge` section."""
-    table = Table(
-        title=f"locoscore: LLM judge J ({section['protocol']}, 0-100, {section['runs']} runs)",
-        caption="± is the std across questions (the run-to-run ± follows below)",
-        caption_justify="left",
-    )
-    table.add_column("", overflow="fold")
-    shown = [c for c in LOCOMO_COLUMN_ORDER if str(c) in section["by_category"]]
-    for cid in shown:
-        table.add_column(_short(cid), justify="right", overflow="fold")
-    table.add_column("overall", justify="right", overflow="fold")
-
-    def cell(stats: dict[str, Any]) -> str:
-        if stats.get("mean") is None:
-            return "-"
-        std = "" if stats.get("std") is None else f" ± {stats['std']:.1f}"
-        return f"{stats['mean']:.1f}{std}"
-
-    cats = [section["by_category"][str(c)] for c in shown]
-    table.add_row("J ± sd", *[cell(c) for c in cats], cell(section["overall"]))
-    table.add_row(
-        "[dim]questions[/]",
-        *[f"[dim]{c['count']}[/]" for c in cats],
-        f"[dim]{section['overall']['count']}[/]",
-    )
-    return table
 
 
 def verified_gold_line(analysis: Analysis) -> str | None:

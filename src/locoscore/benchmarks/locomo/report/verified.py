@@ -21,6 +21,7 @@ from locoscore.benchmarks.locomo.data.errata import (
 )
 from locoscore.benchmarks.locomo.report.load import Results
 from locoscore.errors import InputError
+from locoscore.generic.folder_parts import SubsetView
 from locoscore.results.folder import row_key
 from locoscore.results.layout import SUMMARY
 
@@ -70,6 +71,26 @@ class ErrataFlags:
     def gold_stands(self, row: dict[str, Any]) -> bool:
         """False for a question whose gold answer the errata say is wrong or ambiguous."""
         return self.error_type(row) not in SCORE_CHANGING
+
+    def view(self) -> SubsetView:
+        """The verified-gold view `compare` adds: the paired questions whose gold stands."""
+        return SubsetView(
+            "verified gold",
+            "Verified-gold view",
+            self.gold_stands,
+            self._describe,
+            "whose gold stands",
+        )
+
+    def _describe(self, paired: int, left_out: int, kept: int) -> str:
+        checksum = "the audited list" if self.checksum_ok else "DIFFERS from the audited list"
+        return (
+            f"Gold errata: {self.source or self.path}, sha256 {self.sha256} ({checksum}). Of "
+            f"the {paired} shared questions, {left_out} have a gold answer the errata call "
+            f"wrong or ambiguous and are left out; the {kept} whose gold stands "
+            "(WRONG_CITATION kept) are compared again below, with their own n, intervals and "
+            "tests."
+        )
 
 
 @dataclass(frozen=True)

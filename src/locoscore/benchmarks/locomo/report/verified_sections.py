@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from collections import Counter
 
-from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES
+from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES, GROUPS
 from locoscore.benchmarks.locomo.data.errata import ERROR_TYPES, SCORE_CHANGING
 from locoscore.benchmarks.locomo.report.analysis import Analysis, VerifiedGoldView
-from locoscore.benchmarks.locomo.report.tables import DASH, breakdown_table, ci_text, fmt
 from locoscore.benchmarks.locomo.report.verified import Ceiling
+from locoscore.generic.metric_tables import breakdown_table, ci_text
 from locoscore.report.document import Block, Heading, Paragraph, Table
+from locoscore.report.numbers import DASH, fmt
 
 
 def _citation_sentence(n: int) -> str:
@@ -66,7 +67,7 @@ def _headline(a: Analysis, view: VerifiedGoldView) -> Table:
     for ms in a.metrics:
         verified = view.metric(ms.metric.column)
         d = ms.metric.decimals
-        scope = "incl. adversarial" if ms.overall_includes_adversarial else "excl. adversarial"
+        scope = GROUPS.scope(ms.overall_includes_excluded)
         if verified is None:
             rows.append([ms.metric.label, scope, str(ms.overall.n), fmt(ms.overall.mean, d)])
             rows[-1] += ["0", DASH, DASH, DASH]
@@ -116,7 +117,7 @@ def verified_gold_blocks(a: Analysis) -> list[Block]:
         blocks += [
             Heading("Per-category breakdown (verified gold)", 3),
             breakdown_table(
-                view.metrics, [r for r in a.results.rows if view.errata.gold_stands(r)]
+                view.metrics, [r for r in a.results.rows if view.errata.gold_stands(r)], GROUPS
             ),
         ]
     return blocks

@@ -8,8 +8,8 @@ import io
 from pathlib import Path
 
 from locoscore._io import write_text_atomic
-from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES
-from locoscore.benchmarks.locomo.compare.paired import (
+from locoscore.generic.folder_parts import Groups
+from locoscore.generic.paired_folders import (
     ALPHA,
     BOOTSTRAP_RESAMPLES,
     Comparison,
@@ -18,13 +18,13 @@ from locoscore.benchmarks.locomo.compare.paired import (
     paired_rows,
     side_name,
 )
-from locoscore.benchmarks.locomo.report.load import Results
-from locoscore.benchmarks.locomo.report.tables import fmt
+from locoscore.generic.scored_folder import Results
 from locoscore.report import charts
 from locoscore.report.csv import csv_cell
 from locoscore.report.document import Block, Figure, Heading, Notes, Paragraph, Table
 from locoscore.report.html import render_html
 from locoscore.report.markdown import render_markdown
+from locoscore.report.numbers import fmt
 from locoscore.report.numbers import format_p as format_p
 from locoscore.results.layout import COMPARE_HTML, COMPARE_MD, DIFFERENCES_CSV
 
@@ -56,14 +56,15 @@ def _row(label: str, cell: PairedCell, decimals: int) -> list[str]:
     ]
 
 
-def metric_blocks(mc: MetricComparison, view: str = "", b: str = "B") -> list[Block]:
+def metric_blocks(
+    groups: Groups, mc: MetricComparison, view: str = "", b: str = "B"
+) -> list[Block]:
     """One metric's table and chart; `view` names a view other than all questions, `b` the
     folder compared with A."""
     d = mc.metric.decimals
     holm = mc.overall.p_adjusted is not None
-    rows = [_row(f"{CATEGORY_NAMES[c]} ({c})", cell, d) for c, cell in mc.by_category.items()]
-    scope = "incl. adversarial" if mc.includes_adversarial else "excl. adversarial"
-    rows.append(_row(f"overall ({scope})", mc.overall, d))
+    rows = [_row(groups.label(c), cell, d) for c, cell in mc.by_category.items()]
+    rows.append(_row(f"overall ({groups.scope(mc.includes_excluded)})", mc.overall, d))
     headers = [
         "Category",
         "n",
@@ -94,11 +95,11 @@ def metric_blocks(mc: MetricComparison, view: str = "", b: str = "B") -> list[Bl
                 f"{m.only_b} correct only in {b}, p = {format_p(m.p_value)}{adjusted}."
             )
         )
-    groups = [CATEGORY_NAMES[c] for c in mc.by_category] + ["overall"]
+    names = [groups.names[c] for c in mc.by_category] + ["overall"]
     cells = [*mc.by_category.values(), mc.overall]
     svg = charts.grouped_bar_chart(
         f"{label}: A and {b} by category",
-        groups,
+        names,
         [
             charts.BarSeries("A", [c.mean_a for c in cells]),
             charts.BarSeries(b, [c.mean_b for c in cells]),
@@ -121,7 +122,7 @@ def answer_length_blocks(c: Comparison, b: str = "B", level: int = 2) -> list[Bl
         lb = length_b.by_category[cid]
         rows.append(
             [
-                f"{CATEGORY_NAMES[cid]} ({cid})",
+                c.parts.groups.label(cid),
                 str(la.n),
                 *_lengths(la.mean, la.median, lb.mean, lb.median),
             ]
@@ -146,23 +147,16 @@ def _lengths(*values: float) -> list[str]:
     return [fmt(v, 1) for v in values]
 
 
-def verified_blocks(c: Comparison, b: str = "B", level: int = 2) -> list[Block]:
-    v = c.verified
+def subset_blocks(c: Comparison, b: str = "B", level: int = 2) -> list[Block]:
+    v = c.subset
     if v is None:
         return []
-    checksum = "the audited list" if v.errata.checksum_ok else "DIFFERS from the audited list"
     blocks: list[Block] = [
-        Heading("Verified-gold view", level),
-        Paragraph(
-            f"Gold errata: {v.errata.source or v.errata.path}, sha256 {v.errata.sha256} "
-            f"({checksum}). Of the {c.paired} shared questions, {v.excluded} have a gold answer "
-            f"the errata call wrong or ambiguous and are left out; the {v.paired} whose gold "
-            "stands (WRONG_CITATION kept) are compared again below, with their own n, "
-            "intervals and tests."
-        ),
+        Heading(v.view.heading, level),
+        Paragraph(v.view.describe(c.paired, v.excluded, v.paired)),
     ]
     for mc in v.metrics:
-        blocks += metric_blocks(mc, "verified gold", b)
+        blocks += metric_blocks(c.parts.groups, mc, v.view.name, b)
     if not v.metrics:
         blocks.append(Paragraph("No metric is present in both folders on these questions."))
     return blocks
@@ -181,12 +175,13 @@ def _shared(c: Comparison, b: str) -> Paragraph:
     )
 
 
-_METHOD = (
-    "{b} - A per question, averaged. 95 % CI: paired bootstrap over questions "
-    f"({BOOTSTRAP_RESAMPLES:,} resamples, seed 0). Wilcoxon signed-rank: two-sided, "
-    "zero differences dropped, normal approximation with tie correction. F1 and BLEU-1 "
-    "x100, J 0-100. Every question's difference: {csv}."
-)
+def _method(c: Comparison, b: str, csv: str) -> str:
+    return (
+        f"{b} - A per question, averaged. 95 % CI: paired bootstrap over questions "
+        f"({BOOTSTRAP_RESAMPLES:,} resamples, seed 0). Wilcoxon signed-rank: two-sided, "
+        f"zero differences dropped, normal approximation with tie correction. "
+        f"{c.parts.scales}. Every question's difference: {csv}."
+    )
 
 
 def comparison_blocks(c: Comparison) -> list[Block]:
@@ -194,15 +189,15 @@ def comparison_blocks(c: Comparison) -> list[Block]:
         Heading("locoscore compare: is B better than A?", 1),
         Notes([_name(c, "A"), _name(c, "B")]),
         _shared(c, "B"),
-        Paragraph(_METHOD.format(b="B", csv=DIFFERENCES_CSV)),
+        Paragraph(_method(c, "B", DIFFERENCES_CSV)),
     ]
     if c.warnings:
         blocks += [Heading("Warnings"), Notes(c.warnings)]
     for mc in c.metrics:
-        blocks += metric_blocks(mc)
+        blocks += metric_blocks(c.parts.groups, mc)
     if not c.metrics:
         blocks.append(Paragraph("No metric is present in both folders on shared questions."))
-    return blocks + answer_length_blocks(c) + verified_blocks(c)
+    return blocks + answer_length_blocks(c) + subset_blocks(c)
 
 
 def _overview(comparisons: list[Comparison]) -> Table:
@@ -228,7 +223,7 @@ def many_comparison_blocks(comparisons: list[Comparison]) -> list[Block]:
         Heading(f"locoscore compare: {len(comparisons)} folders against A", 1),
         Notes(names),
         Paragraph(
-            _METHOD.format(b="X", csv="differences-X.csv for folder X")
+            _method(comparisons[0], "X", "differences-X.csv for folder X")
             + f" Multiple comparisons: the {len(comparisons)} comparisons with A are "
             "corrected with Holm's step-down method (family-wise error rate 5 %), one family "
             "per metric and category cell (McNemar's test its own family); a difference is "
@@ -246,10 +241,10 @@ def many_comparison_blocks(comparisons: list[Comparison]) -> list[Block]:
         b = side_name(i)
         blocks += [Heading(f"{b} against A"), _shared(c, b)]
         for mc in c.metrics:
-            blocks += metric_blocks(mc, b=b)
+            blocks += metric_blocks(c.parts.groups, mc, b=b)
         if not c.metrics:
             blocks.append(Paragraph(f"No metric is present in both A and {b}."))
-        blocks += answer_length_blocks(c, b, 3) + verified_blocks(c, b, 3)
+        blocks += answer_length_blocks(c, b, 3) + subset_blocks(c, b, 3)
     return blocks
 
 
@@ -257,14 +252,15 @@ def differences_csv(c: Comparison) -> str:
     """One row per shared question: each compared metric in A and in B and B - A (display
     scale; empty where either side has no score), to find the questions that changed."""
     metrics = [mc.metric for mc in c.metrics]
-    header = ["sample_id", "qa_index", "category", "question"]
+    fields = [*c.parts.id_fields, c.parts.groups.field, "question"]
+    header = list(fields)
     for m in metrics:
         header += [f"{m.column}_a", f"{m.column}_b", f"{m.column}_diff"]
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(header)
     for ra, rb in paired_rows(c):
-        line = [ra.get("sample_id"), ra.get("qa_index"), ra.get("category"), ra.get("question")]
+        line = [ra.get(name) for name in fields]
         for m in metrics:
             va, vb = (
                 None if v is None else round(v * m.scale, 4)

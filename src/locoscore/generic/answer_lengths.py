@@ -1,4 +1,4 @@
-"""Answer length: whitespace-separated words of each prediction, per category and overall.
+"""Answer length: whitespace-separated words of each prediction, per group and overall.
 
 A judge confound worth showing everywhere: a longer answer gives a lenient judge more text in
 which to find the gold, so J rises with length even when the answers are no better.
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from locoscore.benchmarks.locomo.categories import LOCOMO_COLUMN_ORDER
+from locoscore.generic.folder_parts import Groups
 
 UNIT = "whitespace-separated words of the prediction"
 
@@ -34,9 +34,9 @@ class LengthStats:
 
 @dataclass(frozen=True)
 class AnswerLengths:
-    """Over every question of a folder (adversarial included when present)."""
+    """Over every question of a folder (groups left out of overalls included when present)."""
 
-    by_category: dict[int, LengthStats]
+    by_category: dict[Any, LengthStats]
     overall: LengthStats
 
     def to_dict(self) -> dict[str, Any]:
@@ -48,15 +48,16 @@ class AnswerLengths:
         }
 
 
-def answer_lengths(rows: Sequence[dict[str, Any]]) -> AnswerLengths | None:
-    """Over the questions answered: an empty prediction (a failed answer call, or none
-    given) is no answer of length 0; n says how many were counted."""
+def answer_lengths(rows: Sequence[dict[str, Any]], groups: Groups) -> AnswerLengths | None:
+    """Over the questions answered, per group in `groups`' order: an empty prediction (a
+    failed answer call, or none given) is no answer of length 0; n says how many were
+    counted."""
     rows = [r for r in rows if str(r.get("prediction") or "").strip()]
     if not rows:
         return None
     by_category = {}
-    for cid in LOCOMO_COLUMN_ORDER:
-        words = [answer_words(r.get("prediction")) for r in rows if r["category"] == cid]
+    for cid in groups.order:
+        words = [answer_words(r.get("prediction")) for r in rows if r[groups.field] == cid]
         if words:
             by_category[cid] = LengthStats.of(words)
     overall = LengthStats.of([answer_words(r.get("prediction")) for r in rows])

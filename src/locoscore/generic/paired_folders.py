@@ -1,12 +1,14 @@
 """Is B really better than A? Paired comparison of two results folders on their shared questions.
 
-Questions are paired by (sample_id, qa_index). For every metric both folders have, per category
-and overall (each protocol's own convention for adversarial questions): the mean difference
+Questions are paired by their key (`results.folder.row_key`). For every metric the benchmark
+declares (`generic.folder_parts`) that both folders have, per group and overall (each
+metric's own convention for the groups an overall may leave out): the mean difference
 B - A with a paired bootstrap 95 % CI (resampling questions, seeded) and a two-sided Wilcoxon
 signed-rank test; for a binary judge, McNemar's exact test on majority verdicts as well.
-With gold errata, the same again on the shared questions whose gold stands. Warnings for the
-confounds: mean answer lengths that differ by more than 2x, a folder whose judge model also
-produced its answers (self-judging), different judges or lexical signatures.
+With a subset view (the questions whose gold stands under an errata list), the same again
+on the shared questions it keeps. Warnings for the confounds: mean answer lengths that
+differ by more than 2x, a folder whose judge model also produced its answers (self-judging),
+different judges or scoring signatures.
 
 With more than two folders (`compare_many`), each is compared with the first, and every test
 is corrected for multiple comparisons with Holm's step-down method: the family is the N - 1
@@ -16,20 +18,14 @@ McNemar's test), so a two-folder comparison is left exactly as it was.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
 from locoscore import stats
-from locoscore.benchmarks.locomo.categories import ADVERSARIAL, LOCOMO_COLUMN_ORDER
-from locoscore.benchmarks.locomo.report.lengths import (
-    AnswerLengths,
-    answer_lengths,
-    length_ratio_warning,
-)
-from locoscore.benchmarks.locomo.report.load import Results
-from locoscore.benchmarks.locomo.report.metrics import METRICS, Metric
-from locoscore.benchmarks.locomo.report.verified import ErrataFlags
+from locoscore.generic.answer_lengths import AnswerLengths, answer_lengths, length_ratio_warning
+from locoscore.generic.folder_parts import ColumnMetric, FolderParts, SubsetView
+from locoscore.generic.paired_compare import PairedCell, paired_cell
+from locoscore.generic.scored_folder import Results
 from locoscore.results.folder import row_key
 from locoscore.stats import ALPHA as ALPHA
 
@@ -43,50 +39,28 @@ def _key(row: dict[str, Any]) -> Key:
 
 
 @dataclass(frozen=True)
-class PairedCell:
-    n: int
-    mean_a: float
-    mean_b: float
-    ci: stats.Interval  # of the mean difference B - A
-    wilcoxon: stats.WilcoxonResult
-    p_adjusted: float | None = None  # Holm-adjusted Wilcoxon p, with more than one comparison
-
-    @property
-    def difference(self) -> float:
-        return self.ci.estimate
-
-    @property
-    def p_value(self) -> float:
-        """The p-value the verdict uses: Holm-adjusted when there are several comparisons."""
-        return self.wilcoxon.p_value if self.p_adjusted is None else self.p_adjusted
-
-    @property
-    def significant(self) -> bool:
-        return self.p_value < ALPHA
-
-
-@dataclass(frozen=True)
 class MetricComparison:
-    metric: Metric
-    by_category: dict[int, PairedCell]
+    metric: ColumnMetric
+    by_category: dict[Any, PairedCell]
     overall: PairedCell
-    includes_adversarial: bool
+    includes_excluded: bool  # the overall counts the groups left out by default
     mcnemar: stats.McNemarResult | None = None  # binary judge only, overall
     mcnemar_p_adjusted: float | None = None  # Holm-adjusted, with more than one comparison
 
 
 @dataclass(frozen=True)
-class VerifiedComparison:
-    """The comparison again on the paired questions whose gold stands under the errata."""
+class SubsetComparison:
+    """The comparison again on the paired questions a subset view keeps."""
 
-    errata: ErrataFlags
+    view: SubsetView
     paired: int
-    excluded: int  # paired questions whose gold the errata call wrong or ambiguous
+    excluded: int  # paired questions the view leaves out
     metrics: list[MetricComparison]
 
 
 @dataclass(frozen=True)
 class Comparison:
+    parts: FolderParts
     a: Results
     b: Results
     paired: int
@@ -97,7 +71,7 @@ class Comparison:
     warnings: list[str]
     # answer words of A and of B on the paired questions
     answer_lengths: tuple[AnswerLengths, AnswerLengths] | None = None
-    verified: VerifiedComparison | None = None  # with --verified-gold
+    subset: SubsetComparison | None = None  # with a subset view (--verified-gold)
 
 
 def side_name(index: int) -> str:
@@ -121,14 +95,12 @@ def majority_correct(j_scores: list[float | None]) -> bool | None:
     return sum(1 for s in runs if s >= 50) * 2 > len(runs)
 
 
-def _paired_cell(pairs: list[tuple[dict[str, Any], dict[str, Any]]], metric: Metric) -> PairedCell:
+def _paired_cell(
+    pairs: list[tuple[dict[str, Any], dict[str, Any]]], metric: ColumnMetric
+) -> PairedCell:
     a = [float(ra[metric.column]) * metric.scale for ra, _ in pairs]
     b = [float(rb[metric.column]) * metric.scale for _, rb in pairs]
-    diffs = [y - x for x, y in zip(a, b, strict=True)]
-    ci = stats.bootstrap_mean_ci(diffs, resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED)
-    return PairedCell(
-        len(diffs), sum(a) / len(a), sum(b) / len(b), ci, stats.wilcoxon_signed_rank(diffs)
-    )
+    return paired_cell(a, b)
 
 
 def _judge_protocol(results: Results) -> str | None:
@@ -136,9 +108,10 @@ def _judge_protocol(results: Results) -> str | None:
 
 
 def _compare_metric(
+    parts: FolderParts,
     pairs: list[tuple[dict[str, Any], dict[str, Any]]],
-    metric: Metric,
-    includes_adv: bool,
+    metric: ColumnMetric,
+    includes_excluded: bool,
     binary_judge: bool,
 ) -> MetricComparison | None:
     scored = [
@@ -146,24 +119,31 @@ def _compare_metric(
         for x, y in pairs
         if x.get(metric.column) is not None and y.get(metric.column) is not None
     ]
-    overall_pairs = [p for p in scored if includes_adv or p[0]["category"] != ADVERSARIAL]
+    groups = parts.groups
+    overall_pairs = [
+        p for p in scored if includes_excluded or p[0][groups.field] not in groups.excluded
+    ]
     if not overall_pairs:
         return None
     by_category = {}
-    for cid in LOCOMO_COLUMN_ORDER:
-        group = [p for p in overall_pairs if p[0]["category"] == cid]
+    for cid in groups.order:
+        group = [p for p in overall_pairs if p[0][groups.field] == cid]
         if group:
             by_category[cid] = _paired_cell(group, metric)
     mcnemar = None
     if binary_judge:
-        verdicts = [
-            (majority_correct(x.get("j_scores") or []), majority_correct(y.get("j_scores") or []))
-            for x, y in overall_pairs
-        ]
+        runs = parts.judge_runs
+
+        def verdict(row: dict[str, Any]) -> bool | None:
+            if runs is None:
+                return None if row.get(metric.column) is None else row[metric.column] >= 50
+            return majority_correct(row.get(runs) or [])
+
+        verdicts = [(verdict(x), verdict(y)) for x, y in overall_pairs]
         both = [(va, vb) for va, vb in verdicts if va is not None and vb is not None]
         mcnemar = stats.mcnemar_exact([va for va, _ in both], [vb for _, vb in both])
     return MetricComparison(
-        metric, by_category, _paired_cell(overall_pairs, metric), includes_adv, mcnemar
+        metric, by_category, _paired_cell(overall_pairs, metric), includes_excluded, mcnemar
     )
 
 
@@ -182,17 +162,18 @@ def self_judging_warning(results: Results, name: str) -> str | None:
     )
 
 
-def _signature_warnings(a: Results, b: Results, names: tuple[str, str]) -> list[str]:
+def _signature_warnings(
+    parts: FolderParts, a: Results, b: Results, names: tuple[str, str]
+) -> list[str]:
     na, nb = names
     out = [
         w
         for r, n in zip((a, b), names, strict=True)
         if (w := self_judging_warning(r, n)) is not None
     ]
-    lex_a = a.summary.get("lexical") or {}
-    lex_b = b.summary.get("lexical") or {}
-    for name in sorted(set(lex_a) & set(lex_b)):
-        sig_a, sig_b = lex_a[name].get("signature"), lex_b[name].get("signature")
+    signed_a, signed_b = parts.signatures(a.summary), parts.signatures(b.summary)
+    for name in sorted(set(signed_a) & set(signed_b)):
+        sig_a, sig_b = signed_a[name], signed_b[name]
         if sig_a != sig_b:
             out.append(f"{name} signatures differ: {na} {sig_a} / {nb} {sig_b}")
     for side, results in zip(names, (a, b), strict=True):
@@ -213,48 +194,36 @@ def _signature_warnings(a: Results, b: Results, names: tuple[str, str]) -> list[
 
 
 def _compare_metrics(
-    a: Results, b: Results, pairs: list[tuple[dict[str, Any], dict[str, Any]]]
+    parts: FolderParts,
+    a: Results,
+    b: Results,
+    pairs: list[tuple[dict[str, Any], dict[str, Any]]],
 ) -> list[MetricComparison]:
     binary = _judge_protocol(a) == "binary" and _judge_protocol(b) == "binary"
     metrics = []
-    for metric in METRICS:
+    for metric in parts.metrics:
         if metric.is_judge:
             if _judge_protocol(a) != _judge_protocol(b):
                 continue
-            # adversarial J is compared only when both sides judged it
-            includes = all(bool((r.judge or {}).get("include_adversarial", False)) for r in (a, b))
+            # the judge's excluded groups are compared only when both sides judged them
+            includes = all(bool((r.judge or {}).get(parts.judge_includes, False)) for r in (a, b))
         else:
-            includes = metric.overall_includes_adversarial
-        result = _compare_metric(pairs, metric, includes, binary and metric.is_judge)
+            includes = metric.overall_includes_excluded
+        result = _compare_metric(parts, pairs, metric, includes, binary and metric.is_judge)
         if result is not None:
             metrics.append(result)
     return metrics
 
 
-def paired_metric(
-    a: Results,
-    b: Results,
-    metric: Metric,
-    keep: Callable[[dict[str, Any]], bool] | None = None,
-) -> MetricComparison | None:
-    """One metric of B against A on their shared questions (those `keep` accepts), with the
-    conventions `compare_results` uses; None when the metric is not comparable."""
-    rows_a = {_key(r): r for r in a.rows}
-    rows_b = {_key(r): r for r in b.rows}
-    pairs = [(rows_a[k], rows_b[k]) for k in sorted(set(rows_a) & set(rows_b))]
-    if keep is not None:
-        pairs = [(x, y) for x, y in pairs if keep(x)]
-    return next((mc for mc in _compare_metrics(a, b, pairs) if mc.metric == metric), None)
-
-
 def compare_results(
+    parts: FolderParts,
     a: Results,
     b: Results,
-    errata: ErrataFlags | None = None,
+    view: SubsetView | None = None,
     names: tuple[str, str] = ("A", "B"),
 ) -> Comparison:
-    """Compare B with A on their shared questions; with `errata`, also on the shared
-    questions whose gold stands (the verified-gold view). `names` label the two in warnings."""
+    """Compare B with A on their shared questions; with `view`, also on the shared
+    questions it keeps (the verified-gold view). `names` label the two in warnings."""
     rows_a = {_key(r): r for r in a.rows}
     rows_b = {_key(r): r for r in b.rows}
     shared = sorted(set(rows_a) & set(rows_b))
@@ -262,7 +231,7 @@ def compare_results(
     gold_differs = [
         k for k in shared if str(rows_a[k].get("answer")) != str(rows_b[k].get("answer"))
     ]
-    warnings = _signature_warnings(a, b, names)
+    warnings = _signature_warnings(parts, a, b, names)
     if gold_differs:
         warnings.append(f"{len(gold_differs)} paired questions have different gold answers")
     if _judge_protocol(a) != _judge_protocol(b) and a.judge and b.judge:
@@ -274,8 +243,8 @@ def compare_results(
         )
     lengths = None
     if pairs:
-        length_a = answer_lengths([x for x, _ in pairs])
-        length_b = answer_lengths([y for _, y in pairs])
+        length_a = answer_lengths([x for x, _ in pairs], parts.groups)
+        length_b = answer_lengths([y for _, y in pairs], parts.groups)
         if length_a is None or length_b is None:  # a side that answered nothing at all
             sides = zip(names, (length_a, length_b), strict=True)
             silent = " and ".join(n for n, s in sides if s is None)
@@ -288,23 +257,24 @@ def compare_results(
             warning = length_ratio_warning(length_a.overall.mean, length_b.overall.mean, names)
             if warning is not None:
                 warnings.append(warning)
-    verified = None
-    if errata is not None:
-        kept = [(x, y) for x, y in pairs if errata.gold_stands(x)]
-        verified = VerifiedComparison(
-            errata, len(kept), len(pairs) - len(kept), _compare_metrics(a, b, kept)
+    subset = None
+    if view is not None:
+        kept = [(x, y) for x, y in pairs if view.keep(x)]
+        subset = SubsetComparison(
+            view, len(kept), len(pairs) - len(kept), _compare_metrics(parts, a, b, kept)
         )
     return Comparison(
+        parts=parts,
         a=a,
         b=b,
         paired=len(shared),
         only_in_a=sorted(set(rows_a) - set(rows_b)),
         only_in_b=sorted(set(rows_b) - set(rows_a)),
         gold_differs=gold_differs,
-        metrics=_compare_metrics(a, b, pairs),
+        metrics=_compare_metrics(parts, a, b, pairs),
         warnings=warnings,
         answer_lengths=lengths,
-        verified=verified,
+        subset=subset,
     )
 
 
@@ -349,28 +319,30 @@ def _holm_families(
     ]
 
 
-def compare_many(results: list[Results], errata: ErrataFlags | None = None) -> list[Comparison]:
+def compare_many(
+    parts: FolderParts, results: list[Results], view: SubsetView | None = None
+) -> list[Comparison]:
     """Every folder after the first against the first (the baseline). With two folders this
     is `compare_results` unchanged; with more, each test is Holm-corrected across the
     comparisons (see the module docstring)."""
     baseline, *others = results
     comparisons = [
-        compare_results(baseline, other, errata, ("A", side_name(i)))
+        compare_results(parts, baseline, other, view, ("A", side_name(i)))
         for i, other in enumerate(others, start=1)
     ]
     if len(comparisons) < 2:
         return comparisons
     metrics = _holm_families([c.metrics for c in comparisons])
     out = []
-    verified_sets = [c.verified for c in comparisons]
-    verified_metrics = (
-        _holm_families([v.metrics for v in verified_sets if v is not None])
-        if all(v is not None for v in verified_sets)
+    subsets = [c.subset for c in comparisons]
+    subset_metrics = (
+        _holm_families([v.metrics for v in subsets if v is not None])
+        if all(v is not None for v in subsets)
         else None
     )
     for i, c in enumerate(comparisons):
-        verified = c.verified
-        if verified is not None and verified_metrics is not None:
-            verified = replace(verified, metrics=verified_metrics[i])
-        out.append(replace(c, metrics=metrics[i], verified=verified))
+        subset = c.subset
+        if subset is not None and subset_metrics is not None:
+            subset = replace(subset, metrics=subset_metrics[i])
+        out.append(replace(c, metrics=metrics[i], subset=subset))
     return out

@@ -1,6 +1,11 @@
-"""Writing a judge pass into an output folder, composing with `locoscore score`.
+"""A judge pass over keyed prediction records, N runs a question, written into an output
+folder, composing with `locoscore score`: each question's runs become its j_* fields
+(`j_mean`, `j_std`, `j_runs`, `j_scores`, `j_failures`), the judge section holds J per type,
+overall and run to run (`generic.judge_runs`).
 
-judgments.jsonl is rewritten whole; scores.jsonl gains j_* fields on the lines it already
+A benchmark brings its records (each with its question key, type id and the scores.jsonl
+row it has before judging), the ones it judges and their judge items; judgments.jsonl is
+rewritten whole; scores.jsonl gains j_* fields on the lines it already
 has (matched as `locoscore.results.folder` matches rows: sample_id + qa_index, else question
 and prediction) and keeps everything else; summary.json gains or replaces only its "judge"
 key. Every write is atomic.
@@ -8,31 +13,76 @@ key. Every write is atomic.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from locoscore._io import write_jsonl_atomic
-from locoscore.benchmarks.locomo.data.models import PredictionRecord
-from locoscore.benchmarks.locomo.judge.aggregate import (
-    MIN_RUNS_WITHOUT_WARNING,
-    QuestionScores,
-    summarise,
-)
 from locoscore.data.sample import QuestionSample, with_sample
 from locoscore.errors import InputError
+from locoscore.generic.judge_runs import QuestionScores, run_counts, summarise
+from locoscore.judge.engine import PassResult, run_pass
+from locoscore.judge.items import JudgeItem
 from locoscore.judge.plan import JudgmentRow
 from locoscore.judge.runner import JudgeRun, RunStats
-from locoscore.judge.settings import ResolvedJudge
+from locoscore.judge.settings import JudgeSettings, ResolvedJudge
 from locoscore.llm.endpoint import served_note, without_served
 from locoscore.llm.ledger import attempts_json
 from locoscore.results.folder import load_scores, load_summary, row_key, write_results
-from locoscore.results.layout import JUDGMENTS
+from locoscore.results.layout import JUDGE_CACHE, JUDGMENTS
 
 JUDGE_PREFIX = "j_"
 
 
+class JudgedRecord(Protocol):
+    """A prediction record as the pass reads it."""
+
+    @property
+    def key(self) -> str: ...
+
+    @property
+    def category(self) -> int: ...
+
+    def base_row(self) -> dict[str, Any]: ...
+
+
+async def judge_records(
+    records: Sequence[JudgedRecord],
+    judged: Sequence[JudgedRecord],
+    items: list[JudgeItem],
+    settings: JudgeSettings,
+    out_dir: Path,
+    names: Mapping[int, str],
+    *,
+    input_info: dict[str, Any] | None = None,
+    sample: QuestionSample | None = None,
+    **options: Any,
+) -> PassResult:
+    """Judge `items` (those of the `judged` records; cache first) and write judgments,
+    scores and summary to out_dir, the section's types named by `names`.
+
+    `options` are the engine's (`engine.run_pass`: batch, dry_run, progress, client,
+    poll_interval_s, max_wait_s, initial_concurrency, user_cache). A dry run only plans and
+    estimates. A batch still pending after `max_wait_s` leaves the outputs untouched
+    (`result.run.pending_batch` names it); rerun to collect it. With a `sample`, the
+    summary says the pass is over its questions only."""
+    result = await run_pass(items, settings, out_dir / JUDGE_CACHE, **options)
+    if result.run is not None and result.run.pending_batch is None:
+        result.summary = write_outputs(
+            out_dir,
+            result.judge,
+            records,
+            judged,
+            result.run,
+            names,
+            input_info=input_info,
+            sample=sample,
+        )
+    return result
+
+
 def question_scores(
-    records: list[PredictionRecord], rows: list[JudgmentRow], runs: int
+    records: Sequence[JudgedRecord], rows: list[JudgmentRow], runs: int
 ) -> list[QuestionScores]:
     by_key: dict[str, list[float | None]] = {r.key: [None] * runs for r in records}
     for row in rows:
@@ -43,7 +93,7 @@ def question_scores(
 
 def scores_rows(
     directory: Path,
-    all_records: list[PredictionRecord],
+    all_records: Sequence[JudgedRecord],
     questions: list[QuestionScores],
     signature: str,
 ) -> list[dict[str, Any]]:
@@ -93,6 +143,7 @@ def judge_summary(
     judge: ResolvedJudge,
     questions: list[QuestionScores],
     run: JudgeRun,
+    names: Mapping[int, str],
     sample: QuestionSample | None = None,
 ) -> dict[str, Any]:
     s = judge.settings
@@ -105,10 +156,8 @@ def judge_summary(
         "scale": "0-100",
         "std": "sample (n-1)",
     }
-    section.update(summarise(questions, s.runs))
-    floor = min(MIN_RUNS_WITHOUT_WARNING, s.runs)
-    section["questions_with_failed_runs"] = sum(1 for q in questions if len(q.used) < s.runs)
-    section["questions_under_min_runs"] = sum(1 for q in questions if len(q.used) < floor)
+    section.update(summarise(questions, s.runs, names))
+    section.update(run_counts(questions, s.runs))
     section.update(calls_and_usage(run.stats))
     if run.stats.usage_counted_locally:
         section["usage"]["source"] = "counted locally"
@@ -130,9 +179,10 @@ def judge_summary(
 def write_outputs(
     out_dir: Path,
     judge: ResolvedJudge,
-    all_records: list[PredictionRecord],
-    judged: list[PredictionRecord],
+    all_records: Sequence[JudgedRecord],
+    judged: Sequence[JudgedRecord],
     run: JudgeRun,
+    names: Mapping[int, str],
     *,
     input_info: dict[str, Any] | None = None,
     sample: QuestionSample | None = None,
@@ -143,7 +193,7 @@ def write_outputs(
     order = {r.key: i for i, r in enumerate(judged)}
     rows = sorted(run.rows, key=lambda r: (order.get(r.key, len(order)), r.run))
     questions = question_scores(judged, rows, judge.settings.runs)
-    section = judge_summary(judge, questions, run, sample)
+    section = judge_summary(judge, questions, run, names, sample)
     new_rows = scores_rows(out_dir, all_records, questions, section["signature"])
     if input_info is not None:
         section["input"] = input_info

@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES
 from locoscore.summation import ordered_mean
 
 MIN_RUNS_WITHOUT_WARNING = 5
@@ -92,13 +91,16 @@ def _stats(values: list[float]) -> dict[str, Any]:
     return {"mean": _round(mean(values)), "std": _round(sample_std(values)), "count": len(values)}
 
 
-def summarise(questions: list[QuestionScores], runs: int) -> dict[str, Any]:
-    """Per category and overall: mean and sample std of per-question J; run-level J ± std."""
+def summarise(
+    questions: list[QuestionScores], runs: int, names: Mapping[int, str]
+) -> dict[str, Any]:
+    """Per category (named by `names`) and overall: mean and sample std of per-question J;
+    run-level J ± std."""
     per_question = [(q.category, mean(q.used)) for q in questions]
     by_category: dict[str, Any] = {}
     for category in sorted({c for c, _ in per_question}):
         values = [m for c, m in per_question if c == category and m is not None]
-        by_category[str(category)] = {"name": CATEGORY_NAMES.get(category, str(category))}
+        by_category[str(category)] = {"name": names.get(category, str(category))}
         by_category[str(category)].update(_stats(values))
     overall = _stats([m for _, m in per_question if m is not None])
     per_run: list[float | None] = []
@@ -114,4 +116,13 @@ def summarise(questions: list[QuestionScores], runs: int) -> dict[str, Any]:
             "mean": _round(mean(run_means)),
             "std": _round(sample_std(run_means)),
         },
+    }
+
+
+def run_counts(questions: list[QuestionScores], runs: int) -> dict[str, int]:
+    """Questions with a failed run, and those under the runs J needs to be steady."""
+    floor = min(MIN_RUNS_WITHOUT_WARNING, runs)
+    return {
+        "questions_with_failed_runs": sum(1 for q in questions if len(q.used) < runs),
+        "questions_under_min_runs": sum(1 for q in questions if len(q.used) < floor),
     }

@@ -1,77 +1,83 @@
-"""`locoscore judge` on LoCoMo: the judge pass over the prediction records joined to the
-dataset, the folder's reports rebuilt with the new J, and LoCoMo's judge table."""
+"""`locoscore judge` over a benchmark's prediction records (each with its question key and
+type id, joined to its data file), judged N runs each through the shared records pass
+(`generic.judged_records`): `--limit` and `--shard` over the records the benchmark judges,
+the gold errata checked before any call, the folder guard, the pass, its table and lines
+(`generic.judge_terminal`), and the folder's reports rebuilt with the new J. The benchmark
+declares its parts (`RecordsJudge`)."""
 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-from rich.markup import escape
 
 from locoscore.results.layout import JUDGMENTS, REPORT_FILES, RUN_JSON, SCORES, SUMMARY
 
 if TYPE_CHECKING:
     from locoscore.benchmarks.base import Benchmark
-    from locoscore.benchmarks.commands import JudgeCall, Terminal
+    from locoscore.benchmarks.commands import AuditCall, JudgeCall, Terminal
+    from locoscore.data.sample import QuestionSample
+    from locoscore.data.shard import Shard, ShardSample
+    from locoscore.generic.folder_parts import Groups
+    from locoscore.judge.engine import PassResult
     from locoscore.judge.settings import JudgeSettings
 
 
-def judge_command(bench: Benchmark, call: JudgeCall, t: Terminal) -> bool:
-    # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
+@dataclass(frozen=True)
+class RecordsJudge:
+    """A benchmark's records judge: how the answers file is read into records (an object
+    with `records`, `dataset`, `identity()` and `provenance()`), which records its judge
+    judges (`judged(records, include_excluded)`), the pass over them (`judge_pass(records,
+    settings, out, **options)`, options as `generic.judged_records.judge_records` takes
+    them), the groups its table shows, and the reports rebuilt after the pass
+    (`rebuild(out, errata)`: a line to print, or None)."""
+
+    load: Callable[[JudgeCall], Any]
+    judged: Callable[[Sequence[Any], bool], list[Any]]
+    judge_pass: Callable[..., Awaitable[PassResult]]
+    groups: Groups
+    rebuild: Callable[[Path, Any], str | None]
+
+
+def judge_records_command(
+    bench: Benchmark, parts: RecordsJudge, call: JudgeCall, t: Terminal
+) -> bool:
     from locoscore.benchmarks.commands import failed, pass_results_in
-    from locoscore.benchmarks.locomo.data.errata import errata_for
-    from locoscore.benchmarks.locomo.data.load import load_predictions
-    from locoscore.benchmarks.locomo.judge.api import judge_pass, judge_sample
-    from locoscore.benchmarks.locomo.judge.shard import records_shard_sample
-    from locoscore.benchmarks.locomo.report.build import build_reports
-    from locoscore.benchmarks.locomo.report.terminal import verified_gold_line
+    from locoscore.generic.judge_terminal import print_judge_section
     from locoscore.judge.folder import unscored_problem
 
     console, out, request = t.out, call.out, call.request
-    loaded = load_predictions(
-        call.predictions,
-        call.fmt,
-        prediction_key=call.prediction_key,
-        dataset=call.dataset,
-        strict=call.strict,
-    )
+    loaded = parts.load(call)
+    judged = parts.judged(loaded.records, call.include_adversarial)
+    # `--limit`: a sample of the questions the judge would judge, drawn as `run` draws it;
+    # or a run's own sample, kept
     sample = (
         None
         if request is None
-        else judge_sample(loaded.records, request, call.include_adversarial, bench)
+        else bench.draw_sample(request, [(r.key, r.category) for r in judged])
     )
     if call.shard is not None:  # after the sample: its shard I
-        sample = records_shard_sample(
-            bench,
-            loaded.dataset or _split_data(bench, call.predictions),
-            loaded.records,
-            call.include_adversarial,
-            sample,
-            call.shard,
-        )
+        data = loaded.dataset or _split_data(bench, call.predictions)
+        sample = _shard_sample(bench, data, judged, sample, call.shard)
     if sample is not None:
         console.print(
             f"smoke test: judging {sample.describe()} ({sample.signature}); J is a subset",
             highlight=False,
         )
-    gold_errata = errata_for(call.errata, loaded.dataset)  # a bad list fails before any call
+    gold_errata = bench.errata(call.errata, loaded.dataset)  # a bad list fails before any call
     _warn_if_self_judging(call.settings, call.run_answers)
     t.claim(out, loaded.identity(), replace=call.replace, dry_run=call.dry_run)
     bar = t.progress(call.progress and not call.dry_run, "judging", "judgments")
     result = t.run_pass(
-        judge_pass(
+        parts.judge_pass(
             loaded.records,
             call.settings,
             out,
-            batch=call.batch,
-            dry_run=call.dry_run,
-            progress=bar,
-            poll_interval_s=call.batch_poll,
-            max_wait_s=call.batch_wait,
             input_info=loaded.provenance()["input"],
-            user_cache=call.user_cache,
             sample=sample,
+            **engine_options(call, bar),
         ),
         bar,
     )
@@ -80,7 +86,7 @@ def judge_command(bench: Benchmark, call: JudgeCall, t: Terminal) -> bool:
             t.estimate(result, call.batch, sample)
         return False
     assert result.run is not None and result.summary is not None
-    _print_table(t, result.summary)
+    print_judge_section(console, result.summary, parts.groups)
     for warning in result.summary.get("warnings") or []:
         warnings.warn(warning, stacklevel=1)
     short = result.summary["questions_under_min_runs"]
@@ -91,8 +97,7 @@ def judge_command(bench: Benchmark, call: JudgeCall, t: Terminal) -> bool:
             stacklevel=1,
         )
     # keep the folder's reports in step with the new J (no API call)
-    built = build_reports(out, bench, errata=gold_errata)
-    if (line := verified_gold_line(built.analysis)) is not None:
+    if (line := parts.rebuild(out, gold_errata)) is not None:
         console.print(line, highlight=False)
     console.print(
         f"wrote {out}/{', '.join((JUDGMENTS, SCORES, SUMMARY, *REPORT_FILES))}",
@@ -101,6 +106,37 @@ def judge_command(bench: Benchmark, call: JudgeCall, t: Terminal) -> bool:
     if result.run.stop_reason:
         return failed(t, f"stopped early: {result.run.stop_reason}")
     return failed(t, unscored_problem(result.run.rows, call.max_unscored))
+
+
+def engine_options(call: JudgeCall | AuditCall, progress: Any) -> dict[str, Any]:
+    """What a `judge` or `audit` call asks of the engine's pass (`engine.run_pass`)."""
+    return {
+        "batch": call.batch,
+        "dry_run": call.dry_run,
+        "progress": progress,
+        "poll_interval_s": call.batch_poll,
+        "max_wait_s": call.batch_wait,
+        "user_cache": call.user_cache,
+    }
+
+
+def _shard_sample(
+    bench: Benchmark,
+    data: Any,
+    judged: Sequence[Any],
+    sample: QuestionSample | None,
+    shard: Shard,
+) -> ShardSample:
+    """Shard I of the records judged (within the sample), split by whole conversations as
+    `run --shard` splits them."""
+    from locoscore.data.shard import ShardSample, shard_question_ids
+
+    keys = [r.key for r in judged]
+    if sample is not None:
+        keys = [key for key in keys if key in sample.ids]
+    conversations = bench.conversations(data)
+    ids = shard_question_ids(shard, conversations, bench.questions(data, conversations), keys)
+    return ShardSample.of(shard, ids, sample, len(keys))
 
 
 def _split_data(bench: Benchmark, predictions: Path) -> Any:
@@ -142,35 +178,3 @@ def _warn_if_self_judging(
                 stacklevel=1,
             )
             return
-
-
-_FORMAT_NOTES = {
-    "json_object": " (the server rejected json_schema)",
-    "none": " (the server rejected json_schema and json_object; verdicts read from the text)",
-}
-
-
-def _print_table(t: Terminal, section: dict[str, Any]) -> None:
-    from locoscore.benchmarks.locomo.report.terminal import judge_table, print_signatures
-    from locoscore.llm.endpoint import through_sentence
-    from locoscore.report.spend import concurrency_phrase, judge_calls_line
-
-    console = t.out
-    console.print(judge_table(section), highlight=False)
-    print_signatures(console, [section["signature"]])
-    run_level = section["run_level"]
-    if run_level["mean"] is not None:
-        std = "" if run_level["std"] is None else f" ± {run_level['std']:.2f}"
-        console.print(f"run-level J: {run_level['mean']:.2f}{std} over {section['runs']} runs")
-    mode = section.get("response_format")
-    through = through_sentence("judged", section.get("endpoint"), section["served"]["fake"])
-    if through is not None:
-        console.print(escape(through), highlight=False, soft_wrap=True)
-    if mode is not None:
-        console.print(f"structured output: {mode}{_FORMAT_NOTES.get(mode, '')}")
-    concurrency = section.get("concurrency")
-    if concurrency is not None:
-        console.print(
-            f"concurrency: {concurrency_phrase(concurrency)}", highlight=False, soft_wrap=True
-        )
-    console.print(judge_calls_line(section["calls"], section["usage"]), highlight=False)

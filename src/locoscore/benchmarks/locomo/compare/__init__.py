@@ -1,1 +1,0 @@
-"""LoCoMo's comparison of results folders: paired differences and tests."""
