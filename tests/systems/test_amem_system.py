@@ -29,7 +29,10 @@ from locoscore.testing import FakeConfig, FakeProvider
 from locoscore.testing._verdicts import all_text, estimate_tokens
 
 installed = importlib.util.find_spec("agentic_memory") is not None
-pytestmark = pytest.mark.skipif(not installed, reason="the amem extra is not installed")
+pytestmark = [
+    pytest.mark.skipif(not installed, reason="the amem extra is not installed"),
+    pytest.mark.xdist_group("amem"),  # one worker makes the session's runs
+]
 DIMS = 64
 API_KEY = "sk-amem-test-DO-NOT-LOG-7d1e"
 CHAT, EMBEDDINGS = "/v1/chat/completions", "/v1/embeddings"
@@ -72,7 +75,9 @@ def _cli_options(fp: FakeProvider) -> list[str]:
     return [arg for pair in _options(fp).items() for arg in ("--system-option", "=".join(pair))]
 
 
-@pytest.fixture(scope="module")
+# Session scope: a module fixture is set up again whenever xdist interleaves another module's
+# test on the worker; the runs are the expensive part, made once.
+@pytest.fixture(scope="session")
 def amem_run(tmp_path_factory: pytest.TempPathFactory, locomo_path: Path) -> dict[str, Any]:
     folder = tmp_path_factory.mktemp("amem-run")
     dataset = _cut_dataset(locomo_path, folder)

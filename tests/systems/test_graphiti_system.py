@@ -25,7 +25,10 @@ from locoscore.testing import FakeConfig, FakeProvider
 from locoscore.testing._verdicts import all_text, estimate_tokens
 
 installed = importlib.util.find_spec("graphiti_core") is not None
-pytestmark = pytest.mark.skipif(not installed, reason="the graphiti extra is not installed")
+pytestmark = [
+    pytest.mark.skipif(not installed, reason="the graphiti extra is not installed"),
+    pytest.mark.xdist_group("graphiti"),  # one worker makes the session's runs
+]
 DIMS = 64  # the fake's vectors when a request names no size (Graphiti's embedder names none)
 API_KEY = "sk-graphiti-test-DO-NOT-LOG-7e1a"
 CHAT, EMBEDDINGS = "/v1/chat/completions", "/v1/embeddings"
@@ -64,7 +67,9 @@ def _query(conversation_id: str, text: str, top_k: int = 10) -> Query:
     return Query(conversation_id, f"{conversation_id}#q", text, top_k)
 
 
-@pytest.fixture(scope="module")
+# Session scope: a module fixture is set up again whenever xdist interleaves another module's
+# test on the worker; the runs are the expensive part, made once.
+@pytest.fixture(scope="session")
 def two_graphs(dataset: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """conv-26 and conv-30, three sessions each, ingested into one system; then searched."""
     convs = [conversation(dataset, cid, sessions=3) for cid in ("conv-26", "conv-30")]

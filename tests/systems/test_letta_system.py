@@ -43,12 +43,15 @@ def _letta_python() -> str | None:
 
 
 PYTHON = _letta_python()
-pytestmark = pytest.mark.skipif(
-    PYTHON is None,
-    reason="no Letta environment (`locoscore systems install letta`, or LOCOSCORE_LETTA_PYTHON "
-    "set to the Python of a venv with letta[server,sqlite]==0.11.7, mcp[cli]<1.17, "
-    "pydantic<2.13)",
-)
+pytestmark = [
+    pytest.mark.skipif(
+        PYTHON is None,
+        reason="no Letta environment (`locoscore systems install letta`, or LOCOSCORE_LETTA_PYTHON "
+        "set to the Python of a venv with letta[server,sqlite]==0.11.7, mcp[cli]<1.17, "
+        "pydantic<2.13)",
+    ),
+    pytest.mark.xdist_group("letta"),  # one worker makes the session's runs
+]
 API_KEY = "sk-letta-test-DO-NOT-LOG-3f9d"
 CHAT = "/v1/chat/completions"
 
@@ -86,7 +89,9 @@ async def _killed_first_run(state: Path, fp: FakeProvider, dataset: Any) -> list
     return asked
 
 
-@pytest.fixture(scope="module")
+# Session scope: a module fixture is set up again whenever xdist interleaves another module's
+# test on the worker; the runs are the expensive part, made once.
+@pytest.fixture(scope="session")
 def letta_run(
     tmp_path_factory: pytest.TempPathFactory, locomo_path: Path, dataset: Any
 ) -> dict[str, Any]:

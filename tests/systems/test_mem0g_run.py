@@ -71,7 +71,9 @@ def _sessions_recorded(checkpoint: Path) -> dict[str, int]:
     return {c: len(e["sessions"]) for c, e in data.get("conversations", {}).items()}
 
 
-@pytest.fixture(scope="module")
+# Session scope: a module fixture is set up again whenever xdist interleaves another module's
+# test on the worker; the runs are the expensive part, made once.
+@pytest.fixture(scope="session")
 def mem0g_runs(
     tmp_path_factory: pytest.TempPathFactory, locomo_path: Path, dataset: Any
 ) -> dict[str, Any]:
