@@ -11,12 +11,10 @@ calls counted with `UsageMeter.counting()`), plus `reset`, `search` and its clie
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import importlib.metadata
 import re
 import threading
-import time
 import warnings
 from abc import abstractmethod
 from dataclasses import dataclass
@@ -27,6 +25,7 @@ from locoscore.data.conversation import Conversation, SessionInput
 from locoscore.errors import InputError
 from locoscore.llm.cost import PriceTable
 from locoscore.systems._ingest_checkpoint import IngestCheckpoint
+from locoscore.systems._ingest_slots import IngestSlots
 from locoscore.systems._library_providers import api_key, base_url, key_blocker
 from locoscore.systems._usage_meter import Tally
 from locoscore.systems.base import MemorySystem, Usage
@@ -87,7 +86,7 @@ class LibraryMemorySystem(MemorySystem):
         self._prices = PriceTable.load(Path(prices)) if prices else context.prices
         self._items_in: dict[str, int] = {}
         self._lock = threading.Lock()  # the stores and counts
-        self._slots: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
+        self._slots = IngestSlots(self.options["ingest_concurrency"])
         self._checkpoint = (
             IngestCheckpoint(self._root / "ingested.json", self._ingest_settings(), self.name)
             if self._resumable()
@@ -147,12 +146,6 @@ class LibraryMemorySystem(MemorySystem):
             self._items_in[conversation.conversation_id] = int(entry.get("memories", 0))
         return True
 
-    def _slot(self) -> asyncio.Semaphore:
-        loop = asyncio.get_running_loop()
-        if self._slots is None or self._slots[0] is not loop:
-            self._slots = (loop, asyncio.Semaphore(self.options["ingest_concurrency"]))
-        return self._slots[1]
-
     async def add(self, session: SessionInput) -> Usage:
         if not session.date_iso:
             warnings.warn(
@@ -160,10 +153,7 @@ class LibraryMemorySystem(MemorySystem):
                 f"{self.NO_DATE}",
                 stacklevel=2,
             )
-        async with self._slot():
-            started = time.perf_counter()
-            stored = await self._store_session(session)
-            wall_s = time.perf_counter() - started
+        stored, wall_s = await self._slots.timed(self._store_session(session))
         usage = self._usage(stored.tally)
         if stored.tally.truncated:
             self._warn_truncated(session)

@@ -14,7 +14,13 @@ from locoscore.systems.probe_conversations import (
     ProbeConversation,
     probe_conversations,
 )
-from locoscore.systems.probe_report import CheckFailed, CheckResult, Outcome, ProbeReport
+from locoscore.systems.probe_report import (
+    CheckFailed,
+    CheckResult,
+    Outcome,
+    ProbeReport,
+    returned,
+)
 
 
 class ProbeSession:
@@ -47,9 +53,7 @@ class ProbeSession:
             raise CheckFailed(
                 f"search of {self.label(conv)} for {text!r} raised {one_line_error(exc)}"
             ) from None
-        if not isinstance(result, SearchResult):
-            raise CheckFailed(f"search returned {type(result).__name__}, expected SearchResult")
-        return result
+        return returned(result, SearchResult, "search")
 
     async def run_check(
         self, name: str, check: Callable[[ProbeSession], Awaitable[Outcome]]
