@@ -41,6 +41,7 @@ from locoscore.systems.probe_report import (
     CheckResult,
     Outcome,
     ProbeReport,
+    attempt,
     returned,
 )
 from locoscore.systems.probe_session import ProbeSession
@@ -69,17 +70,13 @@ async def _ingest(p: ProbeSession) -> Outcome:
     usage = Usage()
     for conv in (p.a, p.b):
         cid = conv.conversation_id
-        try:
-            await p.system.reset(cid)
-        except Exception as exc:
-            raise CheckFailed(f"reset({cid!r}) raised {one_line_error(exc)}") from None
+        await attempt(f"reset({cid!r})", p.system.reset, cid)
         for session in conv.conversation.sessions:
-            try:
-                added = await p.system.add(session)
-            except Exception as exc:
-                raise CheckFailed(
-                    f"add(session {session.index} of {cid!r}) raised {one_line_error(exc)}"
-                ) from None
+            added = await attempt(
+                f"add(session {session.index} of {cid!r})",
+                p.system.add,
+                session,
+            )
             usage += returned(added, Usage, "add")
             p.report.ingest_sessions += 1
         usage += await finish_conversation(p, cid)

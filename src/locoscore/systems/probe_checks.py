@@ -22,7 +22,7 @@ from locoscore.systems.probe_conversations import (
     ProbeFact,
     searchable_fact,
 )
-from locoscore.systems.probe_report import CheckFailed, Outcome, fail_on, returned
+from locoscore.systems.probe_report import CheckFailed, Outcome, attempt, fail_on, returned
 from locoscore.systems.probe_session import ProbeSession
 
 SEARCH_K = 5
@@ -274,10 +274,7 @@ async def _unknown_conversation(p: ProbeSession) -> Outcome:
 
 async def finish_conversation(p: ProbeSession, cid: str) -> Usage:
     """The run's `finish(conversation_id)` after a conversation's last session."""
-    try:
-        spent = await p.system.finish(cid)
-    except Exception as exc:
-        raise CheckFailed(f"finish({cid!r}) raised {one_line_error(exc)}") from None
+    spent = await attempt(f"finish({cid!r})", p.system.finish, cid)
     return returned(spent, Usage, "finish")
 
 
@@ -302,12 +299,7 @@ async def poll_until_found(
 async def _time_to_searchable(p: ProbeSession) -> Outcome:
     session, fact = searchable_fact()
     started = time.monotonic()
-    try:
-        await p.system.add(session)
-    except Exception as exc:
-        raise CheckFailed(
-            f"add(session {session.index} of A) raised {one_line_error(exc)}"
-        ) from None
+    await attempt(f"add(session {session.index} of A)", p.system.add, session)
     await finish_conversation(p, p.a.conversation_id)
     added = time.monotonic()
     waited, polls = await poll_until_found(p, p.a, fact, added)
@@ -325,10 +317,7 @@ async def _time_to_searchable(p: ProbeSession) -> Outcome:
 
 async def _reset(p: ProbeSession) -> Outcome:
     cid = p.a.conversation_id
-    try:
-        await p.system.reset(cid)
-    except Exception as exc:
-        raise CheckFailed(f"reset({cid!r}) raised {one_line_error(exc)}") from None
+    await attempt(f"reset({cid!r})", p.system.reset, cid)
     _, late_fact = searchable_fact()
     words = (*p.a.secret_words, late_fact.word)
     questions = [f.question for f in p.a.facts] + [p.a.image.question, late_fact.question]

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
+from locoscore.llm.call_errors import one_line_error
 from locoscore.systems.base import Usage
 
 Status = Literal["passed", "failed", "skipped"]
@@ -15,6 +17,15 @@ T = TypeVar("T")
 
 class CheckFailed(Exception):
     """A check's failure, with its evidence as the message."""
+
+
+async def attempt(call: str, method: Callable[..., Awaitable[T]], *args: Any) -> T:
+    """What the system's `method(*args)` gives, or CheckFailed saying that `call` raised
+    (and what)."""
+    try:
+        return await method(*args)
+    except Exception as exc:
+        raise CheckFailed(f"{call} raised {one_line_error(exc)}") from None
 
 
 def returned(value: object, kind: type[T], call: str) -> T:

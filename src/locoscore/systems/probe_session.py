@@ -19,6 +19,7 @@ from locoscore.systems.probe_report import (
     CheckResult,
     Outcome,
     ProbeReport,
+    attempt,
     returned,
 )
 
@@ -47,12 +48,9 @@ class ProbeSession:
             top_k,
             conv.conversation.last_date_iso,
         )
-        try:
-            result = await self.system.search(query)
-        except Exception as exc:
-            raise CheckFailed(
-                f"search of {self.label(conv)} for {text!r} raised {one_line_error(exc)}"
-            ) from None
+        result = await attempt(
+            f"search of {self.label(conv)} for {text!r}", self.system.search, query
+        )
         return returned(result, SearchResult, "search")
 
     async def run_check(

@@ -23,9 +23,9 @@ from urllib.parse import unquote
 
 from locoscore._http_server import (
     BackgroundServer,
+    OwnedHTTPServer,
     ServedInBackground,
     TrackingHandler,
-    TrackingHTTPServer,
 )
 from locoscore.llm.call_errors import one_line_error
 from locoscore.systems.base import MemorySystem, Usage
@@ -96,7 +96,7 @@ class MemoryServer(BackgroundServer):
             self._stop_loop()
             raise
         try:
-            server = _ContractHTTPServer((self._host, self._port), self)
+            server = OwnedHTTPServer((self._host, self._port), _Handler, self)
         except BaseException:
             with contextlib.suppress(Exception):
                 self.call(self.system.aclose())
@@ -214,17 +214,8 @@ class MemoryServer(BackgroundServer):
         return Reply(200, reply)
 
 
-class _ContractHTTPServer(TrackingHTTPServer):
-    def __init__(self, address: tuple[str, int], app: MemoryServer) -> None:
-        self.app = app
-        super().__init__(address, _Handler)
-
-
 class _Handler(TrackingHandler):
-    server: _ContractHTTPServer
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Silent: request lines would only repeat what the client records."""
+    server: OwnedHTTPServer[MemoryServer]
 
     def do_GET(self) -> None:
         self._serve("GET")
@@ -240,7 +231,7 @@ class _Handler(TrackingHandler):
         else:
             raw = self.rfile.read(length) if length > 0 else b""
             path = self.path.split("?", 1)[0]
-            reply = self.server.app.handle(method, path, self.headers.get("authorization"), raw)
+            reply = self.server.owner.handle(method, path, self.headers.get("authorization"), raw)
         try:
             data = json.dumps(reply.body, ensure_ascii=False, allow_nan=False).encode("utf-8")
         except ValueError:  # a NaN or infinite score: not JSON

@@ -60,9 +60,9 @@ import signal
 from types import FrameType
 from typing import Any, Self
 
-from locoscore._http_server import BackgroundServer, ServedInBackground
+from locoscore._http_server import BackgroundServer, OwnedHTTPServer, ServedInBackground
 from locoscore.testing._core import Core, FakeConfig
-from locoscore.testing._http import REDACTED, FakeHTTPServer, redact_headers
+from locoscore.testing._http import REDACTED, fake_http_server, redact_headers
 from locoscore.testing._verdicts import (
     FAULT_TYPES,
     VERDICT_RULES,
@@ -94,7 +94,7 @@ class FakeProvider(BackgroundServer):
     def __init__(self, config: FakeConfig | None = None, host: str = "127.0.0.1", port: int = 0):
         self._core = Core(config or FakeConfig())
         self._host, self._port = host, port
-        self._server: FakeHTTPServer | None = None
+        self._server: OwnedHTTPServer[Core] | None = None
         self._running: ServedInBackground | None = None
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -102,7 +102,7 @@ class FakeProvider(BackgroundServer):
     def start(self) -> Self:
         if self._server is None:
             self._core.stop_event.clear()
-            self._server = FakeHTTPServer((self._host, self._port), self._core)
+            self._server = fake_http_server((self._host, self._port), self._core)
             self._running = ServedInBackground(self._server, "fake-provider")
         return self
 

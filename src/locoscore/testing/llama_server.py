@@ -50,8 +50,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Self
 
-from locoscore._http_server import BackgroundServer, ServedInBackground
-from locoscore.testing._llama_http import TOKEN_PATTERN, LlamaHTTPServer, tokenize
+from locoscore._http_server import BackgroundServer, OwnedHTTPServer, ServedInBackground
+from locoscore.testing._llama_http import TOKEN_PATTERN, llama_http_server, tokenize
 
 TEMPLATE_TOKENS = 8  # the chat template's tokens around one user message
 _REPLY_KEYS = re.compile(r"Reply with JSON: \{(.*)\}\s*$", re.MULTILINE)
@@ -129,12 +129,12 @@ class LlamaServer(BackgroundServer):
         self.config = config or LlamaConfig()
         self.state = _State()
         self.stopping = threading.Event()
-        self._server: LlamaHTTPServer | None = None
+        self._server: OwnedHTTPServer[Any] | None = None
         self._running: ServedInBackground | None = None
 
     def start(self) -> Self:
 
-        self._server = LlamaHTTPServer(("127.0.0.1", 0), self)
+        self._server = llama_http_server(("127.0.0.1", 0), self)
         self._running = ServedInBackground(self._server, "llama-stand-in")
         return self
 
