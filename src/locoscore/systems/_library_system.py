@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.metadata
+import json
 import re
 import threading
 import warnings
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from locoscore._io import write_json_atomic
 from locoscore.data.conversation import Conversation, SessionInput
 from locoscore.errors import InputError
 from locoscore.llm.cost import PriceTable
@@ -55,6 +57,29 @@ def folder_name(conversation_id: str) -> str:
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", conversation_id)[:60]
     digest = hashlib.sha256(conversation_id.encode("utf-8")).hexdigest()[:8]
     return f"{safe}-{digest}"
+
+
+class SessionMap:
+    """Where each record a library made for a conversation (a note, an episode) came from:
+    its session's index and dates (and `more`, such as the turn), in a JSON file beside the
+    conversation's store, read back on resume."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.entries: dict[str, dict[str, Any]] = {}
+        if path.exists():
+            self.entries = json.loads(path.read_text(encoding="utf-8"))
+
+    def record(self, key: str, session: SessionInput, **more: Any) -> None:
+        self.entries[key] = {
+            "session": session.index,
+            **more,
+            "date_iso": session.date_iso,
+            "date_raw": session.date_raw,
+        }
+
+    def save(self) -> None:
+        write_json_atomic(self.path, self.entries)
 
 
 @dataclass(frozen=True)
