@@ -41,8 +41,6 @@ from locoscore.systems.probe_report import (
     CheckResult,
     Outcome,
     ProbeReport,
-    attempt,
-    returned,
 )
 from locoscore.systems.probe_session import ProbeSession
 
@@ -70,14 +68,9 @@ async def _ingest(p: ProbeSession) -> Outcome:
     usage = Usage()
     for conv in (p.a, p.b):
         cid = conv.conversation_id
-        await attempt(f"reset({cid!r})", p.system.reset, cid)
+        await p.reset(cid)
         for session in conv.conversation.sessions:
-            added = await attempt(
-                f"add(session {session.index} of {cid!r})",
-                p.system.add,
-                session,
-            )
-            usage += returned(added, Usage, "add")
+            usage += await p.add(session)
             p.report.ingest_sessions += 1
         usage += await finish_conversation(p, cid)
     ingested = time.monotonic()

@@ -317,7 +317,7 @@ async def _time_to_searchable(p: ProbeSession) -> Outcome:
 
 async def _reset(p: ProbeSession) -> Outcome:
     cid = p.a.conversation_id
-    await attempt(f"reset({cid!r})", p.system.reset, cid)
+    await p.reset(cid)
     _, late_fact = searchable_fact()
     words = (*p.a.secret_words, late_fact.word)
     questions = [f.question for f in p.a.facts] + [p.a.image.question, late_fact.question]

@@ -6,9 +6,9 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 
-from locoscore.data.conversation import Query
+from locoscore.data.conversation import Query, SessionInput
 from locoscore.llm.call_errors import one_line_error
-from locoscore.systems.base import MemorySystem, SearchResult
+from locoscore.systems.base import MemorySystem, SearchResult, Usage
 from locoscore.systems.probe_conversations import (
     PROBE_PREFIX,
     ProbeConversation,
@@ -38,6 +38,14 @@ class ProbeSession:
 
     def label(self, conv: ProbeConversation) -> str:
         return "A" if conv is self.a else "B"
+
+    async def reset(self, cid: str) -> None:
+        await attempt(f"reset({cid!r})", self.system.reset, cid)
+
+    async def add(self, session: SessionInput) -> Usage:
+        """One session of a probe conversation added, as a run adds it."""
+        call = f"add(session {session.index} of {session.conversation_id!r})"
+        return returned(await attempt(call, self.system.add, session), Usage, "add")
 
     async def search(self, conv: ProbeConversation, text: str, top_k: int) -> SearchResult:
         self._queries += 1
