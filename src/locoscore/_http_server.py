@@ -10,7 +10,9 @@ import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Generic, Self, TypeVar
+
+Owner = TypeVar("Owner")
 
 
 class TrackingHTTPServer(ThreadingHTTPServer):
@@ -38,6 +40,16 @@ class TrackingHTTPServer(ThreadingHTTPServer):
                 connection.shutdown(socket.SHUT_RDWR)
 
 
+class OwnedHTTPServer(TrackingHTTPServer, Generic[Owner]):
+    """A TrackingHTTPServer whose handlers reach what answers through it (`owner`)."""
+
+    def __init__(
+        self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler], owner: Owner
+    ) -> None:
+        self.owner = owner
+        super().__init__(address, handler)
+
+
 class TrackingHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive: clients reuse their connections
     disable_nagle_algorithm = True
@@ -47,6 +59,10 @@ class TrackingHandler(BaseHTTPRequestHandler):
         super().setup()
         with self.server.connections_lock:
             self.server.open_connections.add(self.connection)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Silent: request lines would only repeat what the client records (and the
+        stand-ins' tests read their counters)."""
 
     def finish(self) -> None:
         with self.server.connections_lock:

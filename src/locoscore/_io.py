@@ -13,6 +13,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from locoscore.errors import InputError
+
 # Told of every file written here, once it is in place: (its path, the bytes written). The
 # manifest of a results folder (`results.manifest`) listens while a command writes one;
 # a module-level list, not a context variable, so that writes from worker threads count.
@@ -68,6 +70,21 @@ def write_jsonl_atomic(path: Path, rows: Iterable[Mapping[str, Any]]) -> None:
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
     with path.open(encoding="utf-8") as handle:
         return [json.loads(line) for line in handle if line.strip()]
+
+
+def read_json_object(
+    path: Path, unreadable: str, not_object: str = "expected a JSON object"
+) -> dict[str, Any]:
+    """The JSON object in `path`, else one InputError naming the file: `unreadable` (a
+    template given the reason) when it cannot be read or parsed, `not_object` when it holds
+    something else."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputError(unreadable.format(exc), file=str(path)) from None
+    if not isinstance(data, dict):
+        raise InputError(not_object, file=str(path))
+    return data
 
 
 def sha256_file(path: Path) -> str:

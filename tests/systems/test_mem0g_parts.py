@@ -88,7 +88,7 @@ def test_a_build_that_fails_is_one_line_naming_the_install_command(
 def test_an_unknown_environment_is_exit_2() -> None:
     result = CliRunner().invoke(app, ["systems", "install", "nope"])
     assert result.exit_code == 2
-    assert "nope: no system environment of that name (known: mem0g)" in result.output
+    assert "nope: no system environment of that name (known: letta, mem0g)" in result.output
 
 
 # ---------------------------------------------------------------- dating and ordering

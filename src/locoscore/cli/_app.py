@@ -57,6 +57,14 @@ app = typer.Typer(
 )
 
 
+def command_group(name: str, help: str) -> typer.Typer:
+    """`locoscore NAME SUBCOMMAND`: a group of commands (bare `locoscore NAME` prints its
+    help)."""
+    group = typer.Typer(help=help, no_args_is_help=True)
+    app.add_typer(group, name=name)
+    return group
+
+
 def _print_version(value: bool) -> None:
     if value:
         typer.echo(f"locoscore {__version__}")

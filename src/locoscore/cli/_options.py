@@ -4,11 +4,12 @@ benchmark (every list of benchmarks built from the registry, so help cannot drif
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from locoscore.benchmarks import BENCHMARKS, DEFAULT_BENCHMARK, ENTRY_POINT_GROUP
+from locoscore.errors import InputError
 
 
 def benchmark_choices() -> str:
@@ -124,3 +125,34 @@ ShardOpt = Annotated[
         "split on every machine; `locoscore merge` joins the N folders.",
     ),
 ]
+
+
+def base_urls_option(flag: str, default: str, served: str) -> Any:
+    """`--base-url`-style: one server, or several given a flag each (a pool)."""
+    return typer.Option(
+        [],
+        flag,
+        help=f"Any server speaking the provider's wire format{default}; repeated: a pool of "
+        f"servers serving the model{served}.",
+    )
+
+
+def pool_option(flag: str, role: str) -> Any:
+    """`--pool`-style: the POOL.toml serving one step's model."""
+    return typer.Option(
+        None,
+        flag,
+        help=f"POOL.toml: the [[endpoint]]s serving the {role} model (base_url, and optional "
+        "model, key_env, weight, concurrency, shard); see the shards how-to.",
+    )
+
+
+def endpoint_pool(urls: list[str], path: Path | None, urls_flag: str, pool_flag: str) -> Any:
+    """A step's pool: its POOL.toml, or its base URL given twice or more (None: neither)."""
+    from locoscore.llm.endpoint_pool import load_pool, pool_of_urls
+
+    if path is not None:
+        if urls:
+            raise InputError(f"give {pool_flag} or {urls_flag}, not both", field=pool_flag)
+        return load_pool(path)
+    return pool_of_urls(urls, urls_flag)

@@ -8,14 +8,13 @@ import typer
 from rich.table import Table
 
 from locoscore.benchmarks import BENCHMARKS, DEFAULT_BENCHMARK, Benchmark, KnownFile, get_benchmark
-from locoscore.cli._app import app, console, handle_errors
+from locoscore.cli._app import command_group, console, handle_errors
 from locoscore.cli._options import BenchmarkOpt, DatasetOpt
 from locoscore.errors import InputError
 
-dataset_app = typer.Typer(
-    help="Inspect a benchmark's data file or download a released one.", no_args_is_help=True
+dataset_app = command_group(
+    "dataset", "Inspect a benchmark's data file or download a released one."
 )
-app.add_typer(dataset_app, name="dataset")
 
 
 @dataset_app.command("info")

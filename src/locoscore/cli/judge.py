@@ -56,7 +56,10 @@ from locoscore.cli._options import (
     SeedOpt,
     ShardOpt,
     StrictOpt,
+    base_urls_option,
+    endpoint_pool,
     left_out_types,
+    pool_option,
 )
 from locoscore.cli._terminal import terminal
 from locoscore.data.sample import judged_sample, sample_spec
@@ -82,18 +85,10 @@ def judge(
     protocol: ProtocolOpt = "rubric",
     provider: ProviderOpt = "anthropic",
     model: ModelOpt = None,
-    base_url: list[str] = typer.Option(
-        [],
-        "--base-url",
-        help="Any server speaking the provider's wire format (default: ANTHROPIC_BASE_URL / "
-        "OPENAI_BASE_URL, else the provider); repeated: a pool of servers serving the model.",
+    base_url: list[str] = base_urls_option(
+        "--base-url", " (default: ANTHROPIC_BASE_URL / OPENAI_BASE_URL, else the provider)", ""
     ),
-    pool: Path | None = typer.Option(
-        None,
-        "--pool",
-        help="POOL.toml: the [[endpoint]]s serving the judge model (base_url, and optional "
-        "model, key_env, weight, concurrency, shard); see the shards how-to.",
-    ),
+    pool: Path | None = pool_option("--pool", "judge"),
     runs: RunsOpt = 10,
     concurrency: ConcurrencyOpt = 64,
     batch: BatchOpt = False,
@@ -171,7 +166,7 @@ def judge(
         provider=provider,
         model=model,
         base_url=base_url[0] if len(base_url) == 1 else None,
-        pool=_judge_pool(base_url, pool),
+        pool=endpoint_pool(base_url, pool, "--base-url", "--pool"),
         runs=runs,
         concurrency=concurrency,
         max_cost=max_cost,
@@ -259,17 +254,6 @@ def _judge(
             raise InputError("--shards N goes with --executor ray", field="--shards")
         _judge_sharded(bench, call, shards, ray_address)
     return bench.judge_command(call, terminal())
-
-
-def _judge_pool(urls: list[str], path: Path | None) -> Any:
-    """The judge's pool: --pool FILE, or --base-url given twice or more."""
-    from locoscore.llm.endpoint_pool import load_pool, pool_of_urls
-
-    if path is not None:
-        if urls:
-            raise InputError("give --pool or --base-url, not both", field="--pool")
-        return load_pool(path)
-    return pool_of_urls(urls, "--base-url")
 
 
 def _judge_shard(bench: Benchmark, call: JudgeCall) -> bool:

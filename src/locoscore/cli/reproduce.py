@@ -6,16 +6,14 @@ from pathlib import Path
 
 import typer
 
-from locoscore.cli._app import EXIT_FAILED, app, console, handle_errors
+from locoscore.cli._app import EXIT_FAILED, command_group, console, handle_errors
 from locoscore.cli._options import DatasetOpt, LimitOpt, LimitPerOpt, SeedOpt
 from locoscore.data.sample import sample_spec
 from locoscore.report.spend import NO_PRICE
 
-reproduce_app = typer.Typer(
-    help="Reproduce a published table: run, judge and set it beside the published numbers.",
-    no_args_is_help=True,
+reproduce_app = command_group(
+    "reproduce", "Reproduce a published table: run, judge and set it beside the published numbers."
 )
-app.add_typer(reproduce_app, name="reproduce")
 
 
 def _names(value: str | None) -> list[str] | None:

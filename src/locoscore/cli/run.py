@@ -29,7 +29,10 @@ from locoscore.cli._options import (
     ReplaceOpt,
     SeedOpt,
     ShardOpt,
+    base_urls_option,
+    endpoint_pool,
     left_out_types,
+    pool_option,
 )
 from locoscore.data.sample import sample_spec
 from locoscore.data.shard import Shard
@@ -113,18 +116,10 @@ def run(
         "--answer-model",
         help="Default: gpt-4o-mini (openai, the Mem0 paper's), claude-opus-4-6 (anthropic).",
     ),
-    answer_base_url: list[str] = typer.Option(
-        [],
-        "--answer-base-url",
-        help="Any server speaking the provider's wire format; repeated: a pool of servers "
-        "serving the model (each call to the one with a free slot).",
+    answer_base_url: list[str] = base_urls_option(
+        "--answer-base-url", "", " (each call to the one with a free slot)"
     ),
-    answer_pool: Path | None = typer.Option(
-        None,
-        "--answer-pool",
-        help="POOL.toml: the [[endpoint]]s serving the answer model (base_url, and optional "
-        "model, key_env, weight, concurrency, shard); see the shards how-to.",
-    ),
+    answer_pool: Path | None = pool_option("--answer-pool", "answer"),
     answer_context_window: int | None = typer.Option(
         None,
         "--answer-context-window",
@@ -208,7 +203,7 @@ def run(
             provider=answer_provider,
             model=answer_model,
             base_url=answer_base_url[0] if len(answer_base_url) == 1 else None,
-            pool=_answer_pool(answer_base_url, answer_pool),
+            pool=endpoint_pool(answer_base_url, answer_pool, "--answer-base-url", "--answer-pool"),
             max_cost_usd=max_cost,
             prices=PriceTable.load(prices),
             context_window=answer_context_window,
@@ -289,19 +284,6 @@ def run(
             soft_wrap=True,
         )
         raise typer.Exit(EXIT_FAILED)
-
-
-def _answer_pool(urls: list[str], path: Path | None) -> Any:
-    """The answer step's pool: --answer-pool FILE, or --answer-base-url given twice or more."""
-    from locoscore.llm.endpoint_pool import load_pool, pool_of_urls
-
-    if path is not None:
-        if urls:
-            raise InputError(
-                "give --answer-pool or --answer-base-url, not both", field="--answer-pool"
-            )
-        return load_pool(path)
-    return pool_of_urls(urls, "--answer-base-url")
 
 
 def _cache_split(tokens: dict[str, Any]) -> str:

@@ -6,14 +6,11 @@ import time
 
 import typer
 
-from locoscore.cli._app import app, console, handle_errors
+from locoscore.cli._app import command_group, console, handle_errors
 from locoscore.systems.environments import built_python, ensure_environment, environment_dir
 from locoscore.systems.registry import SYSTEM_ENVIRONMENTS, environment_spec
 
-systems_app = typer.Typer(
-    help="Systems that run in an environment of their own (Mem0g).", no_args_is_help=True
-)
-app.add_typer(systems_app, name="systems")
+systems_app = command_group("systems", "Systems that run in an environment of their own (Mem0g).")
 
 
 @systems_app.command("install")

@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from locoscore._io import read_json_object
 from locoscore.errors import InputError
 from locoscore.llm.endpoint import Served, model_matches
 
@@ -115,12 +116,7 @@ class PriceTable:
             )
         except OSError as exc:
             raise InputError(f"cannot read price table: {exc}", file=str(path)) from None
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise InputError(f"cannot read price table: {exc}", file=str(path)) from None
-        if not isinstance(data, dict):
-            raise InputError("expected an object of models", file=str(path))
+        data = read_json_object(path, "cannot read price table: {}", "expected an object of models")
         shape = (
             'expected {"input": USD per Mtok, "output": USD per Mtok} (optional '
             '"cache_write", "cache_read")'

@@ -10,11 +10,10 @@ calls, models and prices are the system's), which is left as recorded.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from locoscore._io import write_json_atomic
+from locoscore._io import read_json_object, write_json_atomic
 from locoscore.errors import InputError
 from locoscore.llm.cost import PriceTable
 from locoscore.llm.endpoint import model_matches
@@ -26,13 +25,7 @@ ATTEMPT_PARTS = ("this_attempt", "earlier_attempts")
 def _read(path: Path) -> dict[str, Any] | None:
     if not path.exists():
         return None
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise InputError(f"cannot read: {exc}", file=str(path)) from None
-    if not isinstance(data, dict):
-        raise InputError("expected a JSON object", file=str(path))
-    return data
+    return read_json_object(path, "cannot read: {}")
 
 
 def _tokens(part: Any, file: Path, where: str) -> tuple[int, int, int, int]:

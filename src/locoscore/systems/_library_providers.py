@@ -1,5 +1,6 @@
-"""What the in-process memory libraries (graphiti, langmem, a-mem) share about their providers:
-the options naming the LLM and the embedder, the key, and the start check of the embedder.
+"""What the in-process memory libraries (mem0, graphiti, langmem, a-mem) share about their
+providers: the options naming the LLM and the embedder, the key, and the start check of the
+embedder.
 
 Every library is pointed at OpenAI-compatible servers (OpenAI, or llama.cpp, vLLM, ...):
 `llm_model`/`embedder_model` go into the run signature, the URLs and the key's variable do

@@ -11,22 +11,23 @@ calls counted with `UsageMeter.counting()`), plus `reset`, `search` and its clie
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import importlib.metadata
+import json
 import re
 import threading
-import time
 import warnings
 from abc import abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from locoscore._io import write_json_atomic
 from locoscore.data.conversation import Conversation, SessionInput
 from locoscore.errors import InputError
 from locoscore.llm.cost import PriceTable
 from locoscore.systems._ingest_checkpoint import IngestCheckpoint
+from locoscore.systems._ingest_slots import IngestSlots
 from locoscore.systems._library_providers import api_key, base_url, key_blocker
 from locoscore.systems._usage_meter import Tally
 from locoscore.systems.base import MemorySystem, Usage
@@ -58,6 +59,29 @@ def folder_name(conversation_id: str) -> str:
     return f"{safe}-{digest}"
 
 
+class SessionMap:
+    """Where each record a library made for a conversation (a note, an episode) came from:
+    its session's index and dates (and `more`, such as the turn), in a JSON file beside the
+    conversation's store, read back on resume."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.entries: dict[str, dict[str, Any]] = {}
+        if path.exists():
+            self.entries = json.loads(path.read_text(encoding="utf-8"))
+
+    def record(self, key: str, session: SessionInput, **more: Any) -> None:
+        self.entries[key] = {
+            "session": session.index,
+            **more,
+            "date_iso": session.date_iso,
+            "date_raw": session.date_raw,
+        }
+
+    def save(self) -> None:
+        write_json_atomic(self.path, self.entries)
+
+
 @dataclass(frozen=True)
 class Stored:
     """What one session's add spent and made: `written` items (the checkpoint's count), and
@@ -87,7 +111,7 @@ class LibraryMemorySystem(MemorySystem):
         self._prices = PriceTable.load(Path(prices)) if prices else context.prices
         self._items_in: dict[str, int] = {}
         self._lock = threading.Lock()  # the stores and counts
-        self._slots: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
+        self._slots = IngestSlots(self.options["ingest_concurrency"])
         self._checkpoint = (
             IngestCheckpoint(self._root / "ingested.json", self._ingest_settings(), self.name)
             if self._resumable()
@@ -147,12 +171,6 @@ class LibraryMemorySystem(MemorySystem):
             self._items_in[conversation.conversation_id] = int(entry.get("memories", 0))
         return True
 
-    def _slot(self) -> asyncio.Semaphore:
-        loop = asyncio.get_running_loop()
-        if self._slots is None or self._slots[0] is not loop:
-            self._slots = (loop, asyncio.Semaphore(self.options["ingest_concurrency"]))
-        return self._slots[1]
-
     async def add(self, session: SessionInput) -> Usage:
         if not session.date_iso:
             warnings.warn(
@@ -160,10 +178,7 @@ class LibraryMemorySystem(MemorySystem):
                 f"{self.NO_DATE}",
                 stacklevel=2,
             )
-        async with self._slot():
-            started = time.perf_counter()
-            stored = await self._store_session(session)
-            wall_s = time.perf_counter() - started
+        stored, wall_s = await self._slots.timed(self._store_session(session))
         usage = self._usage(stored.tally)
         if stored.tally.truncated:
             self._warn_truncated(session)

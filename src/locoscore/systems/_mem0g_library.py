@@ -32,6 +32,7 @@ from typing import Any, ClassVar
 
 from locoscore.data.conversation import Query, SessionInput
 from locoscore.errors import InputError
+from locoscore.systems._ingest_slots import IngestSlots
 from locoscore.systems._library_providers import (
     MAX_RETRIES,
     TIMEOUT_S,
@@ -82,9 +83,6 @@ class Mem0GraphLibrary(MemorySystem):
     name = "mem0g-library"
     OPTIONS: ClassVar[dict[str, OptionSpec]] = {
         **provider_options("mem0", "vector size of the embedder"),
-        "ingest_concurrency": OptionSpec(
-            int, 4, "sessions being added at once, across conversations", in_signature=False
-        ),
         "parent_pid": OptionSpec(
             int, None, "stop serving when this process is gone (the run)", in_signature=False
         ),
@@ -98,7 +96,7 @@ class Mem0GraphLibrary(MemorySystem):
         self._stores: dict[str, _Store] = {}
         self._items: dict[str, int] = {}
         self._lock = threading.Lock()
-        self._slots: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
+        self._slots = IngestSlots(self.options["ingest_concurrency"])
 
     def signature_options(self) -> dict[str, str]:
         return {
@@ -224,14 +222,8 @@ class Mem0GraphLibrary(MemorySystem):
 
     # -- add and search -------------------------------------------------------------------
 
-    def _slot(self) -> asyncio.Semaphore:
-        loop = asyncio.get_running_loop()
-        if self._slots is None or self._slots[0] is not loop:
-            self._slots = (loop, asyncio.Semaphore(self.options["ingest_concurrency"]))
-        return self._slots[1]
-
     async def add(self, session: SessionInput) -> Usage:
-        async with self._slot():
+        async with self._slots.semaphore():
             tally = await asyncio.to_thread(self._add, session)
         return self._usage(tally)
 

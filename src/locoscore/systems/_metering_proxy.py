@@ -44,9 +44,6 @@ class MeteringProxy:
             def do_GET(self) -> None:
                 proxy._forward(self, "GET")
 
-            def log_message(self, format: str, *args: object) -> None:
-                return  # the run reports failures itself
-
         self._server = TrackingHTTPServer(("127.0.0.1", 0), Handler)
         self._running = ServedInBackground(self._server, "locoscore-metering-proxy")
         return self

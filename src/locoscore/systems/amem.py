@@ -24,14 +24,12 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import shutil
 import threading
 from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
-from locoscore._io import write_json_atomic
 from locoscore.data.conversation import Conversation, Query, SessionInput, TurnInput
 from locoscore.systems._amem_env import close_memory, import_amem, installed_version, open_memory
 from locoscore.systems._library_providers import (
@@ -40,7 +38,7 @@ from locoscore.systems._library_providers import (
     check_embedder,
     provider_options,
 )
-from locoscore.systems._library_system import LibraryMemorySystem, Stored
+from locoscore.systems._library_system import LibraryMemorySystem, SessionMap, Stored
 from locoscore.systems._usage_meter import Tally, UsageMeter
 from locoscore.systems.base import MemoryItem, SearchResult
 from locoscore.systems.context import SystemContext
@@ -69,21 +67,7 @@ class _Store:
     def __init__(self, memory: Any, folder: Path, meter: UsageMeter) -> None:
         self.memory = memory
         self.meter = meter
-        self.sidecar = folder / "notes.json"
-        self.notes: dict[str, dict[str, Any]] = {}
-        if self.sidecar.exists():
-            self.notes = json.loads(self.sidecar.read_text(encoding="utf-8"))
-
-    def record(self, note_id: str, session: SessionInput, turn: TurnInput) -> None:
-        self.notes[note_id] = {
-            "session": session.index,
-            "dia_id": turn.dia_id,
-            "date_iso": session.date_iso,
-            "date_raw": session.date_raw,
-        }
-
-    def save(self) -> None:
-        write_json_atomic(self.sidecar, self.notes)
+        self.notes = SessionMap(folder / "notes.json")
 
 
 class AMemSystem(LibraryMemorySystem):
@@ -221,10 +205,10 @@ class AMemSystem(LibraryMemorySystem):
             try:
                 for turn in session.turns:
                     note_id = store.memory.add_note(note_content(turn), time=said_at)
-                    store.record(str(note_id), session, turn)
+                    store.notes.record(str(note_id), session, dia_id=turn.dia_id)
             finally:
                 store.meter.fallback = None
-        store.save()
+        store.notes.save()
         return tally, len(session.turns)
 
     async def search(self, query: Query) -> SearchResult:
@@ -240,7 +224,7 @@ class AMemSystem(LibraryMemorySystem):
         ids = found["ids"][0]
         rows = zip(ids, found["metadatas"][0], found["distances"][0], strict=False)
         text = self.options["item_text"]
-        return tally, [note_item(m, d, store.notes.get(i, {}), text) for i, m, d in rows]
+        return tally, [note_item(m, d, store.notes.entries.get(i, {}), text) for i, m, d in rows]
 
 
 def note_item(

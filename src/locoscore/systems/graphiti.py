@@ -21,14 +21,12 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import shutil
 from collections.abc import Coroutine
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
-from locoscore._io import write_json_atomic
 from locoscore.data.conversation import Query, SessionInput
 from locoscore.systems._graphiti_env import (
     close_graph,
@@ -42,7 +40,7 @@ from locoscore.systems._library_providers import (
     check_embedder,
     provider_options,
 )
-from locoscore.systems._library_system import LibraryMemorySystem, Stored
+from locoscore.systems._library_system import LibraryMemorySystem, SessionMap, Stored
 from locoscore.systems._loop_thread import LoopThread
 from locoscore.systems._usage_meter import Tally, UsageMeter
 from locoscore.systems.base import MemoryItem, SearchResult
@@ -72,18 +70,7 @@ class _Store:
 
     def __init__(self, graph: Any, folder: Path) -> None:
         self.graph = graph
-        self.sidecar = folder / "episodes.json"
-        self.episodes: dict[str, dict[str, Any]] = {}
-        if self.sidecar.exists():
-            self.episodes = json.loads(self.sidecar.read_text(encoding="utf-8"))
-
-    def record(self, episode_uuid: str, session: SessionInput) -> None:
-        self.episodes[episode_uuid] = {
-            "session": session.index,
-            "date_iso": session.date_iso,
-            "date_raw": session.date_raw,
-        }
-        write_json_atomic(self.sidecar, self.episodes)
+        self.episodes = SessionMap(folder / "episodes.json")
 
 
 class GraphitiSystem(LibraryMemorySystem):
@@ -226,7 +213,8 @@ class GraphitiSystem(LibraryMemorySystem):
             reference_time=reference_time(session),
             source=EpisodeType.message,
         )
-        store.record(result.episode.uuid, session)
+        store.episodes.record(result.episode.uuid, session)
+        store.episodes.save()
         return len(result.edges)
 
     async def search(self, query: Query) -> SearchResult:
@@ -254,7 +242,7 @@ class GraphitiSystem(LibraryMemorySystem):
         )
         results = await store.graph.search_(query.text, config=config)
         return [
-            fact_item(edge, score, store.episodes)
+            fact_item(edge, score, store.episodes.entries)
             for edge, score in zip(results.edges, results.edge_reranker_scores, strict=False)
         ]
 

@@ -81,14 +81,20 @@ def _strings(body: dict[str, Any], key: str, where: str, *, optional: bool) -> A
 # ------------------------------------------------------------------ requests
 
 
-def parse_session(body: Any, conversation_id: str) -> SessionInput:
-    """`POST /v1/conversations/{id}/sessions`: the body of `SessionInput.to_json()`."""
+def _body_of(body: Any, conversation_id: str) -> dict[str, Any]:
+    """A request's body: an object naming the conversation of its path."""
     body = _object(body, "body")
     if _string(body, "conversation_id", "body") != conversation_id:
         raise ContractError(
             f"body.conversation_id: {body['conversation_id']!r} differs from the path's "
             f"{conversation_id!r}"
         )
+    return body
+
+
+def parse_session(body: Any, conversation_id: str) -> SessionInput:
+    """`POST /v1/conversations/{id}/sessions`: the body of `SessionInput.to_json()`."""
+    body = _body_of(body, conversation_id)
     turns_raw = body.get("turns")
     if not isinstance(turns_raw, list):
         raise ContractError("body.turns: expected a list")
@@ -116,12 +122,7 @@ def parse_session(body: Any, conversation_id: str) -> SessionInput:
 
 def parse_query(body: Any, conversation_id: str) -> Query:
     """`POST /v1/conversations/{id}/search` (and `/answer`): `Query.to_json()`."""
-    body = _object(body, "body")
-    if _string(body, "conversation_id", "body") != conversation_id:
-        raise ContractError(
-            f"body.conversation_id: {body['conversation_id']!r} differs from the path's "
-            f"{conversation_id!r}"
-        )
+    body = _body_of(body, conversation_id)
     return Query(
         conversation_id=conversation_id,
         question_id=_string(body, "question_id", "body"),

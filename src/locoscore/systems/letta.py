@@ -27,7 +27,6 @@ import hashlib
 import json
 import re
 import threading
-import time
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -38,6 +37,7 @@ from locoscore.data.conversation import Conversation, Query, SessionInput
 from locoscore.errors import InputError
 from locoscore.llm.cost import PriceTable
 from locoscore.systems._ingest_checkpoint import IngestCheckpoint
+from locoscore.systems._ingest_slots import IngestSlots
 from locoscore.systems._letta_agent import (
     AGENT_FORMAT_ID,
     agent_body,
@@ -124,7 +124,7 @@ class LettaSystem(MemorySystem):
         self._agents_file = self._root / "agents.json"
         self._agents: dict[str, dict[str, Any]] = self._load_agents()
         self._cached: dict[str, tuple[MemoryItem, ...]] = {}
-        self._slots: tuple[asyncio.AbstractEventLoop, asyncio.Semaphore] | None = None
+        self._slots = IngestSlots(self.options["ingest_concurrency"])
         # answer=agent: one question at a time per agent (its context is saved and restored),
         # and agents of an earlier process pointed at this process's proxy once.
         self._question_locks: dict[str, threading.Lock] = {}
@@ -280,17 +280,8 @@ class LettaSystem(MemorySystem):
 
     # -- add and search -------------------------------------------------------------------
 
-    def _slot(self) -> asyncio.Semaphore:
-        loop = asyncio.get_running_loop()
-        if self._slots is None or self._slots[0] is not loop:
-            self._slots = (loop, asyncio.Semaphore(self.options["ingest_concurrency"]))
-        return self._slots[1]
-
     async def add(self, session: SessionInput) -> Usage:
-        async with self._slot():
-            started = time.perf_counter()
-            tally = await asyncio.to_thread(self._add, session)
-            wall_s = time.perf_counter() - started
+        tally, wall_s = await self._slots.timed(asyncio.to_thread(self._add, session))
         usage = self._usage(tally)
         self._checkpoint.record(session, len(session.turns), usage, wall_s)
         return usage

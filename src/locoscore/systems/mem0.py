@@ -34,7 +34,7 @@ import httpx2
 
 from locoscore.data.conversation import Query, SessionInput
 from locoscore.errors import InputError
-from locoscore.systems._library_providers import MAX_RETRIES, TIMEOUT_S
+from locoscore.systems._library_providers import MAX_RETRIES, TIMEOUT_S, provider_options
 from locoscore.systems._library_system import LibraryMemorySystem, Stored
 from locoscore.systems._mem0_env import (
     close_memory,
@@ -64,18 +64,7 @@ class Mem0System(LibraryMemorySystem):
     ADDED_INPUT = ("instructions", INSTRUCTIONS_TEMPLATE_ID)
     NO_DATE = "mem0 stamps its memories with today's date"
     OPTIONS: ClassVar[dict[str, OptionSpec]] = {
-        "llm_model": OptionSpec(str, "gpt-4o-mini", "the model mem0 extracts memories with"),
-        "llm_base_url": OptionSpec(
-            str, None, "OpenAI-compatible base URL of that model", in_signature=False
-        ),
-        "embedder_model": OptionSpec(str, "text-embedding-3-small", "mem0's embedding model"),
-        "embedder_base_url": OptionSpec(
-            str, None, "OpenAI-compatible base URL of the embedder", in_signature=False
-        ),
-        "embedding_dims": OptionSpec(int, 1536, "vector size of the embedder"),
-        "api_key_env": OptionSpec(
-            str, "OPENAI_API_KEY", "environment variable holding the API key", in_signature=False
-        ),
+        **provider_options("mem0", "vector size of the embedder"),
         "infer": OptionSpec(bool, True, "extract memories with the LLM (false: store turns)"),
         "store": OptionSpec(
             str,
@@ -84,10 +73,6 @@ class Mem0System(LibraryMemorySystem):
             ("memory", "folder"),
             in_signature=False,
         ),
-        "ingest_concurrency": OptionSpec(
-            int, 4, "sessions being added at once, across conversations", in_signature=False
-        ),
-        "prices": OptionSpec(str, None, "price table JSON for the cost", in_signature=False),
     }
 
     def __init__(self, options: dict[str, str], context: SystemContext) -> None:

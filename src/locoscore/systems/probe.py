@@ -36,7 +36,12 @@ from locoscore.errors import InputError
 from locoscore.llm.call_errors import one_line_error
 from locoscore.systems.base import MemorySystem, Usage
 from locoscore.systems.probe_checks import CHECKS, finish_conversation, poll_until_found
-from locoscore.systems.probe_report import CheckFailed, CheckResult, Outcome, ProbeReport
+from locoscore.systems.probe_report import (
+    CheckFailed,
+    CheckResult,
+    Outcome,
+    ProbeReport,
+)
 from locoscore.systems.probe_session import ProbeSession
 
 # `unknown_conversation` comes last: a server answering it with an HTTP 404 makes the http
@@ -63,20 +68,9 @@ async def _ingest(p: ProbeSession) -> Outcome:
     usage = Usage()
     for conv in (p.a, p.b):
         cid = conv.conversation_id
-        try:
-            await p.system.reset(cid)
-        except Exception as exc:
-            raise CheckFailed(f"reset({cid!r}) raised {one_line_error(exc)}") from None
+        await p.reset(cid)
         for session in conv.conversation.sessions:
-            try:
-                added = await p.system.add(session)
-            except Exception as exc:
-                raise CheckFailed(
-                    f"add(session {session.index} of {cid!r}) raised {one_line_error(exc)}"
-                ) from None
-            if not isinstance(added, Usage):
-                raise CheckFailed(f"add returned {type(added).__name__}, expected Usage")
-            usage += added
+            usage += await p.add(session)
             p.report.ingest_sessions += 1
         usage += await finish_conversation(p, cid)
     ingested = time.monotonic()

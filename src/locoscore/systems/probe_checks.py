@@ -22,7 +22,7 @@ from locoscore.systems.probe_conversations import (
     ProbeFact,
     searchable_fact,
 )
-from locoscore.systems.probe_report import CheckFailed, Outcome
+from locoscore.systems.probe_report import CheckFailed, Outcome, attempt, fail_on, returned
 from locoscore.systems.probe_session import ProbeSession
 
 SEARCH_K = 5
@@ -116,9 +116,7 @@ async def _shapes(p: ProbeSession) -> Outcome:
         for rank, item in enumerate(result.items, 1):
             count += 1
             problems += _item_problems(item, f"item {rank} of {fact.question!r}", p.a.dia_ids)
-    if problems:
-        more = f" (+{len(problems) - 3} more)" if len(problems) > 3 else ""
-        raise CheckFailed("; ".join(problems[:3]) + more)
+    fail_on(problems, 3)
     return "passed", (
         f"{count} items from {len(p.a.facts)} searches: text, score number or null, "
         "dia_ids of the conversation or null, ISO dates or null"
@@ -216,9 +214,7 @@ async def _isolation(p: ProbeSession) -> Outcome:
                         f"search of {p.label(home)} for {question!r} answered with "
                         f"{p.label(other)}'s {word!r}"
                     )
-    if leaks:
-        more = f" (+{len(leaks) - 2} more)" if len(leaks) > 2 else ""
-        raise CheckFailed("; ".join(leaks[:2]) + more)
+    fail_on(leaks, 2)
     return "passed", (
         f"{searches} searches, each conversation for the other's facts, returned {items} "
         "items, none holding the other's words"
@@ -268,9 +264,7 @@ async def _unknown_conversation(p: ProbeSession) -> Outcome:
         raise CheckFailed(
             f"raised {one_line_error(exc)} (expected no items or a clean LocoscoreError)"
         ) from None
-    if not isinstance(result, SearchResult):
-        raise CheckFailed(f"search returned {type(result).__name__}, expected SearchResult")
-    if result.items:
+    if returned(result, SearchResult, "search").items:
         raise CheckFailed(
             f"{len(result.items)} items for a conversation never added, first "
             f"{snippet(result.items[0].text)}"
@@ -280,13 +274,8 @@ async def _unknown_conversation(p: ProbeSession) -> Outcome:
 
 async def finish_conversation(p: ProbeSession, cid: str) -> Usage:
     """The run's `finish(conversation_id)` after a conversation's last session."""
-    try:
-        spent = await p.system.finish(cid)
-    except Exception as exc:
-        raise CheckFailed(f"finish({cid!r}) raised {one_line_error(exc)}") from None
-    if not isinstance(spent, Usage):
-        raise CheckFailed(f"finish returned {type(spent).__name__}, expected Usage")
-    return spent
+    spent = await attempt(f"finish({cid!r})", p.system.finish, cid)
+    return returned(spent, Usage, "finish")
 
 
 async def poll_until_found(
@@ -310,12 +299,7 @@ async def poll_until_found(
 async def _time_to_searchable(p: ProbeSession) -> Outcome:
     session, fact = searchable_fact()
     started = time.monotonic()
-    try:
-        await p.system.add(session)
-    except Exception as exc:
-        raise CheckFailed(
-            f"add(session {session.index} of A) raised {one_line_error(exc)}"
-        ) from None
+    await attempt(f"add(session {session.index} of A)", p.system.add, session)
     await finish_conversation(p, p.a.conversation_id)
     added = time.monotonic()
     waited, polls = await poll_until_found(p, p.a, fact, added)
@@ -333,10 +317,7 @@ async def _time_to_searchable(p: ProbeSession) -> Outcome:
 
 async def _reset(p: ProbeSession) -> Outcome:
     cid = p.a.conversation_id
-    try:
-        await p.system.reset(cid)
-    except Exception as exc:
-        raise CheckFailed(f"reset({cid!r}) raised {one_line_error(exc)}") from None
+    await p.reset(cid)
     _, late_fact = searchable_fact()
     words = (*p.a.secret_words, late_fact.word)
     questions = [f.question for f in p.a.facts] + [p.a.image.question, late_fact.question]

@@ -2,18 +2,44 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
+from locoscore.llm.call_errors import one_line_error
 from locoscore.systems.base import Usage
 
 Status = Literal["passed", "failed", "skipped"]
 Outcome = tuple[Status, str]
 PROBE_VERSION = 1
+T = TypeVar("T")
 
 
 class CheckFailed(Exception):
     """A check's failure, with its evidence as the message."""
+
+
+async def attempt(call: str, method: Callable[..., Awaitable[T]], *args: Any) -> T:
+    """What the system's `method(*args)` gives, or CheckFailed saying that `call` raised
+    (and what)."""
+    try:
+        return await method(*args)
+    except Exception as exc:
+        raise CheckFailed(f"{call} raised {one_line_error(exc)}") from None
+
+
+def returned(value: object, kind: type[T], call: str) -> T:
+    """What `call` returned, or CheckFailed when it is not a `kind`."""
+    if not isinstance(value, kind):
+        raise CheckFailed(f"{call} returned {type(value).__name__}, expected {kind.__name__}")
+    return value
+
+
+def fail_on(problems: list[str], shown: int) -> None:
+    """CheckFailed with the first `shown` problems (and how many more), if there are any."""
+    if problems:
+        more = f" (+{len(problems) - shown} more)" if len(problems) > shown else ""
+        raise CheckFailed("; ".join(problems[:shown]) + more)
 
 
 @dataclass(frozen=True)

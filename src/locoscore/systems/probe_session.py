@@ -6,15 +6,22 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 
-from locoscore.data.conversation import Query
+from locoscore.data.conversation import Query, SessionInput
 from locoscore.llm.call_errors import one_line_error
-from locoscore.systems.base import MemorySystem, SearchResult
+from locoscore.systems.base import MemorySystem, SearchResult, Usage
 from locoscore.systems.probe_conversations import (
     PROBE_PREFIX,
     ProbeConversation,
     probe_conversations,
 )
-from locoscore.systems.probe_report import CheckFailed, CheckResult, Outcome, ProbeReport
+from locoscore.systems.probe_report import (
+    CheckFailed,
+    CheckResult,
+    Outcome,
+    ProbeReport,
+    attempt,
+    returned,
+)
 
 
 class ProbeSession:
@@ -32,6 +39,14 @@ class ProbeSession:
     def label(self, conv: ProbeConversation) -> str:
         return "A" if conv is self.a else "B"
 
+    async def reset(self, cid: str) -> None:
+        await attempt(f"reset({cid!r})", self.system.reset, cid)
+
+    async def add(self, session: SessionInput) -> Usage:
+        """One session of a probe conversation added, as a run adds it."""
+        call = f"add(session {session.index} of {session.conversation_id!r})"
+        return returned(await attempt(call, self.system.add, session), Usage, "add")
+
     async def search(self, conv: ProbeConversation, text: str, top_k: int) -> SearchResult:
         self._queries += 1
         query = Query(
@@ -41,15 +56,10 @@ class ProbeSession:
             top_k,
             conv.conversation.last_date_iso,
         )
-        try:
-            result = await self.system.search(query)
-        except Exception as exc:
-            raise CheckFailed(
-                f"search of {self.label(conv)} for {text!r} raised {one_line_error(exc)}"
-            ) from None
-        if not isinstance(result, SearchResult):
-            raise CheckFailed(f"search returned {type(result).__name__}, expected SearchResult")
-        return result
+        result = await attempt(
+            f"search of {self.label(conv)} for {text!r}", self.system.search, query
+        )
+        return returned(result, SearchResult, "search")
 
     async def run_check(
         self, name: str, check: Callable[[ProbeSession], Awaitable[Outcome]]

@@ -18,11 +18,15 @@ import re
 import sys
 import threading
 from collections.abc import Coroutine
-from types import TracebackType
 from typing import Any, Self, TypeVar
 from urllib.parse import unquote
 
-from locoscore._http_server import TrackingHandler, TrackingHTTPServer
+from locoscore._http_server import (
+    BackgroundServer,
+    OwnedHTTPServer,
+    ServedInBackground,
+    TrackingHandler,
+)
 from locoscore.llm.call_errors import one_line_error
 from locoscore.systems.base import MemorySystem, Usage
 from locoscore.systems.http_contract import (
@@ -53,7 +57,7 @@ def _error(status: int, message: str, error_type: str) -> Reply:
     return Reply(status, error_body(message, error_type))
 
 
-class MemoryServer:
+class MemoryServer(BackgroundServer):
     """One system served on host:port (0 picks a free port) until `stop()`.
 
     `token`: when set, every request must carry `Authorization: Bearer <token>`.
@@ -76,8 +80,7 @@ class MemoryServer:
         self._added_lock = threading.Lock()
         self._loop = asyncio.new_event_loop()
         self._loop_thread: threading.Thread | None = None
-        self._server: _ContractHTTPServer | None = None
-        self._server_thread: threading.Thread | None = None
+        self._running: ServedInBackground | None = None
 
     # ---------------------------------------------------------------- lifecycle
 
@@ -93,29 +96,19 @@ class MemoryServer:
             self._stop_loop()
             raise
         try:
-            self._server = _ContractHTTPServer((self._host, self._port), self)
+            server = OwnedHTTPServer((self._host, self._port), _Handler, self)
         except BaseException:
             with contextlib.suppress(Exception):
                 self.call(self.system.aclose())
             self._stop_loop()
             raise
-        self._server_thread = threading.Thread(
-            target=self._server.serve_forever,
-            kwargs={"poll_interval": 0.05},
-            name="memory-server",
-            daemon=True,
-        )
-        self._server_thread.start()
+        self._running = ServedInBackground(server, "memory-server")
         return self
 
     def stop(self) -> None:
-        server, self._server = self._server, None
-        if server is not None:
-            server.shutdown()
-            server.close_open_connections()
-            server.server_close()
-            if self._server_thread is not None:
-                self._server_thread.join(timeout=5)
+        running, self._running = self._running, None
+        if running is not None:
+            running.stop()
             with contextlib.suppress(Exception):
                 self.call(self.system.aclose())
         self._stop_loop()
@@ -127,22 +120,11 @@ class MemoryServer:
         if not self._loop.is_running():
             self._loop.close()
 
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
-
     @property
     def url(self) -> str:
-        if self._server is None:
+        if self._running is None:
             raise RuntimeError("the memory server is not running")
-        port = int(self._server.server_address[1])
+        port = int(self._running.server.server_address[1])
         host = f"[{self._host}]" if ":" in self._host else self._host
         return f"http://{host}:{port}"
 
@@ -232,17 +214,8 @@ class MemoryServer:
         return Reply(200, reply)
 
 
-class _ContractHTTPServer(TrackingHTTPServer):
-    def __init__(self, address: tuple[str, int], app: MemoryServer) -> None:
-        self.app = app
-        super().__init__(address, _Handler)
-
-
 class _Handler(TrackingHandler):
-    server: _ContractHTTPServer
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Silent: request lines would only repeat what the client records."""
+    server: OwnedHTTPServer[MemoryServer]
 
     def do_GET(self) -> None:
         self._serve("GET")
@@ -258,7 +231,7 @@ class _Handler(TrackingHandler):
         else:
             raw = self.rfile.read(length) if length > 0 else b""
             path = self.path.split("?", 1)[0]
-            reply = self.server.app.handle(method, path, self.headers.get("authorization"), raw)
+            reply = self.server.owner.handle(method, path, self.headers.get("authorization"), raw)
         try:
             data = json.dumps(reply.body, ensure_ascii=False, allow_nan=False).encode("utf-8")
         except ValueError:  # a NaN or infinite score: not JSON

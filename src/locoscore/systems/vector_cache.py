@@ -14,12 +14,13 @@ column) are upgraded in place: their vectors all came from the API.
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from locoscore._io import open_state_db
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS vectors (
@@ -62,11 +63,8 @@ class VectorSpace:
 
 class VectorCache:
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self.conn = sqlite3.connect(str(path), timeout=30.0, isolation_level=None)
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA synchronous=NORMAL")
+        self.conn = open_state_db(path)
         columns = {row[1] for row in self.conn.execute("PRAGMA table_info(vectors)")}
         if columns and "backend" not in columns:
             self.conn.executescript(f"BEGIN;{_UPGRADE.format(schema=SCHEMA)}COMMIT;")

@@ -15,7 +15,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from locoscore._http_server import TrackingHandler, TrackingHTTPServer
+from locoscore._http_server import OwnedHTTPServer, TrackingHandler
 from locoscore.llm.endpoint import FAKE_HEADER
 from locoscore.testing import (
     _anthropic_batches,
@@ -99,27 +99,22 @@ def redact_headers(headers: dict[str, str]) -> dict[str, str]:
     }
 
 
-class FakeHTTPServer(TrackingHTTPServer):
-    def __init__(self, address: tuple[str, int], core: Core) -> None:
-        self.core = core
-        super().__init__(address, _Handler)
+def fake_http_server(address: tuple[str, int], core: Core) -> OwnedHTTPServer[Core]:
+    return OwnedHTTPServer(address, _Handler, core)
 
 
 class _Handler(TrackingHandler):
-    server: FakeHTTPServer
+    server: OwnedHTTPServer[Core]
     lower_headers: dict[str, str]
 
     @property
     def core(self) -> Core:
-        return self.server.core
+        return self.server.owner
 
     @property
     def base_url(self) -> str:
         host = self.headers.get("host") or "{}:{}".format(*self.server.server_address[:2])
         return f"http://{host}"
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Silent: tests and benchmarks read the counters instead."""
 
     def do_GET(self) -> None:
         self._serve("GET")

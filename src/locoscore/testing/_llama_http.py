@@ -9,7 +9,7 @@ import select
 import socket
 from typing import Any
 
-from locoscore._http_server import TrackingHandler, TrackingHTTPServer
+from locoscore._http_server import OwnedHTTPServer, TrackingHandler
 
 TOKEN_PATTERN = re.compile(r"\w+|[^\w\s]")
 
@@ -19,18 +19,14 @@ def tokenize(text: str) -> list[str]:
     return TOKEN_PATTERN.findall(text)
 
 
-class LlamaHTTPServer(TrackingHTTPServer):
-    # `owner` is the LlamaServer that starts it, typed loosely so this module imports nothing back
-    def __init__(self, address: tuple[str, int], owner: Any) -> None:
-        self.owner = owner
-        super().__init__(address, _Handler)
+def llama_http_server(address: tuple[str, int], owner: Any) -> OwnedHTTPServer[Any]:
+    """`owner` is the LlamaServer that starts it, typed loosely so this module imports
+    nothing back."""
+    return OwnedHTTPServer(address, _Handler, owner)
 
 
 class _Handler(TrackingHandler):
-    server: LlamaHTTPServer
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Silent: tests read the counters."""
+    server: OwnedHTTPServer[Any]
 
     def _send(self, status: int, body: Any) -> None:
         data = json.dumps(body).encode("utf-8")

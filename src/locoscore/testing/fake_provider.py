@@ -62,7 +62,7 @@ from typing import Any, Self
 
 from locoscore._http_server import BackgroundServer, ServedInBackground
 from locoscore.testing._core import Core, FakeConfig
-from locoscore.testing._http import REDACTED, FakeHTTPServer, redact_headers
+from locoscore.testing._http import REDACTED, fake_http_server, redact_headers
 from locoscore.testing._verdicts import (
     FAULT_TYPES,
     VERDICT_RULES,
@@ -94,40 +94,36 @@ class FakeProvider(BackgroundServer):
     def __init__(self, config: FakeConfig | None = None, host: str = "127.0.0.1", port: int = 0):
         self._core = Core(config or FakeConfig())
         self._host, self._port = host, port
-        self._server: FakeHTTPServer | None = None
         self._running: ServedInBackground | None = None
 
     # -- lifecycle ------------------------------------------------------------------------
 
     def start(self) -> Self:
-        if self._server is None:
+        if self._running is None:
             self._core.stop_event.clear()
-            self._server = FakeHTTPServer((self._host, self._port), self._core)
-            self._running = ServedInBackground(self._server, "fake-provider")
+            server = fake_http_server((self._host, self._port), self._core)
+            self._running = ServedInBackground(server, "fake-provider")
         return self
 
     def stop(self) -> None:
-        server, self._server = self._server, None
-        if server is None:
-            return
-        self._core.stop_event.set()
-        if self._running is not None:
-            self._running.stop()
+        running, self._running = self._running, None
+        if running is not None:
+            self._core.stop_event.set()
+            running.stop()
 
     def serve_forever(self) -> None:
         """Serve in the calling thread until stop() or a signal (the command-line mode)."""
-        self.start()
-        if self._running is not None:
-            while self._running.is_alive():
-                self._running.join(timeout=0.2)
+        running = self.start()._running
+        while running is not None and running.is_alive():
+            running.join(timeout=0.2)
 
     # -- addresses ------------------------------------------------------------------------
 
     @property
     def port(self) -> int:
-        if self._server is None:
+        if self._running is None:
             raise RuntimeError("the fake provider is not running")
-        return int(self._server.server_address[1])
+        return int(self._running.server.server_address[1])
 
     @property
     def url(self) -> str:

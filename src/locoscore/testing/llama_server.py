@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from typing import Any, Self
 
 from locoscore._http_server import BackgroundServer, ServedInBackground
-from locoscore.testing._llama_http import TOKEN_PATTERN, LlamaHTTPServer, tokenize
+from locoscore.testing._llama_http import TOKEN_PATTERN, llama_http_server, tokenize
 
 TEMPLATE_TOKENS = 8  # the chat template's tokens around one user message
 _REPLY_KEYS = re.compile(r"Reply with JSON: \{(.*)\}\s*$", re.MULTILINE)
@@ -129,29 +129,27 @@ class LlamaServer(BackgroundServer):
         self.config = config or LlamaConfig()
         self.state = _State()
         self.stopping = threading.Event()
-        self._server: LlamaHTTPServer | None = None
         self._running: ServedInBackground | None = None
 
     def start(self) -> Self:
-
-        self._server = LlamaHTTPServer(("127.0.0.1", 0), self)
-        self._running = ServedInBackground(self._server, "llama-stand-in")
+        self._running = ServedInBackground(
+            llama_http_server(("127.0.0.1", 0), self), "llama-stand-in"
+        )
         return self
 
     def stop(self) -> None:
-        server, self._server = self._server, None
-        if server is None:
+        running, self._running = self._running, None
+        if running is None:
             return
         self.stopping.set()
         with self.state.lock:
             self.state.slot_free.notify_all()
-        if self._running is not None:
-            self._running.stop()
+        running.stop()
 
     @property
     def url(self) -> str:
-        assert self._server is not None, "the stand-in is not running"
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        assert self._running is not None, "the stand-in is not running"
+        return f"http://127.0.0.1:{self._running.server.server_address[1]}"
 
     @property
     def openai_url(self) -> str:
