@@ -137,6 +137,13 @@ class LibraryMemorySystem(MemorySystem):
     def signature_options(self) -> dict[str, str]:
         return self._ingest_settings()
 
+    def runtime(self) -> dict[str, Any] | None:
+        """Where the library's own LLM and embedder were served, for run.json. Not in the
+        signature (the served models are, by name): a port changes between two runs of one
+        server, which must not block a resume. Credentials in a URL are scrubbed."""
+        keys = ("llm_base_url", "embedder_base_url")
+        return {key: _public_url(self._base_url(key)) for key in keys if key in self.OPTIONS}
+
     def dry_run_blocker(self) -> str | None:
         return key_blocker(self.name, self.options)
 
@@ -203,3 +210,17 @@ class LibraryMemorySystem(MemorySystem):
     def items_in(self, conversation_id: str) -> int | None:
         with self._lock:
             return self._items_in.get(conversation_id)
+
+
+def _public_url(url: str) -> str:
+    """The URL without the user and password it may carry, and without any known secret."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    from locoscore.llm.call_errors import redact_secrets
+
+    parts = urlsplit(url)
+    if parts.username is not None or parts.password is not None:
+        host = parts.hostname or ""
+        netloc = f"{host}:{parts.port}" if parts.port is not None else host
+        parts = parts._replace(netloc=netloc)
+    return redact_secrets(urlunsplit(parts))
