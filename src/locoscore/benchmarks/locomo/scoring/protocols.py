@@ -10,14 +10,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import nltk
-
 from locoscore._version import __version__
 from locoscore.benchmarks.locomo.categories import ADVERSARIAL
 from locoscore.benchmarks.locomo.scoring.locomo import score_f1_locomo
 from locoscore.benchmarks.locomo.scoring.mem0 import bleu1, score_f1_mem0
 from locoscore.benchmarks.locomo.scoring.spec import compute_token_f1
-from locoscore.stem import STEMMER_ID
+from locoscore.stem import NLTK_VERSION, STEMMER_ID
 
 MetricFn = Callable[[str, str | int, int], float]
 
@@ -73,7 +71,7 @@ MEM0 = LexicalProtocol(
         ("norm", "mem0"),
         ("stem", "none"),
         ("overlap", "set"),
-        ("bleu", f"nltk{nltk.__version__}-w1000-smooth1"),
+        ("bleu", f"nltk{NLTK_VERSION}-w1000-smooth1"),
         ("wtok", "treebank+punkt-en"),
         ("overall", "q-weighted-no-cat5"),
     ),
