@@ -34,11 +34,11 @@ from locoscore.data.conversation import Query, SessionInput
 from locoscore.errors import InputError
 from locoscore.systems._ingest_slots import IngestSlots
 from locoscore.systems._library_providers import (
-    MAX_RETRIES,
     TIMEOUT_S,
     api_key,
     base_url,
     check_embedder,
+    openai_client,
     provider_options,
 )
 from locoscore.systems._library_system import folder_name
@@ -128,14 +128,7 @@ class Mem0GraphLibrary(MemorySystem):
         return self._root / "conversations" / folder_name(conversation_id)
 
     def _client(self, meter: UsageMeter, url_key: str) -> Any:
-        from openai import OpenAI
-
-        return OpenAI(
-            api_key=api_key("mem0", self.options),
-            base_url=base_url(self.options, url_key),
-            http_client=meter.http_client(TIMEOUT_S),
-            max_retries=MAX_RETRIES,
-        )
+        return openai_client("mem0", self.options, url_key, meter.http_client(TIMEOUT_S))
 
     def _config(self, folder: Path) -> dict[str, Any]:
         key = api_key("mem0", self.options)

@@ -32,12 +32,7 @@ from typing import Any, ClassVar
 
 from locoscore.data.conversation import Conversation, Query, SessionInput, TurnInput
 from locoscore.systems._amem_env import close_memory, import_amem, installed_version, open_memory
-from locoscore.systems._library_providers import (
-    MAX_RETRIES,
-    TIMEOUT_S,
-    check_embedder,
-    provider_options,
-)
+from locoscore.systems._library_providers import check_embedder, provider_options
 from locoscore.systems._library_system import LibraryMemorySystem, SessionMap, Stored
 from locoscore.systems._usage_meter import Tally, UsageMeter
 from locoscore.systems.base import MemoryItem, SearchResult
@@ -88,7 +83,6 @@ class AMemSystem(LibraryMemorySystem):
 
     def __init__(self, options: dict[str, str], context: SystemContext) -> None:
         super().__init__(options, context)
-        self._http: list[Any] = []
         self._stores: dict[str, _Store] = {}
         self._opening = threading.Lock()
 
@@ -104,17 +98,7 @@ class AMemSystem(LibraryMemorySystem):
     # -- clients --------------------------------------------------------------------------
 
     def _openai(self, url_option: str, meter: UsageMeter) -> Any:
-        from openai import OpenAI
-
-        http = meter.http_client(TIMEOUT_S)
-        with self._lock:
-            self._http.append(http)
-        return OpenAI(
-            api_key=self._api_key(),
-            base_url=self._base_url(url_option),
-            http_client=http,
-            max_retries=MAX_RETRIES,
-        )
+        return self._openai_client(url_option, self._http_client(meter))
 
     def _embedding_function(self, meter: UsageMeter) -> Any:
         """ChromaDB's OpenAI-compatible embedding function on a metered client (ChromaDB
@@ -145,11 +129,9 @@ class AMemSystem(LibraryMemorySystem):
     async def aclose(self) -> None:
         with self._lock:
             stores, self._stores = list(self._stores.values()), {}
-            clients, self._http = self._http, []
         for store in stores:
             close_memory(store.memory)
-        for http in clients:
-            http.close()
+        self._close_http_clients()
 
     # -- stores ---------------------------------------------------------------------------
 

@@ -94,7 +94,6 @@ class LangMemSystem(LibraryMemorySystem):
 
     def __init__(self, options: dict[str, str], context: SystemContext) -> None:
         super().__init__(options, context)
-        self._http: list[Any] = []
         self._conversations: dict[str, _Conversation] = {}
 
     def _installed_version(self) -> str:
@@ -102,21 +101,8 @@ class LangMemSystem(LibraryMemorySystem):
 
     # -- settings and clients -------------------------------------------------------------
 
-    def _http_client(self, meter: UsageMeter) -> Any:
-        http = meter.http_client(TIMEOUT_S)
-        with self._lock:
-            self._http.append(http)
-        return http
-
     def _openai(self, meter: UsageMeter) -> Any:
-        from openai import OpenAI
-
-        return OpenAI(
-            api_key=self._api_key(),
-            base_url=self._base_url("embedder_base_url"),
-            http_client=self._http_client(meter),
-            max_retries=MAX_RETRIES,
-        )
+        return self._openai_client("embedder_base_url", self._http_client(meter))
 
     def _embed_function(self, meter: UsageMeter) -> Any:
         client = self._openai(meter)
@@ -160,9 +146,7 @@ class LangMemSystem(LibraryMemorySystem):
     async def aclose(self) -> None:
         with self._lock:
             self._conversations.clear()
-            clients, self._http = self._http, []
-        for http in clients:
-            http.close()
+        self._close_http_clients()
 
     # -- stores ---------------------------------------------------------------------------
 
