@@ -11,6 +11,7 @@ from typing import Any
 from locoscore.report.files import write_report_files
 from locoscore.report.numbers import mean_ci
 from locoscore.results.board_row import BoardMetric, BoardRow, cell, read_summary
+from locoscore.results.folder import answered_by
 
 _NOTE = (
     "Each item is its own conversation: LoCoMo conversation i % 10 with the cue added as a "
@@ -36,9 +37,7 @@ def write_report(directory: Path, description: str) -> list[Path]:
 
     summary = read_summary(directory)
     run = summary.get("run") or {}
-    named = ((run.get("system") or {}).get("name"), (run.get("answer") or {}).get("model"))
-    who = " + ".join(str(x) for x in named if x)
-    title = f"{who or 'answers'} on {description}"
+    title = f"{answered_by(run, 'answers')} on {description}"
     from locoscore.claim.render import card_blocks
 
     blocks: list[Block] = [Heading(title, 1), *card_blocks(summary.get("claim"))]

@@ -14,6 +14,7 @@ from locoscore.errors import InputError
 from locoscore.report.files import write_report_files
 from locoscore.report.numbers import mean_ci
 from locoscore.results.board_row import read_summary
+from locoscore.results.folder import answered_by
 from locoscore.results.layout import SCORES, SUMMARY
 
 if TYPE_CHECKING:
@@ -138,15 +139,7 @@ def write_report(directory: Path, description: str) -> list[Path]:
             "not a scored PersonaMem folder (no metric or answers)", file=str(directory / SUMMARY)
         )
     run = summary.get("run") or {}
-    who = (
-        " + ".join(
-            str(x)
-            for x in ((run.get("system") or {}).get("name"), (run.get("answer") or {}).get("model"))
-            if x
-        )
-        or "answers"
-    )
-    title = f"{who} on {description}"
+    title = f"{answered_by(run, 'answers')} on {description}"
     from locoscore.claim.render import card_blocks
 
     blocks: list[Block] = [Heading(title, 1), *card_blocks(summary.get("claim"))]
