@@ -116,7 +116,7 @@ class LibraryMemorySystem(MemorySystem):
         # Its own `prices=` file, else the run's --prices table.
         self._prices = PriceTable.load(Path(prices)) if prices else context.prices
         self._items_in: dict[str, int] = {}
-        self._lock = threading.Lock()  # the stores, counts and HTTP clients
+        self._lock = threading.Lock()  # the counts, the HTTP clients, a subclass's stores
         self._http_clients: list[Any] = []  # opened by `_http_client`, closed with the system
         self._slots = IngestSlots(self.options["ingest_concurrency"])
         self._checkpoint = (
