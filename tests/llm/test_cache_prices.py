@@ -38,6 +38,16 @@ def test_cost_prices_each_part_of_the_prompt_at_its_own_price() -> None:
     assert batch == pytest.approx((976 * 0.15 + 1_024 * 0.075) / 1e6 / 2)
 
 
+def test_a_price_applies_only_to_the_model_the_server_served() -> None:
+    table = PriceTable()
+    plain = (2_000 * 0.15 + 50 * 0.6) / 1e6
+    # a dated snapshot of the model asked for is the model asked for
+    dated = table.cost("gpt-4o-mini", 2_000, 50, served="gpt-4o-mini-2024-07-18")
+    assert dated == pytest.approx(plain)
+    assert table.cost("gpt-4o-mini", 2_000, 50, served="") == pytest.approx(plain)  # unsaid
+    assert table.cost("gpt-4o-mini", 2_000, 50, served="llama-3") is None
+
+
 def test_a_users_table_sets_or_derives_cache_prices(tmp_path: Path) -> None:
     path = tmp_path / "prices.json"
     path.write_text(

@@ -20,7 +20,7 @@ from abc import ABC
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from locoscore.data.conversation import Conversation, Question
 from locoscore.generic.parts import BlindBaseline
@@ -227,12 +227,20 @@ class Benchmark(ABC):
     def questions(
         self, data: Any, conversations: Sequence[Conversation], *, include_excluded: bool = True
     ) -> list[Question]:
-        """The questions of `conversations`, in dataset order."""
+        """The questions of `conversations`, in dataset order (`include_excluded`: with the
+        types left out of the overall)."""
         ids = {c.conversation_id for c in conversations}
         left_out = frozenset() if include_excluded else self.excluded_from_overall
         return [
-            q for q in data.questions if q.conversation_id in ids and q.category not in left_out
+            q
+            for q in self.all_questions(data)
+            if q.conversation_id in ids and q.category not in left_out
         ]
+
+    def all_questions(self, data: Any) -> Sequence[Question]:
+        """Every question of the data as a `Question`, in dataset order: what `questions`
+        picks from (default: the data's own `questions`)."""
+        return cast(Sequence[Question], data.questions)
 
     def errata(self, given: Path | None, data: Any) -> Any | None:
         """The gold errata list (`--errata`, else the benchmark's default) that gives a run's

@@ -32,6 +32,19 @@ def resolve_input_path(explicit: str | Path | None, env_var: str, cached: Path) 
     return cached if cached.exists() else None
 
 
+def _unreachable(
+    error: type[InputError], url: str, exc: Exception, manual_option: str
+) -> InputError:
+    return error(
+        f"could not download {url} ({type(exc).__name__}); are you offline? "
+        f"Download it by hand and pass {manual_option}"
+    )
+
+
+def _wrong_digest(error: type[InputError], url: str, digest: str, sha256: str) -> InputError:
+    return error(f"downloaded file has sha256 {digest}, expected {sha256}; not saved", file=url)
+
+
 def download_bytes_verified(
     url: str,
     sha256: str,
@@ -51,13 +64,10 @@ def download_bytes_verified(
         response = httpx.get(url, timeout=timeout, follow_redirects=True)
         response.raise_for_status()
     except httpx.HTTPError as exc:
-        raise error(
-            f"could not download {url} ({type(exc).__name__}); are you offline? "
-            f"Download it by hand and pass {manual_option}"
-        ) from None
+        raise _unreachable(error, url, exc, manual_option) from None
     digest = hashlib.sha256(response.content).hexdigest()
     if digest != sha256:
-        raise error(f"downloaded file has sha256 {digest}, expected {sha256}; not saved", file=url)
+        raise _wrong_digest(error, url, digest, sha256)
     return response.content
 
 
@@ -108,17 +118,11 @@ def download_streamed_verified(
                         digest.update(chunk)
                         handle.write(chunk)
             except httpx.HTTPError as exc:
-                raise error(
-                    f"could not download {url} ({type(exc).__name__}); are you offline? "
-                    f"Download it by hand and pass {manual_option}"
-                ) from None
+                raise _unreachable(error, url, exc, manual_option) from None
             handle.flush()
             os.fsync(handle.fileno())
         if digest.hexdigest() != sha256:
-            raise error(
-                f"downloaded file has sha256 {digest.hexdigest()}, expected {sha256}; not saved",
-                file=url,
-            )
+            raise _wrong_digest(error, url, digest.hexdigest(), sha256)
         os.chmod(tmp, 0o644)
         os.replace(tmp, dest)
     finally:

@@ -231,7 +231,7 @@ class Runner(JudgeCalls):
     def _cost(self, replies: list[Reply]) -> float | None:
         prices, model = self.judge.settings.prices, self.judge.model
         costs = [
-            prices.served_cost(model, r.model, r.input_tokens, r.output_tokens) for r in replies
+            prices.cost(model, r.input_tokens, r.output_tokens, served=r.model) for r in replies
         ]
         return sum(c for c in costs if c is not None)
 
@@ -246,8 +246,8 @@ class Runner(JudgeCalls):
         for row in rows:
             self.stats.input_tokens += row.input_tokens
             self.stats.output_tokens += row.output_tokens
-            cost = self.judge.settings.prices.served_cost(
-                self.judge.model, row.served_model, row.input_tokens, row.output_tokens
+            cost = self.judge.settings.prices.cost(
+                self.judge.model, row.input_tokens, row.output_tokens, served=row.served_model
             )
             if cost is None:
                 self.stats.cost_known = False

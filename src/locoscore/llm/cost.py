@@ -157,10 +157,15 @@ class PriceTable:
         batch: bool = False,
         cache_read: int = 0,
         cache_write: int = 0,
+        served: str | None = None,
     ) -> float | None:
         """USD, or None for a model without a price. `input_tokens` counts every prompt
         token; `cache_read` and `cache_write` are the parts of it read from or written to
-        the provider's prompt cache, billed at their own prices."""
+        the provider's prompt cache, billed at their own prices. None too when the server
+        said it `served` another model than `model`: a price applies only to the model that
+        was really served."""
+        if served and not model_matches(model, served):
+            return None
         price = self.prices.get(model)
         if price is None:
             return None
@@ -170,30 +175,6 @@ class PriceTable:
             write, read = self.cache_price(model) or (price[0], price[0])
             usd += cache_write * write + cache_read * read
         return usd / 1_000_000 * (BATCH_DISCOUNT if batch else 1.0)
-
-    def served_cost(
-        self,
-        asked: str,
-        served: str | None,
-        input_tokens: int,
-        output_tokens: int,
-        *,
-        batch: bool = False,
-        cache_read: int = 0,
-        cache_write: int = 0,
-    ) -> float | None:
-        """As `cost`, and None when the server said it served another model than asked:
-        a price applies only to the model that was really served."""
-        if served and not model_matches(asked, served):
-            return None
-        return self.cost(
-            asked,
-            input_tokens,
-            output_tokens,
-            batch=batch,
-            cache_read=cache_read,
-            cache_write=cache_write,
-        )
 
     def unknown_reason(self, asked: str, served: Served) -> str | None:
         """Why a pass's cost is n/a (reported beside the null), or None when it is known."""

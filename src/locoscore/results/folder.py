@@ -7,7 +7,7 @@ one section of `summary.json`; writing keeps what the other command wrote.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +96,17 @@ def write_results(
     for name, text in texts.items():
         write_text_atomic(directory / name, text)
     return summary
+
+
+def answered_by(run: Any, nobody: str) -> str:
+    """Who made a folder's answers, from its run section: the memory system's name and the
+    answer model ("mem0 + gpt-4o-mini"); `nobody` where the run names neither."""
+    if not isinstance(run, Mapping):
+        return nobody
+    system, answer = run.get("system"), run.get("answer")
+    name = system.get("name") if isinstance(system, Mapping) else system
+    model = answer.get("model") if isinstance(answer, Mapping) else None
+    return " + ".join(str(x) for x in (name, model) if x) or nobody
 
 
 def check_out_dir(out: Path) -> None:

@@ -373,13 +373,13 @@ class Answerer:
     def _cost(self, replies: list[Reply]) -> float | None:
         prices, model = self.step.settings.prices, self.step.model or ""
         costs = [
-            prices.served_cost(
+            prices.cost(
                 model,
-                r.model,
                 r.input_tokens,
                 r.output_tokens,
                 cache_read=r.cache_read_tokens,
                 cache_write=r.cache_write_tokens,
+                served=r.model,
             )
             for r in replies
         ]

@@ -65,6 +65,19 @@ def api_key(system: str, options: Mapping[str, Any]) -> str:
     return key
 
 
+def openai_client(system: str, options: Mapping[str, Any], url_key: str, http: Any) -> Any:
+    """An OpenAI client of the library's LLM or embedder (`url_key`: `llm_base_url` or
+    `embedder_base_url`) on `http`, an HTTP client that meters usage; the SDK's own backoff."""
+    from openai import OpenAI
+
+    return OpenAI(
+        api_key=api_key(system, options),
+        base_url=base_url(options, url_key),
+        http_client=http,
+        max_retries=MAX_RETRIES,
+    )
+
+
 def check_embedder(system: str, options: Mapping[str, Any], client: Any, exact: bool) -> None:
     """One embedding request: the URL, the key, and the vector size (`exact`: it must be
     `embedding_dims`; else at least that many values, which the library keeps)."""

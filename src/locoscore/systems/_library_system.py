@@ -28,8 +28,14 @@ from locoscore.errors import InputError
 from locoscore.llm.cost import PriceTable
 from locoscore.systems._ingest_checkpoint import IngestCheckpoint
 from locoscore.systems._ingest_slots import IngestSlots
-from locoscore.systems._library_providers import api_key, base_url, key_blocker
-from locoscore.systems._usage_meter import Tally
+from locoscore.systems._library_providers import (
+    TIMEOUT_S,
+    api_key,
+    base_url,
+    key_blocker,
+    openai_client,
+)
+from locoscore.systems._usage_meter import Tally, UsageMeter
 from locoscore.systems.base import MemorySystem, Usage
 from locoscore.systems.context import SystemContext
 from locoscore.systems.options import OptionSpec, resolve_options, signature_values
@@ -110,7 +116,8 @@ class LibraryMemorySystem(MemorySystem):
         # Its own `prices=` file, else the run's --prices table.
         self._prices = PriceTable.load(Path(prices)) if prices else context.prices
         self._items_in: dict[str, int] = {}
-        self._lock = threading.Lock()  # the stores and counts
+        self._lock = threading.Lock()  # the counts, the HTTP clients, a subclass's stores
+        self._http_clients: list[Any] = []  # opened by `_http_client`, closed with the system
         self._slots = IngestSlots(self.options["ingest_concurrency"])
         self._checkpoint = (
             IngestCheckpoint(self._root / "ingested.json", self._ingest_settings(), self.name)
@@ -153,6 +160,23 @@ class LibraryMemorySystem(MemorySystem):
     def _base_url(self, key: str) -> str:
         """The URL of the LLM (`llm_base_url`) or of the embedder (`embedder_base_url`)."""
         return base_url(self.options, key)
+
+    def _http_client(self, meter: UsageMeter) -> Any:
+        """An HTTP client that meters usage into `meter`, kept to be closed with the system."""
+        http = meter.http_client(TIMEOUT_S)
+        with self._lock:
+            self._http_clients.append(http)
+        return http
+
+    def _close_http_clients(self) -> None:
+        with self._lock:
+            clients, self._http_clients = self._http_clients, []
+        for http in clients:
+            http.close()
+
+    def _openai_client(self, url_key: str, http: Any) -> Any:
+        """An OpenAI client of the LLM or the embedder (`url_key`) on a metering `http`."""
+        return openai_client(self.name, self.options, url_key, http)
 
     def _resumable(self) -> bool:
         """The store outlives the process (a checkpoint is kept)."""

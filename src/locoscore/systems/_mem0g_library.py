@@ -32,13 +32,14 @@ from typing import Any, ClassVar
 
 from locoscore.data.conversation import Query, SessionInput
 from locoscore.errors import InputError
+from locoscore.systems._conversation_stores import ConversationStores
 from locoscore.systems._ingest_slots import IngestSlots
 from locoscore.systems._library_providers import (
-    MAX_RETRIES,
     TIMEOUT_S,
     api_key,
     base_url,
     check_embedder,
+    openai_client,
     provider_options,
 )
 from locoscore.systems._library_system import folder_name
@@ -93,7 +94,7 @@ class Mem0GraphLibrary(MemorySystem):
         self._root = context.state_dir
         self._version = mem0_version()
         self._mem0: Any = None
-        self._stores: dict[str, _Store] = {}
+        self._stores = ConversationStores[_Store](self._folder)
         self._items: dict[str, int] = {}
         self._lock = threading.Lock()
         self._slots = IngestSlots(self.options["ingest_concurrency"])
@@ -117,9 +118,7 @@ class Mem0GraphLibrary(MemorySystem):
             _watch_parent(self.options["parent_pid"])
 
     async def aclose(self) -> None:
-        with self._lock:
-            stores, self._stores = list(self._stores.values()), {}
-        for store in stores:
+        for store in self._stores.drain():
             _close(store)
 
     # -- stores ---------------------------------------------------------------------------
@@ -128,14 +127,7 @@ class Mem0GraphLibrary(MemorySystem):
         return self._root / "conversations" / folder_name(conversation_id)
 
     def _client(self, meter: UsageMeter, url_key: str) -> Any:
-        from openai import OpenAI
-
-        return OpenAI(
-            api_key=api_key("mem0", self.options),
-            base_url=base_url(self.options, url_key),
-            http_client=meter.http_client(TIMEOUT_S),
-            max_retries=MAX_RETRIES,
-        )
+        return openai_client("mem0", self.options, url_key, meter.http_client(TIMEOUT_S))
 
     def _config(self, folder: Path) -> dict[str, Any]:
         key = api_key("mem0", self.options)
@@ -171,27 +163,21 @@ class Mem0GraphLibrary(MemorySystem):
         }
 
     def _store(self, conversation_id: str, create: bool) -> _Store | None:
-        with self._lock:
-            store = self._stores.get(conversation_id)
-            if store is not None:
-                return store
-            folder = self._folder(conversation_id)
-            if not create and not folder.exists():
-                return None
-            folder.mkdir(parents=True, exist_ok=True)
-            memory = self._mem0.Memory.from_config(self._config(folder))
-            meter = UsageMeter()
-            # Mem0 built plain OpenAI clients (vector side and graph side): swap in ones that
-            # report usage to this conversation's meter (same URLs and key).
-            memory.llm.client = self._client(meter, "llm_base_url")
-            memory.embedding_model.client = self._client(meter, "embedder_base_url")
-            memory.graph.llm.client = self._client(meter, "llm_base_url")
-            memory.graph.embedding_model.client = self._client(meter, "embedder_base_url")
-            store = _Store(
-                memory, meter, RelationDates(folder / "relation_dates.json"), threading.Lock()
-            )
-            self._stores[conversation_id] = store
-            return store
+        return self._stores.open(conversation_id, create, self._open_store)
+
+    def _open_store(self, folder: Path) -> _Store:
+        folder.mkdir(parents=True, exist_ok=True)
+        memory = self._mem0.Memory.from_config(self._config(folder))
+        meter = UsageMeter()
+        # Mem0 built plain OpenAI clients (vector side and graph side): swap in ones that
+        # report usage to this conversation's meter (same URLs and key).
+        memory.llm.client = self._client(meter, "llm_base_url")
+        memory.embedding_model.client = self._client(meter, "embedder_base_url")
+        memory.graph.llm.client = self._client(meter, "llm_base_url")
+        memory.graph.embedding_model.client = self._client(meter, "embedder_base_url")
+        return _Store(
+            memory, meter, RelationDates(folder / "relation_dates.json"), threading.Lock()
+        )
 
     def _counted(self, store: _Store) -> Tally:
         tally = Tally()
@@ -213,8 +199,8 @@ class Mem0GraphLibrary(MemorySystem):
     def _reset(self, conversation_id: str) -> None:
         import shutil
 
+        store = self._stores.pop(conversation_id)
         with self._lock:
-            store = self._stores.pop(conversation_id, None)
             self._items.pop(conversation_id, None)
         if store is not None:
             _close(store)
@@ -276,7 +262,7 @@ class Mem0GraphLibrary(MemorySystem):
         """Memories stored since the reset, and the relations dated (None after a restart)."""
         with self._lock:
             memories = self._items.get(conversation_id)
-            store = self._stores.get(conversation_id)
+        store = self._stores.get(conversation_id)
         if memories is None or store is None:
             return None
         return memories + len(store.dates)

@@ -25,19 +25,14 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import shutil
-import threading
 from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
 from locoscore.data.conversation import Conversation, Query, SessionInput, TurnInput
 from locoscore.systems._amem_env import close_memory, import_amem, installed_version, open_memory
-from locoscore.systems._library_providers import (
-    MAX_RETRIES,
-    TIMEOUT_S,
-    check_embedder,
-    provider_options,
-)
+from locoscore.systems._conversation_stores import ConversationStores
+from locoscore.systems._library_providers import check_embedder, provider_options
 from locoscore.systems._library_system import LibraryMemorySystem, SessionMap, Stored
 from locoscore.systems._usage_meter import Tally, UsageMeter
 from locoscore.systems.base import MemoryItem, SearchResult
@@ -88,9 +83,7 @@ class AMemSystem(LibraryMemorySystem):
 
     def __init__(self, options: dict[str, str], context: SystemContext) -> None:
         super().__init__(options, context)
-        self._http: list[Any] = []
-        self._stores: dict[str, _Store] = {}
-        self._opening = threading.Lock()
+        self._stores = ConversationStores[_Store](self._folder)
 
     def _installed_version(self) -> str:
         return installed_version()
@@ -104,17 +97,7 @@ class AMemSystem(LibraryMemorySystem):
     # -- clients --------------------------------------------------------------------------
 
     def _openai(self, url_option: str, meter: UsageMeter) -> Any:
-        from openai import OpenAI
-
-        http = meter.http_client(TIMEOUT_S)
-        with self._lock:
-            self._http.append(http)
-        return OpenAI(
-            api_key=self._api_key(),
-            base_url=self._base_url(url_option),
-            http_client=http,
-            max_retries=MAX_RETRIES,
-        )
+        return self._openai_client(url_option, self._http_client(meter))
 
     def _embedding_function(self, meter: UsageMeter) -> Any:
         """ChromaDB's OpenAI-compatible embedding function on a metered client (ChromaDB
@@ -143,48 +126,31 @@ class AMemSystem(LibraryMemorySystem):
         check_embedder(self.name, self.options, client, exact=False)
 
     async def aclose(self) -> None:
-        with self._lock:
-            stores, self._stores = list(self._stores.values()), {}
-            clients, self._http = self._http, []
-        for store in stores:
+        for store in self._stores.drain():
             close_memory(store.memory)
-        for http in clients:
-            http.close()
+        self._close_http_clients()
 
     # -- stores ---------------------------------------------------------------------------
 
     def _store(self, conversation_id: str, create: bool) -> _Store | None:
-        with self._lock:
-            found = self._stores.get(conversation_id)
-        if found is not None:
-            return found
-        with self._opening:  # one store per conversation even when searches race to open it
-            with self._lock:
-                found = self._stores.get(conversation_id)
-            if found is not None:
-                return found
-            folder = self._folder(conversation_id)
-            if not create and not folder.exists():
-                return None
-            # One meter per conversation: calls from threads that lost the context still
-            # land with the session being added (one at a time per conversation).
-            meter = UsageMeter()
-            memory = open_memory(
-                folder / "chroma",
-                self.options["llm_model"],
-                self._api_key(),
-                self._openai("llm_base_url", meter),
-                lambda: self._embedding_function(meter),
-            )
-            store = _Store(memory, folder, meter)
-            with self._lock:
-                self._stores[conversation_id] = store
-            return store
+        return self._stores.open(conversation_id, create, self._open_store)
+
+    def _open_store(self, folder: Path) -> _Store:
+        # One meter per conversation: calls from threads that lost the context still land
+        # with the session being added (one at a time per conversation).
+        meter = UsageMeter()
+        memory = open_memory(
+            folder / "chroma",
+            self.options["llm_model"],
+            self._api_key(),
+            self._openai("llm_base_url", meter),
+            lambda: self._embedding_function(meter),
+        )
+        return _Store(memory, folder, meter)
 
     async def reset(self, conversation_id: str) -> None:
         """Drop the conversation's whole store (its ChromaDB folder and the sidecar)."""
-        with self._lock:
-            store = self._stores.pop(conversation_id, None)
+        store = self._stores.pop(conversation_id)
         if store is not None:
             close_memory(store.memory)
         await asyncio.to_thread(shutil.rmtree, self._folder(conversation_id), True)

@@ -132,11 +132,8 @@ class GraphitiSystem(LibraryMemorySystem):
         await asyncio.to_thread(self._check_embedder)
 
     def _check_embedder(self) -> None:
-        from openai import OpenAI
-
-        url = self._base_url("embedder_base_url")
         with UsageMeter().http_client(TIMEOUT_S) as http:
-            client = OpenAI(api_key=self._api_key(), base_url=url, http_client=http)
+            client = self._openai_client("embedder_base_url", http)
             check_embedder(self.name, self.options, client, exact=False)
 
     async def aclose(self) -> None:

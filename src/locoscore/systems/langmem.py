@@ -21,10 +21,12 @@ import asyncio
 import hashlib
 import shutil
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, ClassVar
 
 from locoscore.data.conversation import Query, SessionInput
 from locoscore.errors import InputError
+from locoscore.systems._conversation_stores import ConversationStores
 from locoscore.systems._langmem_store import ConversationMemories
 from locoscore.systems._library_providers import (
     MAX_RETRIES,
@@ -94,29 +96,15 @@ class LangMemSystem(LibraryMemorySystem):
 
     def __init__(self, options: dict[str, str], context: SystemContext) -> None:
         super().__init__(options, context)
-        self._http: list[Any] = []
-        self._conversations: dict[str, _Conversation] = {}
+        self._conversations = ConversationStores[_Conversation](self._folder)
 
     def _installed_version(self) -> str:
         return installed_version()
 
     # -- settings and clients -------------------------------------------------------------
 
-    def _http_client(self, meter: UsageMeter) -> Any:
-        http = meter.http_client(TIMEOUT_S)
-        with self._lock:
-            self._http.append(http)
-        return http
-
     def _openai(self, meter: UsageMeter) -> Any:
-        from openai import OpenAI
-
-        return OpenAI(
-            api_key=self._api_key(),
-            base_url=self._base_url("embedder_base_url"),
-            http_client=self._http_client(meter),
-            max_retries=MAX_RETRIES,
-        )
+        return self._openai_client("embedder_base_url", self._http_client(meter))
 
     def _embed_function(self, meter: UsageMeter) -> Any:
         client = self._openai(meter)
@@ -158,41 +146,30 @@ class LangMemSystem(LibraryMemorySystem):
         check_embedder(self.name, self.options, self._openai(UsageMeter()), exact=True)
 
     async def aclose(self) -> None:
-        with self._lock:
-            self._conversations.clear()
-            clients, self._http = self._http, []
-        for http in clients:
-            http.close()
+        self._conversations.drain()
+        self._close_http_clients()
 
     # -- stores ---------------------------------------------------------------------------
 
     def _conversation(self, conversation_id: str, create: bool) -> _Conversation | None:
-        from langmem import create_memory_store_manager
+        def opened(folder: Path) -> _Conversation:
+            from langmem import create_memory_store_manager
 
-        with self._lock:
-            found = self._conversations.get(conversation_id)
-            if found is not None:
-                return found
-        folder = self._folder(conversation_id)
-        if not create and not folder.exists():
-            return None
-        folder.mkdir(parents=True, exist_ok=True)
-        namespace = ("memories", conversation_id)
-        meter = UsageMeter()
-        memories = ConversationMemories(
-            folder, namespace, self._embed_function(meter), self.options["embedding_dims"]
-        )
-        manager = create_memory_store_manager(
-            self._chat_model(meter), namespace=namespace, store=memories.store
-        )
-        with self._lock:
-            return self._conversations.setdefault(
-                conversation_id, _Conversation(memories, manager, meter)
+            folder.mkdir(parents=True, exist_ok=True)
+            namespace = ("memories", conversation_id)
+            meter = UsageMeter()
+            memories = ConversationMemories(
+                folder, namespace, self._embed_function(meter), self.options["embedding_dims"]
             )
+            manager = create_memory_store_manager(
+                self._chat_model(meter), namespace=namespace, store=memories.store
+            )
+            return _Conversation(memories, manager, meter)
+
+        return self._conversations.open(conversation_id, create, opened)
 
     async def reset(self, conversation_id: str) -> None:
-        with self._lock:
-            self._conversations.pop(conversation_id, None)
+        self._conversations.pop(conversation_id)
         await asyncio.to_thread(shutil.rmtree, self._folder(conversation_id), True)
         self._forget(conversation_id)
 

@@ -34,7 +34,7 @@ import httpx2
 
 from locoscore.data.conversation import Query, SessionInput
 from locoscore.errors import InputError
-from locoscore.systems._library_providers import MAX_RETRIES, TIMEOUT_S, provider_options
+from locoscore.systems._library_providers import TIMEOUT_S, provider_options
 from locoscore.systems._library_system import LibraryMemorySystem, Stored
 from locoscore.systems._mem0_env import (
     close_memory,
@@ -96,16 +96,12 @@ class Mem0System(LibraryMemorySystem):
     def signature_options(self) -> dict[str, str]:
         return {**self._ingest_settings(), **optional_features()}
 
-    def _client(self, base_url: str) -> Any:
-        from openai import OpenAI
-
+    def _client(self, url_key: str) -> Any:
         with self._http_lock:
             if self._http is None:
                 self._http = self._meter.http_client(TIMEOUT_S)
             http = self._http
-        return OpenAI(
-            api_key=self._api_key(), base_url=base_url, http_client=http, max_retries=MAX_RETRIES
-        )
+        return self._openai_client(url_key, http)
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -127,7 +123,7 @@ class Mem0System(LibraryMemorySystem):
 
         url = self._base_url("embedder_base_url")
         where = f"--system mem0: embedder {self.options['embedder_model']} at {url}"
-        client = self._client(url).with_options(max_retries=1)
+        client = self._client("embedder_base_url").with_options(max_retries=1)
         try:
             with UsageMeter.counting():
                 reply = client.embeddings.create(
@@ -192,8 +188,8 @@ class Mem0System(LibraryMemorySystem):
         for part in (memory.llm, memory.embedding_model):
             if not hasattr(part, "client"):
                 raise RuntimeError(f"mem0 {self._version}: {type(part)} has no client")
-        memory.llm.client = self._client(llm_url)
-        memory.embedding_model.client = self._client(embedder_url)
+        memory.llm.client = self._client("llm_base_url")
+        memory.embedding_model.client = self._client("embedder_base_url")
         return memory
 
     async def reset(self, conversation_id: str) -> None:

@@ -16,6 +16,7 @@ from locoscore.testing._verdicts import (
     CONTENT_FAULTS,
     FAULT_TYPES,
     HTTP_FAULTS,
+    LIVE_FAULTS,
     Verdict,
     all_text,
     content_text,
@@ -30,7 +31,6 @@ from locoscore.testing._verdicts import (
 # The first API version without sampling parameters (what anthropic SDK 2.x sends).
 NO_SAMPLING_VERSION = "2026-10-21"
 SAMPLING_PARAMETERS = ("temperature", "top_p", "top_k")
-LIVE_FAULTS = FAULT_TYPES - BATCH_ONLY_FAULTS
 _GEN_4_6 = re.compile(r"^claude-[a-z0-9]+-4-6(?:$|-)")
 _GENERATION = re.compile(r"^claude-[a-z0-9]+-(\d+)(?:$|-)")
 REFUSAL_TEXT = "I can't help with grading this."

@@ -20,6 +20,7 @@ from locoscore.testing._verdicts import (
     CONTENT_FAULTS,
     FAULT_TYPES,
     HTTP_FAULTS,
+    LIVE_FAULTS,
     Verdict,
     all_text,
     estimate_tokens,
@@ -30,7 +31,6 @@ from locoscore.testing._verdicts import (
     user_text,
 )
 
-LIVE_FAULTS = FAULT_TYPES - BATCH_ONLY_FAULTS
 MAX_CHOICES = 128
 REFUSAL_TEXT = "I'm sorry, I can't help with grading this."
 

@@ -24,6 +24,8 @@ CONNECTION_FAULTS = frozenset({"timeout", "drop"})
 # Only a batch entry can expire.
 BATCH_ONLY_FAULTS = frozenset({"expired"})
 FAULT_TYPES = HTTP_FAULTS | CONTENT_FAULTS | CONNECTION_FAULTS | BATCH_ONLY_FAULTS
+# What a live (not batched) call can be given.
+LIVE_FAULTS = FAULT_TYPES - BATCH_ONLY_FAULTS
 
 _LABEL_NAMES = {"label", "verdict", "grade", "judgment", "judgement", "decision", "result"}
 _CORRECT_WORDS = {"correct", "yes", "true", "pass", "right", "acceptable", "good"}

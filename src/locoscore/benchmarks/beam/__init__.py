@@ -10,7 +10,6 @@ baselines give none). Scoring is by rubric (`benchmarks.beam.judge`), not lexica
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -123,14 +122,7 @@ class Beam(Benchmark):
     def conversations(self, data: BeamDataset) -> list[Conversation]:
         return list(data.conversations)
 
-    def questions(
-        self,
-        data: BeamDataset,
-        conversations: Sequence[Conversation],
-        *,
-        include_excluded: bool = True,
-    ) -> list[Question]:
-        wanted = {c.conversation_id for c in conversations}
+    def all_questions(self, data: BeamDataset) -> list[Question]:
         return [
             Question(
                 question_id=q.question_id,
@@ -148,7 +140,6 @@ class Beam(Benchmark):
                 query_id=opaque_question_id(q.question_id),
             )
             for q in data.questions
-            if q.conversation_id in wanted
         ]
 
     def default_answer_prompt_text(self) -> str:

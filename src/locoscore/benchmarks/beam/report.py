@@ -10,16 +10,9 @@ from typing import Any
 from locoscore.benchmarks.beam.baselines import PUBLISHED, SIZES
 from locoscore.benchmarks.beam.data import ABILITIES
 from locoscore.llm.endpoint import through_sentence
-from locoscore.report.document import (
-    Banner,
-    Block,
-    Heading,
-    Notes,
-    Paragraph,
-    Preformatted,
-    Table,
-)
+from locoscore.report.document import Banner, Block, Heading, Notes, Paragraph, Preformatted, Table
 from locoscore.report.files import report_texts
+from locoscore.results.folder import answered_by
 
 ABILITY_NAMES = {
     a: a.replace("_", " ").replace("multi session", "multi-session") for a in ABILITIES
@@ -45,13 +38,7 @@ def _count(value: Any) -> str:
 
 
 def _title(summary: dict[str, Any]) -> str:
-    run = summary.get("run") or {}
-    system = run.get("system")
-    name = system.get("name") if isinstance(system, dict) else system
-    answer = run.get("answer")
-    model = answer.get("model") if isinstance(answer, dict) else None
-    who = " + ".join(str(x) for x in (name, model) if x) or "predictions"
-    return f"{who} on BEAM {summary['data']['size']}"
+    return f"{answered_by(summary.get('run'), 'predictions')} on BEAM {summary['data']['size']}"
 
 
 def _seconds(value: float | None) -> str:

@@ -14,7 +14,7 @@ questions, run with `--benchmark locomo`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -113,7 +113,7 @@ class LoCoMoPlus(Benchmark):
     def describe_data(self, data: PlusData) -> dict[str, Any]:
         from locoscore.benchmarks.locomo_plus.stitch import STITCH_VERSION
 
-        questions = self.questions(data, self.conversations(data))
+        questions = self.all_questions(data)
         return {
             **super().describe_data(data),
             "base": {"path": str(data.locomo.path), "sha256": data.locomo.sha256},
@@ -136,17 +136,8 @@ class LoCoMoPlus(Benchmark):
     def conversations(self, data: PlusData) -> list[Conversation]:
         return [self.stitched(data, item)[0] for item in data.items]
 
-    def questions(
-        self,
-        data: PlusData,
-        conversations: Sequence[Conversation],
-        *,
-        include_excluded: bool = True,
-    ) -> list[Question]:
-        from locoscore.benchmarks.locomo_plus.stitch import item_id
-
-        wanted = {c.conversation_id for c in conversations}
-        return [self.stitched(data, i)[1] for i in data.items if item_id(i) in wanted]
+    def all_questions(self, data: PlusData) -> list[Question]:
+        return [self.stitched(data, item)[1] for item in data.items]
 
     def default_answer_prompt_text(self) -> str:
         return ANSWER_PROMPT
@@ -178,7 +169,7 @@ class LoCoMoPlus(Benchmark):
             questions = [official_stitch(data, item)[1] for item in data.items]
         else:
             settings = judge_settings(settings, TYPE_IDS)
-            questions = self.questions(data, self.conversations(data))
+            questions = self.all_questions(data)
         task = JudgeTask(
             self.name,
             self.summary_fields(),

@@ -26,6 +26,7 @@ from locoscore._io import read_jsonl, write_json_atomic, write_jsonl_atomic
 from locoscore.data.conversation import Question
 from locoscore.errors import InputError
 from locoscore.judge.prompts import PromptTemplate
+from locoscore.report.numbers import mean_ci
 from locoscore.results.folder import load_summary
 from locoscore.results.layout import SCORES, SUMMARY
 
@@ -115,20 +116,14 @@ def add_strict(out: Path, section: dict[str, Any], questions: Sequence[Question]
     write_json_atomic(out / SUMMARY, summary)
 
 
-def shown(block: Mapping[str, Any] | None) -> str:
-    if not block or block.get("mean") is None:
-        return "n/a"
-    low, high = block["ci95"]
-    return f"{block['mean']:.1f} [{low:.1f}, {high:.1f}] (n={block['count']})"
-
-
 def strict_lines(section: Mapping[str, Any]) -> list[str]:
     """What `judge` prints beside the generic lines: the strict overall and the items
     left out of it."""
     strict, apart = section.get("strict"), section.get("short_gap")
     if not strict:
         return []
+    overall, alone = (mean_ci(b, "n/a", count=True) for b in (strict["overall"], apart))
     return [
-        f"J strict (without the {strict['left_out']} short-gap items) {shown(strict['overall'])}",
-        f"J on the short-gap items alone {shown(apart)}",
+        f"J strict (without the {strict['left_out']} short-gap items) {overall}",
+        f"J on the short-gap items alone {alone}",
     ]

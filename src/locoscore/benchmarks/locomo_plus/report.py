@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from locoscore.report.files import write_report_files
+from locoscore.report.numbers import mean_ci
 from locoscore.results.board_row import BoardMetric, BoardRow, cell, read_summary
+from locoscore.results.folder import answered_by
 
 _NOTE = (
     "Each item is its own conversation: LoCoMo conversation i % 10 with the cue added as a "
@@ -29,22 +31,13 @@ _OFFICIAL_NOTE = (
 )
 
 
-def _shown(block: dict[str, Any] | None) -> str:
-    if not block or block.get("mean") is None:
-        return "–"
-    low, high = block["ci95"]
-    return f"{block['mean']:.1f} [{low:.1f}, {high:.1f}]"
-
-
 def write_report(directory: Path, description: str) -> list[Path]:
     from locoscore.judge.folder import over_phrase
     from locoscore.report.document import Banner, Block, Heading, Notes, Paragraph, Table
 
     summary = read_summary(directory)
     run = summary.get("run") or {}
-    named = ((run.get("system") or {}).get("name"), (run.get("answer") or {}).get("model"))
-    who = " + ".join(str(x) for x in named if x)
-    title = f"{who or 'answers'} on {description}"
+    title = f"{answered_by(run, 'answers')} on {description}"
     from locoscore.claim.render import card_blocks
 
     blocks: list[Block] = [Heading(title, 1), *card_blocks(summary.get("claim"))]
@@ -60,9 +53,9 @@ def write_report(directory: Path, description: str) -> list[Path]:
     if judge:
         strict, apart = judge.get("strict") or {}, judge.get("short_gap")
         parts.append(
-            f"J: {_shown(judge['overall'])} {over_phrase(judge)}; strict J (without the "
+            f"J: {mean_ci(judge['overall'])} {over_phrase(judge)}; strict J (without the "
             f"{strict.get('left_out', 0)} short-gap items): "
-            f"{_shown(strict.get('overall'))}; short-gap items alone: {_shown(apart)}"
+            f"{mean_ci(strict.get('overall'))}; short-gap items alone: {mean_ci(apart)}"
         )
     if answers:
         parts.append(f"{answers['answered']} of {answers['questions']} triggers answered")
@@ -81,7 +74,7 @@ def write_report(directory: Path, description: str) -> list[Path]:
     if judge:
         strict_types = (judge.get("strict") or {}).get("by_type") or {}
         rows = [
-            [name, str(block["count"]), _shown(block), _shown(strict_types.get(name))]
+            [name, str(block["count"]), mean_ci(block), mean_ci(strict_types.get(name))]
             for name, block in judge["by_type"].items()
         ]
         blocks += [

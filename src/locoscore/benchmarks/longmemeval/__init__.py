@@ -7,7 +7,6 @@ retrieval metrics and judge rules as the official evaluation defines them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -86,14 +85,8 @@ class LongMemEval(Benchmark):
     def conversations(self, data: LongMemEvalData) -> list[Conversation]:
         return convs.conversations(data)
 
-    def questions(
-        self,
-        data: LongMemEvalData,
-        conversations: Sequence[Conversation],
-        *,
-        include_excluded: bool = True,
-    ) -> list[Question]:
-        return convs.questions(data, conversations, TYPE_IDS)
+    def all_questions(self, data: LongMemEvalData) -> list[Question]:
+        return convs.questions(data, TYPE_IDS)
 
     def gold_evidence(self, data: LongMemEvalData, question: Question) -> tuple[str, ...] | None:
         meta = convs.metas_by_id(data).get(question.question_id)

@@ -134,15 +134,11 @@ def metas_by_id(data: LongMemEvalData) -> dict[str, QuestionMeta]:
     return {meta.question_id: meta for meta in data.questions}
 
 
-def questions(
-    data: LongMemEvalData, convs: Sequence[Conversation], type_ids: dict[str, int]
-) -> list[Question]:
-    wanted = {c.conversation_id for c in convs}
+def questions(data: LongMemEvalData, type_ids: dict[str, int]) -> list[Question]:
+    """Every question of the data, in its order."""
     out = []
     for meta in data.questions:
         cid = conversation_id(meta)
-        if cid not in wanted:
-            continue
         evidence = marked_turns(meta)
         out.append(
             Question(

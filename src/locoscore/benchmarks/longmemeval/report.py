@@ -21,22 +21,11 @@ from locoscore.benchmarks.longmemeval.data import QUESTION_TYPES
 from locoscore.errors import InputError
 from locoscore.generic.paired_compare import paired_rows, write_comparison
 from locoscore.llm.endpoint import without_served
-from locoscore.report.document import (
-    Banner,
-    Block,
-    Heading,
-    Notes,
-    Paragraph,
-    Preformatted,
-    Table,
-)
+from locoscore.report.document import Banner, Block, Heading, Notes, Paragraph, Preformatted, Table
 from locoscore.report.files import write_report_files
 from locoscore.report.spend import judge_calls_line
-from locoscore.results.layout import (
-    RUN_JSON,
-    SCORES,
-    SUMMARY,
-)
+from locoscore.results.folder import answered_by
+from locoscore.results.layout import RUN_JSON, SCORES, SUMMARY
 
 AGGREGATES = ("task_averaged", "overall", "abstention")
 
@@ -65,12 +54,7 @@ def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
 
 
 def _title(run: dict[str, Any]) -> str:
-    system = run.get("system")
-    name = system.get("name") if isinstance(system, dict) else system
-    answer = run.get("answer")
-    model = answer.get("model") if isinstance(answer, dict) else None
-    who = " + ".join(str(x) for x in (name, model) if x) or "predictions"
-    return f"{who} on LongMemEval"
+    return f"{answered_by(run, 'predictions')} on LongMemEval"
 
 
 def _subset(judge: dict[str, Any]) -> str:

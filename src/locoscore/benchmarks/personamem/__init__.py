@@ -167,16 +167,9 @@ class PersonaMem(Benchmark):
     def _conversation_ids(self, data: PersonaMemData) -> dict[str, str]:
         return {c: f"pm-{n:02d}" for n, c in enumerate(data.contexts, 1)}
 
-    def questions(
-        self,
-        data: PersonaMemData,
-        conversations: Sequence[Conversation],
-        *,
-        include_excluded: bool = True,
-    ) -> list[Question]:
+    def all_questions(self, data: PersonaMemData) -> list[Question]:
         from locoscore.benchmarks.personamem.options import gold_text, question_text
 
-        wanted = {c.conversation_id for c in conversations}
         ids = self._conversation_ids(data)
         return [
             Question(
@@ -195,7 +188,6 @@ class PersonaMem(Benchmark):
                 },
             )
             for item in data.items
-            if ids[item.context_id] in wanted
         ]
 
     def blind_baselines(
@@ -271,7 +263,7 @@ class PersonaMem(Benchmark):
         """The questions scored rows count (a failed answer the official protocol leaves
         out is not one), in the benchmark's order."""
         ids = {r["question_id"] for r in rows if r["metric"] is not None}
-        return [q for q in self.questions(data, self.conversations(data)) if q.question_id in ids]
+        return [q for q in self.all_questions(data) if q.question_id in ids]
 
     def score_command(self, call: ScoreCall, terminal: Terminal) -> bool:
         from locoscore.benchmarks.personamem.folder import refuse_score_options, score_answers

@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING, Any
 from locoscore._io import sha256_file
 from locoscore.errors import InputError
 from locoscore.report.files import write_report_files
+from locoscore.report.numbers import mean_ci
 from locoscore.results.board_row import read_summary
+from locoscore.results.folder import answered_by
 from locoscore.results.layout import SCORES, SUMMARY
 
 if TYPE_CHECKING:
@@ -77,19 +79,12 @@ def _claim(out: Path, ours: Any, replace: bool) -> dict[str, Any]:
     return {"run": summary["run"]} if isinstance(summary.get("run"), dict) else {}
 
 
-def _pct(block: dict[str, Any] | None) -> str:
-    if not block or block.get("mean") is None:
-        return "–"
-    low, high = block["ci95"]
-    return f"{block['mean']:.1f} [{low:.1f}, {high:.1f}]"
-
-
 def summary_lines(summary: dict[str, Any]) -> list[str]:
     """What `score` prints: the headline, the protocol, the floors and the margin."""
     floors = summary.get("floors") or {}
     lines = headline_lines(summary)
     for floor in floors.get("blind") or []:
-        lines.append(f"  floor {floor['name']}: {_pct(_overall(floor))} ({_right(floor)} right)")
+        lines.append(f"  floor {floor['name']}: {mean_ci(_overall(floor))} ({_right(floor)} right)")
     if floors.get("margin"):
         lines.append(f"margin over {floors['margin']['over']}: {_signed(floors['margin'])}")
     return lines
@@ -109,7 +104,7 @@ def headline_lines(summary: dict[str, Any]) -> list[str]:
         else f"{answers['questions']} questions"
     )
     lines = [
-        f"{metric.get('label') or 'accuracy'} {_pct(metric['overall'])} over {over} "
+        f"{metric.get('label') or 'accuracy'} {mean_ci(metric['overall'])} over {over} "
         f"({failed} {answers['unparsable']} unparsable: counted wrong)"
     ]
     if scoring.get("protocol"):
@@ -144,15 +139,7 @@ def write_report(directory: Path, description: str) -> list[Path]:
             "not a scored PersonaMem folder (no metric or answers)", file=str(directory / SUMMARY)
         )
     run = summary.get("run") or {}
-    who = (
-        " + ".join(
-            str(x)
-            for x in ((run.get("system") or {}).get("name"), (run.get("answer") or {}).get("model"))
-            if x
-        )
-        or "answers"
-    )
-    title = f"{who} on {description}"
+    title = f"{answered_by(run, 'answers')} on {description}"
     from locoscore.claim.render import card_blocks
 
     blocks: list[Block] = [Heading(title, 1), *card_blocks(summary.get("claim"))]
@@ -167,7 +154,7 @@ def write_report(directory: Path, description: str) -> list[Path]:
     floors = (summary.get("floors") or {}).get("blind") or []
     names = [f["name"] for f in floors]
     rows = [
-        [name, str(block["count"]), _pct(block)]
+        [name, str(block["count"]), mean_ci(block)]
         + [_mean((f.get("by_type") or {}).get(name)) for f in floors]
         for name, block in (metric.get("by_type") or {}).items()
         if block.get("count")
