@@ -17,6 +17,37 @@ sys.path.insert(0, str(REPO / "bench"))
 
 ERRATA = SHARED / "data" / "errata" / "locomo-audit-errors.json"
 
+# Scheduling under xdist (`--dist loadgroup --no-loadscope-reorder`). A module's tests run on
+# one worker, so its module-scoped fixtures are made once, not once per worker that gets one
+# of its tests; a directory whose modules share a session fixture (the board's runs) is one
+# group. The groups that hold minutes of setup start first, so neither worker waits on one
+# at the end.
+SHARED_FIXTURE_DIRS = frozenset({"board"})
+SLOWEST_GROUPS_FIRST = ("letta", "mem0g", "board", "ray", "amem", "graphiti", "langmem")
+
+
+def _group_of(item: pytest.Item) -> str:
+    marked = item.get_closest_marker("xdist_group")
+    if marked is not None:
+        return str(marked.args[0] if marked.args else marked.kwargs["name"])
+    if not item.path.is_relative_to(REPO / "tests"):
+        return item.path.as_posix()
+    where = item.path.relative_to(REPO / "tests")
+    if where.parts[0] in SHARED_FIXTURE_DIRS:
+        return where.parts[0]
+    return where.with_suffix("").as_posix()
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist appends the group to each node id
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    groups = {}
+    for item in items:
+        groups[item] = _group_of(item)
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(groups[item]))
+    rank = {name: i for i, name in enumerate(SLOWEST_GROUPS_FIRST)}
+    items.sort(key=lambda item: rank.get(groups[item], len(rank)))  # stable: else as collected
+
 
 @pytest.fixture(autouse=True)
 def _no_ambient_errata(
