@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from built_environments import skip_unless_built
 from mem0_helpers import conversation
 from typer.testing import CliRunner
 
@@ -44,9 +45,10 @@ def _letta_python() -> str | None:
 
 PYTHON = _letta_python()
 pytestmark = [
-    pytest.mark.skipif(
-        PYTHON is None,
-        reason="no Letta environment (`locoscore systems install letta`, or LOCOSCORE_LETTA_PYTHON "
+    skip_unless_built(
+        "letta",
+        PYTHON,
+        "no Letta environment (`locoscore systems install letta`, or LOCOSCORE_LETTA_PYTHON "
         "set to the Python of a venv with letta[server,sqlite]==0.11.7, mcp[cli]<1.17, "
         "pydantic<2.13)",
     ),

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from built_environments import skip_unless_built
 from mem0_helpers import API_KEY, DIMS
 from typer.testing import CliRunner
 
@@ -37,9 +38,10 @@ try:
 except InputError:  # locoscore not installed: no dependency list, no environment
     ENV_PYTHON = None
 pytestmark = [
-    pytest.mark.skipif(
-        ENV_PYTHON is None,
-        reason="the Mem0g environment is not built (`locoscore systems install mem0g`, needs PyPI)",
+    skip_unless_built(
+        "mem0g",
+        ENV_PYTHON,
+        "the Mem0g environment is not built (`locoscore systems install mem0g`, needs PyPI)",
     ),
     pytest.mark.xdist_group("mem0g"),  # one worker runs the module's one pair of runs
 ]
