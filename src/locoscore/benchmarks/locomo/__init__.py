@@ -188,19 +188,21 @@ class LoCoMo(Benchmark):
 
     def build_run_reports(self, directory: Path, errata: Any | None = None) -> None:
         """report.md, report.html and scores.csv, the statistics section of summary.json."""
-        from locoscore.benchmarks.locomo.report.build import build_reports
+        from locoscore.benchmarks.locomo.report_parts import build_reports
 
         build_reports(directory, self, errata=errata)
 
     def print_run_scores(self, summary: dict[str, Any], t: Terminal) -> None:
         """The lexical protocols' table, then their signatures."""
-        from locoscore.benchmarks.locomo.report.terminal import (
+        from locoscore.benchmarks.locomo.report_parts import LEXICAL_CAPTION
+        from locoscore.generic.report_terminal import (
             lexical_signatures,
             lexical_table,
             print_signatures,
         )
 
-        t.out.print(lexical_table(summary["lexical"]), highlight=False)
+        table = lexical_table(summary["lexical"], GROUPS, LEXICAL_CAPTION)
+        t.out.print(table, highlight=False)
         print_signatures(t.out, lexical_signatures(summary["lexical"]))
 
     def evidence_metric(self) -> tuple[str, Callable[[str, Any, int], float]]:
@@ -255,7 +257,7 @@ class LoCoMo(Benchmark):
 
     def report(self, directory: Path) -> list[Path]:
         """The folder's reports rebuilt as they stand (no errata given: the recorded list)."""
-        from locoscore.benchmarks.locomo.report.build import build_reports
+        from locoscore.benchmarks.locomo.report_parts import build_reports
 
         return build_reports(directory, self).paths
 
@@ -288,8 +290,8 @@ def _load_records(call: JudgeCall) -> Any:
 
 
 def _rebuild(bench: Benchmark, out: Path, errata: Any) -> str | None:
-    from locoscore.benchmarks.locomo.report.build import build_reports
-    from locoscore.benchmarks.locomo.report.terminal import verified_gold_line
+    from locoscore.benchmarks.locomo.report_parts import build_reports
+    from locoscore.benchmarks.locomo.verified_view import verified_gold_line
 
     return verified_gold_line(build_reports(out, bench, errata=errata).analysis)
 

@@ -49,14 +49,14 @@ def audit_command(bench: Benchmark, call: AuditCall, t: Terminal) -> bool:
     from locoscore.benchmarks.locomo.data.dataset import load_dataset
     from locoscore.benchmarks.locomo.data.probes import cached_probe_paths
     from locoscore.benchmarks.locomo.judge.audit import calls_per_set, run_audit, sample_sets
+    from locoscore.benchmarks.locomo.judge.audit_report import audit_document, write_audit
     from locoscore.benchmarks.locomo.judge.audit_stats import placement_sentence
     from locoscore.benchmarks.locomo.probe_sets import (
         gold_probe_set,
         predictions_set,
         probe_file_set,
     )
-    from locoscore.benchmarks.locomo.report.audit_report import audit_document, write_audit
-    from locoscore.benchmarks.locomo.report.build import build_reports
+    from locoscore.benchmarks.locomo.report_parts import build_reports
     from locoscore.benchmarks.records_judge import engine_options
     from locoscore.data.sample import judged_sample
     from locoscore.llm.endpoint import through_sentence

@@ -56,7 +56,7 @@ def errata_ceiling(directory: Path) -> dict[str, Any]:
     from the list at hand (`$LOCOSCORE_ERRATA`, the fetched copy) mapped onto the recorded
     data file; else not available, with how to get it."""
     from locoscore.benchmarks.locomo.data.errata import ERRATA_SOURCE, errata_for
-    from locoscore.benchmarks.locomo.report.verified import ErrataFlags, gold_ceilings
+    from locoscore.benchmarks.locomo.verified import ErrataFlags, gold_ceilings
     from locoscore.errors import InputError
 
     summary = load_summary(directory)

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from locoscore.benchmarks.locomo.categories import GROUPS
-from locoscore.benchmarks.locomo.report.metrics import METRICS
+from locoscore.benchmarks.locomo.metrics import METRICS
 from locoscore.generic.folder_parts import FolderParts
 
 

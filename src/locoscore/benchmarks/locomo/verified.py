@@ -19,9 +19,9 @@ from locoscore.benchmarks.locomo.data.errata import (
     SCORE_CHANGING,
     Errata,
 )
-from locoscore.benchmarks.locomo.report.load import Results
 from locoscore.errors import InputError
 from locoscore.generic.folder_parts import SubsetView
+from locoscore.generic.scored_folder import Results
 from locoscore.results.folder import row_key
 from locoscore.results.layout import SUMMARY
 

@@ -1,4 +1,5 @@
-"""Which charts a report shows, built from the analysis (data choices here, drawing in charts)."""
+"""The published-baselines chart: this run's per-category bars beside the same protocol's
+published ones (data choices here, drawing in `report.charts`)."""
 
 from __future__ import annotations
 
@@ -6,9 +7,9 @@ from typing import Any
 
 from locoscore.benchmarks.locomo import baselines
 from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES
-from locoscore.benchmarks.locomo.report.analysis import Analysis, MetricStats
-from locoscore.benchmarks.locomo.report.metrics import J, judge_baseline_protocol
-from locoscore.benchmarks.locomo.report.tables import category_ids, sample_label
+from locoscore.benchmarks.locomo.comparison import category_ids, sample_label
+from locoscore.benchmarks.locomo.metrics import judge_baseline_protocol
+from locoscore.generic.metric_stats import MetricStats
 from locoscore.report import charts
 from locoscore.report.document import Block, Figure
 
@@ -46,26 +47,3 @@ def comparison_figure(
     if protocol is None and metric.is_judge:
         caption += " No published J on this judge's scale."
     return [Figure(name, title, svg, caption)]
-
-
-def j_distribution(a: Analysis) -> list[Block]:
-    values = [float(r[J.column]) for r in a.results.rows if r.get(J.column) is not None]
-    if not values:
-        return []
-    title = "Per-question J (mean over runs)"
-    edges = [float(x) for x in range(0, 101, 10)]
-    svg = charts.histogram(title, values, edges, "J")
-    return [Figure("j-distribution", title, svg, f"{len(values)} judged questions.")]
-
-
-def latency_cdf(a: Analysis) -> list[Block]:
-    series = {
-        label: [float(r[key]) for r in a.results.rows if r.get(key) is not None]
-        for key, label in (("search_latency_s", "search"), ("total_latency_s", "total"))
-    }
-    series = {k: v for k, v in series.items() if v}
-    if not series:
-        return []
-    title = "Latency CDF"
-    svg = charts.cdf_chart(title, series, "seconds")
-    return [Figure("latency-cdf", title, svg)]

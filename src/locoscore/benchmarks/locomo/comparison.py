@@ -16,13 +16,10 @@ from locoscore.benchmarks.locomo.categories import (
     GROUPS,
     LOCOMO_COLUMN_ORDER,
 )
-from locoscore.benchmarks.locomo.report.analysis import (
-    Analysis,
-    CellStats,
-    MetricStats,
-    metric_stats,
-)
-from locoscore.benchmarks.locomo.report.metrics import F1_LOCOMO, J, Metric, judge_baseline_protocol
+from locoscore.benchmarks.locomo.metrics import F1_LOCOMO, J, Metric, judge_baseline_protocol
+from locoscore.benchmarks.locomo.parts import PARTS
+from locoscore.generic.folder_analysis import Analysis
+from locoscore.generic.metric_stats import CellStats, MetricStats, metric_stats
 from locoscore.generic.metric_tables import seconds
 from locoscore.report.document import Block, Paragraph, Table
 from locoscore.report.markdown import render_markdown, render_table
@@ -155,7 +152,7 @@ def comparable_j_stats(analysis: Analysis) -> MetricStats | None:
     if ms is None or judge_baseline_protocol(judge.protocol if judge else None) is None:
         return None
     if ms.overall_includes_excluded:
-        return metric_stats(analysis.results, J, include_adversarial=False)
+        return metric_stats(analysis.results, J, PARTS, False)
     return ms
 
 

@@ -1,17 +1,85 @@
-"""Report blocks of the verified-gold view: what the errata flag in this run, the ceiling the
-gold as written allows, and every metric again on the questions whose gold stands."""
+"""LoCoMo's verified-gold view, declared for the shared report (`generic.report_parts.
+ViewParts`): every metric again on the questions whose gold stands under the recorded
+errata, its summary.json entry, its report blocks (what the errata flag in this run, the
+ceiling the gold as written allows) and its terminal line."""
 
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass, replace
+from typing import Any
 
 from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES, GROUPS
 from locoscore.benchmarks.locomo.data.errata import ERROR_TYPES, SCORE_CHANGING
-from locoscore.benchmarks.locomo.report.analysis import Analysis, VerifiedGoldView
-from locoscore.benchmarks.locomo.report.verified import Ceiling
+from locoscore.benchmarks.locomo.parts import PARTS
+from locoscore.benchmarks.locomo.verified import Ceiling, ErrataFlags, GoldCeilings, gold_ceilings
+from locoscore.generic.folder_analysis import Analysis
+from locoscore.generic.metric_stats import MetricStats, all_metric_stats
 from locoscore.generic.metric_tables import breakdown_table, ci_text
+from locoscore.generic.report_build import metrics_section
+from locoscore.generic.report_parts import ReportParts
+from locoscore.generic.scored_folder import Results
 from locoscore.report.document import Block, Heading, Paragraph, Table
 from locoscore.report.numbers import DASH, fmt
+from locoscore.results.layout import SUMMARY
+
+
+@dataclass(frozen=True)
+class VerifiedGoldView:
+    """Every metric again on the questions whose gold stands under the recorded errata."""
+
+    errata: ErrataFlags
+    ceilings: GoldCeilings
+    questions: int  # questions whose gold stands
+    excluded: int  # questions left out: their gold is wrong or ambiguous
+    excluded_by_category: dict[int, int]
+    metrics: list[MetricStats]
+    parts: ReportParts
+
+    def metric(self, column: str) -> MetricStats | None:
+        return next((m for m in self.metrics if m.metric.column == column), None)
+
+    def flag(self, row: dict[str, Any]) -> str | None:
+        return self.errata.error_type(row)
+
+    def summary(self) -> dict[str, Any]:
+        """`report.verified_gold`: the `metrics` schema, on the questions whose gold stands."""
+        return {
+            "view": "questions whose gold answer stands: errata types "
+            + ", ".join(SCORE_CHANGING)
+            + " excluded; WRONG_CITATION kept",
+            "errata_sha256": self.errata.sha256,
+            "errata_source": self.errata.source,
+            "questions": self.questions,
+            "excluded": self.excluded,
+            "excluded_by_category": {str(c): n for c, n in self.excluded_by_category.items()},
+            "ceiling": self.ceilings.to_dict(),
+            "metrics": metrics_section(self.metrics, self.parts),
+        }
+
+
+def verified_gold_view(results: Results, parts: ReportParts) -> VerifiedGoldView | None:
+    """The verified-gold view of a folder whose summary.json records errata, else None."""
+    section = results.summary.get("errata")
+    if section is None:
+        return None
+    flags = ErrataFlags.from_section(section, str(results.path / SUMMARY))
+    kept = [r for r in results.rows if flags.gold_stands(r)]
+    ceilings = gold_ceilings(results.rows, flags)
+    return VerifiedGoldView(
+        errata=flags,
+        ceilings=ceilings,
+        questions=len(kept),
+        excluded=len(results.rows) - len(kept),
+        excluded_by_category={cid: c.gold_wrong for cid, c in ceilings.by_category.items()},
+        metrics=all_metric_stats(replace(results, rows=kept), PARTS),
+        parts=parts,
+    )
+
+
+def verified_of(a: Analysis) -> VerifiedGoldView | None:
+    view = a.view
+    return view if isinstance(view, VerifiedGoldView) else None
 
 
 def _citation_sentence(n: int) -> str:
@@ -102,7 +170,7 @@ def _headline(a: Analysis, view: VerifiedGoldView) -> Table:
 
 
 def verified_gold_blocks(a: Analysis) -> list[Block]:
-    view = a.verified
+    view = verified_of(a)
     if view is None:
         return []
     blocks: list[Block] = [
@@ -121,3 +189,23 @@ def verified_gold_blocks(a: Analysis) -> list[Block]:
             ),
         ]
     return blocks
+
+
+def verified_gold_line(analysis: Analysis) -> str | None:
+    """One line on the verified-gold view, or None when no errata are recorded."""
+    view = verified_of(analysis)
+    if view is None:
+        return None
+    shown = []
+    for ms in analysis.metrics:
+        verified = view.metric(ms.metric.column)
+        if verified is not None:
+            d = ms.metric.decimals
+            shown.append(
+                f"{ms.metric.label} {ms.overall.mean:.{d}f} -> {verified.overall.mean:.{d}f}"
+            )
+    return (
+        f"verified gold (errata sha256 {view.errata.sha256[:12]}...): {view.questions} of "
+        f"{view.questions + view.excluded} questions kept, {view.excluded} with a wrong or "
+        f"ambiguous gold left out" + (f"; {', '.join(shown)}" if shown else "")
+    )
