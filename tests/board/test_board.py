@@ -133,9 +133,10 @@ def test_each_row_is_the_paired_test_against_the_leader_holm_adjusted(
             other = load_results(Path(row["folder"]))
             if verified:
                 from locoscore.benchmarks.locomo.report_parts import REPORT
-                from locoscore.benchmarks.locomo.verified_view import verified_gold_view
+                from locoscore.benchmarks.locomo.verified import ERRATA_TYPES
+                from locoscore.generic.errata_view import verified_gold_view
 
-                view = verified_gold_view(leader, REPORT)
+                view = verified_gold_view(leader, REPORT, ERRATA_TYPES)
                 assert view is not None
                 comparison = compare_results(PARTS, leader, other, view.errata.view()).subset
                 assert comparison is not None

@@ -291,7 +291,7 @@ def _load_records(call: JudgeCall) -> Any:
 
 def _rebuild(bench: Benchmark, out: Path, errata: Any) -> str | None:
     from locoscore.benchmarks.locomo.report_parts import build_reports
-    from locoscore.benchmarks.locomo.verified_view import verified_gold_line
+    from locoscore.generic.errata_view import verified_gold_line
 
     return verified_gold_line(build_reports(out, bench, errata=errata).analysis)
 

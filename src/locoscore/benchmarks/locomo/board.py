@@ -18,8 +18,8 @@ from typing import Any
 from locoscore.benchmarks.locomo.categories import ADVERSARIAL, CATEGORY_NAMES
 from locoscore.benchmarks.locomo.metrics import METRICS, Metric
 from locoscore.benchmarks.locomo.report_parts import analyse, load_results
-from locoscore.benchmarks.locomo.verified_view import verified_of
 from locoscore.errors import InputError
+from locoscore.generic.errata_view import verified_of
 from locoscore.generic.recorded_judge import recorded_judge
 from locoscore.generic.report_build import statistics_section
 from locoscore.generic.scored_folder import Results

@@ -24,7 +24,7 @@ def _headline(analysis: Analysis) -> Table:
     )
     for column in ("metric", "n", "score", "bootstrap", "clustered"):
         table.add_column(column, justify="left" if column == "metric" else "right", overflow="fold")
-    from locoscore.benchmarks.locomo.verified_view import verified_of
+    from locoscore.generic.errata_view import verified_of
 
     rows = [(ms, "") for ms in analysis.metrics]
     if (verified := verified_of(analysis)) is not None:
@@ -102,7 +102,7 @@ def score_command(bench: Benchmark, call: ScoreCall, t: Terminal) -> bool:
     from locoscore.benchmarks.locomo.data.load import load_predictions
     from locoscore.benchmarks.locomo.report_parts import LEXICAL_CAPTION, build_reports
     from locoscore.benchmarks.locomo.scoring.folder import score_into_folder
-    from locoscore.benchmarks.locomo.verified_view import verified_gold_line
+    from locoscore.generic.errata_view import verified_gold_line
     from locoscore.generic.report_terminal import (
         lexical_signatures,
         lexical_table,

@@ -18,16 +18,17 @@ from locoscore.benchmarks.locomo.comparison import (
 from locoscore.benchmarks.locomo.comparison_figure import comparison_figure
 from locoscore.benchmarks.locomo.metrics import BLEU1_MEM0, F1_LOCOMO, F1_MEM0, J
 from locoscore.benchmarks.locomo.parts import PARTS
-from locoscore.benchmarks.locomo.verified_view import verified_gold_blocks, verified_gold_view
+from locoscore.benchmarks.locomo.verified import ERRATA_TYPES
 from locoscore.claim.benchmark import ClaimedBenchmark
 from locoscore.generic.audit_view import audit_blocks
+from locoscore.generic.errata_view import errata_view_parts
 from locoscore.generic.folder_analysis import Analysis
 from locoscore.generic.folder_analysis import analyse as analyse_folder
 from locoscore.generic.recorded_judge import recorded_judge_blocks
 from locoscore.generic.report_build import BuiltReports
 from locoscore.generic.report_build import build_reports as build_folder_reports
 from locoscore.generic.report_opening import failed_answers_line
-from locoscore.generic.report_parts import EvidenceParts, ExampleParts, ReportParts, ViewParts
+from locoscore.generic.report_parts import EvidenceParts, ExampleParts, ReportParts
 from locoscore.generic.scored_folder import Results
 from locoscore.generic.scored_folder import load_results as load_folder
 from locoscore.report.document import Block, Heading, Notes, Paragraph
@@ -167,15 +168,7 @@ REPORT = ReportParts(
         F1_LOCOMO,
         "Official F1 by whether the evidence was retrieved",
     ),
-    view=ViewParts(
-        verified_gold_view,
-        "verified_gold",
-        "gold_error",
-        "Gold error (errata)",
-        "Gold error: the errata's type for a flagged question. All but WRONG_CITATION mean the "
-        "gold answer itself is wrong or ambiguous (left out of the verified-gold view).",
-        verified_gold_blocks,
-    ),
+    view=errata_view_parts(ERRATA_TYPES),
 )
 
 

@@ -1,157 +1,32 @@
-"""The verified-gold view's inputs: which of a folder's questions the gold errata flag, and
-the ceiling the gold as written puts on a perfect system.
-
-The errata are applied by `score`, `judge` or `report` and recorded in summary.json's
-`errata` section (the flagged question keys and their error types), so that a report can be
-rebuilt with the same view without the errata file.
-"""
+"""LoCoMo's gold errata for the shared verified-gold view (`generic.gold_errata`,
+`generic.errata_view`): its error types, the flags of an errata list it loaded, and the list
+`compare --verified-gold` uses."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
-
-from locoscore.benchmarks.locomo.categories import ADVERSARIAL, LOCOMO_COLUMN_ORDER
 from locoscore.benchmarks.locomo.data.errata import (
+    CITATION_ONLY,
     ERRATA_SOURCE,
-    ERROR_TYPES,
     SCORE_CHANGING,
     Errata,
 )
 from locoscore.errors import InputError
-from locoscore.generic.folder_parts import SubsetView
+from locoscore.generic.gold_errata import ErrataFlags, ErrataTypes
 from locoscore.generic.scored_folder import Results
-from locoscore.results.folder import row_key
 from locoscore.results.layout import SUMMARY
 
-
-@dataclass(frozen=True)
-class ErrataFlags:
-    """An errata list as recorded in summary.json: where it came from and what it flags."""
-
-    source: str
-    path: str
-    sha256: str
-    checksum_ok: bool
-    flagged: dict[str, str]  # question key (`sample_id#qa_index`) -> error type
-
-    @classmethod
-    def from_section(cls, section: Any, file: str) -> ErrataFlags:
-        """Read the `errata` section written by `Errata.summary_section`."""
-        if not isinstance(section, dict):
-            raise InputError("expected an object", file=file, field="errata")
-        flagged = section.get("flagged")
-        if not isinstance(flagged, dict) or not all(
-            isinstance(k, str) and v in ERROR_TYPES for k, v in flagged.items()
-        ):
-            raise InputError(
-                "expected {question key: known error type}", file=file, field="errata.flagged"
-            )
-        sha256 = section.get("sha256")
-        if not isinstance(sha256, str):
-            raise InputError("expected a string", file=file, field="errata.sha256")
-        return cls(
-            source=str(section.get("source", "")),
-            path=str(section.get("path", "")),
-            sha256=sha256,
-            checksum_ok=bool(section.get("checksum_ok")),
-            flagged=dict(flagged),
-        )
-
-    @classmethod
-    def from_errata(cls, errata: Errata) -> ErrataFlags:
-        return cls(
-            ERRATA_SOURCE, str(errata.path), errata.sha256, errata.checksum_ok, errata.flagged()
-        )
-
-    def error_type(self, row: dict[str, Any]) -> str | None:
-        return self.flagged.get(row_key(row))
-
-    def gold_stands(self, row: dict[str, Any]) -> bool:
-        """False for a question whose gold answer the errata say is wrong or ambiguous."""
-        return self.error_type(row) not in SCORE_CHANGING
-
-    def view(self) -> SubsetView:
-        """The verified-gold view `compare` adds: the paired questions whose gold stands."""
-        return SubsetView(
-            "verified gold",
-            "Verified-gold view",
-            self.gold_stands,
-            self._describe,
-            "whose gold stands",
-        )
-
-    def _describe(self, paired: int, left_out: int, kept: int) -> str:
-        checksum = "the audited list" if self.checksum_ok else "DIFFERS from the audited list"
-        return (
-            f"Gold errata: {self.source or self.path}, sha256 {self.sha256} ({checksum}). Of "
-            f"the {paired} shared questions, {left_out} have a gold answer the errata call "
-            f"wrong or ambiguous and are left out; the {kept} whose gold stands "
-            "(WRONG_CITATION kept) are compared again below, with their own n, intervals and "
-            "tests."
-        )
+ERRATA_TYPES = ErrataTypes(SCORE_CHANGING, CITATION_ONLY, "overall_no_adversarial")
 
 
-@dataclass(frozen=True)
-class Ceiling:
-    """One group of questions: how many, how many have a wrong gold, how many only a wrong
-    citation, and the best score a perfect system can get against the gold as written."""
-
-    n: int
-    gold_wrong: int
-    citation_only: int
-
-    @property
-    def ceiling(self) -> float:
-        """Share of questions whose gold stands, 0-100."""
-        return 100.0 * (self.n - self.gold_wrong) / self.n
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "n": self.n,
-            "gold_wrong": self.gold_wrong,
-            "citation_only": self.citation_only,
-            "ceiling": self.ceiling,
-        }
-
-
-def _ceiling(rows: Sequence[dict[str, Any]], flags: ErrataFlags) -> Ceiling:
-    types = [flags.error_type(r) for r in rows]
-    return Ceiling(
-        n=len(rows),
-        gold_wrong=sum(1 for t in types if t in SCORE_CHANGING),
-        citation_only=sum(1 for t in types if t is not None and t not in SCORE_CHANGING),
-    )
-
-
-@dataclass(frozen=True)
-class GoldCeilings:
-    by_category: dict[int, Ceiling]
-    overall_no_adversarial: Ceiling | None
-    overall_all: Ceiling
-
-    def to_dict(self) -> dict[str, Any]:
-        no_adv = self.overall_no_adversarial
-        return {
-            "by_category": {str(cid): c.to_dict() for cid, c in self.by_category.items()},
-            "overall_no_adversarial": None if no_adv is None else no_adv.to_dict(),
-            "overall_all": self.overall_all.to_dict(),
-        }
-
-
-def gold_ceilings(rows: Sequence[dict[str, Any]], flags: ErrataFlags) -> GoldCeilings:
-    """Ceilings for the questions present in `rows`, per category and overall."""
-    by_category = {}
-    for cid in LOCOMO_COLUMN_ORDER:
-        group = [r for r in rows if r["category"] == cid]
-        if group:
-            by_category[cid] = _ceiling(group, flags)
-    no_adv = [r for r in rows if r["category"] != ADVERSARIAL]
-    return GoldCeilings(
-        by_category=by_category,
-        overall_no_adversarial=_ceiling(no_adv, flags) if no_adv else None,
-        overall_all=_ceiling(rows, flags),
+def flags_of(errata: Errata) -> ErrataFlags:
+    """The flags of an errata list loaded against the dataset, as summary.json records them."""
+    return ErrataFlags(
+        ERRATA_SOURCE,
+        str(errata.path),
+        errata.sha256,
+        errata.checksum_ok,
+        errata.flagged(),
+        ERRATA_TYPES,
     )
 
 
@@ -159,9 +34,9 @@ def comparison_errata(errata: Errata | None, *folders: Results) -> ErrataFlags:
     """The errata for `compare --verified-gold`: the list given (or fetched), else the one
     the folders recorded when they were scored; they must not disagree."""
     if errata is not None:
-        return ErrataFlags.from_errata(errata)
+        return flags_of(errata)
     recorded = [
-        (f, ErrataFlags.from_section(f.summary["errata"], str(f.path / SUMMARY)))
+        (f, ErrataFlags.from_section(f.summary["errata"], str(f.path / SUMMARY), ERRATA_TYPES))
         for f in folders
         if f.summary.get("errata") is not None
     ]

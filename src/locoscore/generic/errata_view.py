@@ -1,23 +1,28 @@
-"""LoCoMo's verified-gold view, declared for the shared report (`generic.report_parts.
-ViewParts`): every metric again on the questions whose gold stands under the recorded
-errata, its summary.json entry, its report blocks (what the errata flag in this run, the
-ceiling the gold as written allows) and its terminal line."""
+"""The verified-gold view of a folder whose summary.json records gold errata
+(`generic.gold_errata`), as the shared report's declared view (`errata_view_parts`): every
+metric again on the questions whose gold stands, its summary.json entry, its report blocks
+(what the errata flag in this run, the ceiling the gold as written allows) and its terminal
+line."""
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Any
 
-from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES, GROUPS
-from locoscore.benchmarks.locomo.data.errata import ERROR_TYPES, SCORE_CHANGING
-from locoscore.benchmarks.locomo.parts import PARTS
-from locoscore.benchmarks.locomo.verified import Ceiling, ErrataFlags, GoldCeilings, gold_ceilings
 from locoscore.generic.folder_analysis import Analysis
+from locoscore.generic.gold_errata import (
+    Ceiling,
+    ErrataFlags,
+    ErrataTypes,
+    GoldCeilings,
+    gold_ceilings,
+)
 from locoscore.generic.metric_stats import MetricStats, all_metric_stats
 from locoscore.generic.metric_tables import breakdown_table, ci_text
 from locoscore.generic.report_build import metrics_section
-from locoscore.generic.report_parts import ReportParts
+from locoscore.generic.report_parts import ReportParts, ViewParts
 from locoscore.generic.scored_folder import Results
 from locoscore.report.document import Block, Heading, Paragraph, Table
 from locoscore.report.numbers import DASH, fmt
@@ -44,35 +49,38 @@ class VerifiedGoldView:
 
     def summary(self) -> dict[str, Any]:
         """`report.verified_gold`: the `metrics` schema, on the questions whose gold stands."""
+        types = self.errata.types
         return {
             "view": "questions whose gold answer stands: errata types "
-            + ", ".join(SCORE_CHANGING)
-            + " excluded; WRONG_CITATION kept",
+            + ", ".join(types.score_changing)
+            + f" excluded; {types.kept_words} kept",
             "errata_sha256": self.errata.sha256,
             "errata_source": self.errata.source,
             "questions": self.questions,
             "excluded": self.excluded,
             "excluded_by_category": {str(c): n for c, n in self.excluded_by_category.items()},
-            "ceiling": self.ceilings.to_dict(),
+            "ceiling": self.ceilings.to_dict(types),
             "metrics": metrics_section(self.metrics, self.parts),
         }
 
 
-def verified_gold_view(results: Results, parts: ReportParts) -> VerifiedGoldView | None:
+def verified_gold_view(
+    results: Results, parts: ReportParts, types: ErrataTypes
+) -> VerifiedGoldView | None:
     """The verified-gold view of a folder whose summary.json records errata, else None."""
     section = results.summary.get("errata")
     if section is None:
         return None
-    flags = ErrataFlags.from_section(section, str(results.path / SUMMARY))
+    flags = ErrataFlags.from_section(section, str(results.path / SUMMARY), types)
     kept = [r for r in results.rows if flags.gold_stands(r)]
-    ceilings = gold_ceilings(results.rows, flags)
+    ceilings = gold_ceilings(results.rows, flags, parts.folder.groups)
     return VerifiedGoldView(
         errata=flags,
         ceilings=ceilings,
         questions=len(kept),
         excluded=len(results.rows) - len(kept),
         excluded_by_category={cid: c.gold_wrong for cid, c in ceilings.by_category.items()},
-        metrics=all_metric_stats(replace(results, rows=kept), PARTS),
+        metrics=all_metric_stats(replace(results, rows=kept), parts.folder),
         parts=parts,
     )
 
@@ -82,27 +90,25 @@ def verified_of(a: Analysis) -> VerifiedGoldView | None:
     return view if isinstance(view, VerifiedGoldView) else None
 
 
-def _citation_sentence(n: int) -> str:
+def _citation_sentence(n: int, types: ErrataTypes) -> str:
+    kept = types.kept_words
     if n == 1:
-        return (
-            "1 question only cites the wrong evidence (WRONG_CITATION) and stays: its gold stands."
-        )
-    return (
-        f"{n} questions only cite the wrong evidence (WRONG_CITATION) and stay: their gold stands."
-    )
+        return f"1 question only cites the wrong evidence ({kept}) and stays: its gold stands."
+    return f"{n} questions only cite the wrong evidence ({kept}) and stay: their gold stands."
 
 
 def _introduction(a: Analysis, view: VerifiedGoldView) -> Paragraph:
     errata = view.errata
     present = Counter(t for r in a.results.rows if (t := errata.error_type(r)) is not None)
-    wrong = ", ".join(f"{t} {present[t]}" for t in SCORE_CHANGING if present[t])
-    citation = sum(present[t] for t in ERROR_TYPES if t not in SCORE_CHANGING)
+    types = errata.types
+    wrong = ", ".join(f"{t} {present[t]}" for t in types.score_changing if present[t])
+    citation = sum(present[t] for t in types.gold_stands)
     checksum = "the audited list" if errata.checksum_ok else "DIFFERS from the audited list"
     return Paragraph(
         f"Gold errata: {errata.source or errata.path}, sha256 {errata.sha256} ({checksum}). "
         f"Of this run's {len(a.results.rows)} questions, {view.excluded} have a gold answer "
         f"the errata call wrong or ambiguous ({wrong or 'none'}): they are left out of this "
-        f"view. {_citation_sentence(citation)} Every metric below is computed again on the "
+        f"view. {_citation_sentence(citation, types)} Every metric below is computed again on the "
         f"{view.questions} questions whose gold stands, with its own n and intervals."
     )
 
@@ -112,14 +118,13 @@ def _ceiling_row(label: str, c: Ceiling) -> list[str]:
 
 
 def ceiling_table(view: VerifiedGoldView) -> Table:
-    ceilings = view.ceilings
-    rows = [
-        _ceiling_row(f"{CATEGORY_NAMES[cid]} ({cid})", c) for cid, c in ceilings.by_category.items()
-    ]
-    if ceilings.overall_no_adversarial is not None:
-        rows.append(_ceiling_row("overall (excl. adversarial)", ceilings.overall_no_adversarial))
-    if ceilings.overall_all.n != getattr(ceilings.overall_no_adversarial, "n", None):
-        rows.append(_ceiling_row("overall (incl. adversarial)", ceilings.overall_all))
+    ceilings, groups = view.ceilings, view.parts.folder.groups
+    rows = [_ceiling_row(groups.label(cid), c) for cid, c in ceilings.by_category.items()]
+    without = ceilings.overall_without_excluded
+    if without is not None:
+        rows.append(_ceiling_row(f"overall ({groups.scope(False)})", without))
+    if ceilings.overall_all.n != getattr(without, "n", None):
+        rows.append(_ceiling_row(f"overall ({groups.scope(True)})", ceilings.overall_all))
     return Table(
         ["Category", "questions", "gold wrong or ambiguous", "citation only", "ceiling (%)"],
         rows,
@@ -135,7 +140,7 @@ def _headline(a: Analysis, view: VerifiedGoldView) -> Table:
     for ms in a.metrics:
         verified = view.metric(ms.metric.column)
         d = ms.metric.decimals
-        scope = GROUPS.scope(ms.overall_includes_excluded)
+        scope = view.parts.folder.groups.scope(ms.overall_includes_excluded)
         if verified is None:
             rows.append([ms.metric.label, scope, str(ms.overall.n), fmt(ms.overall.mean, d)])
             rows[-1] += ["0", DASH, DASH, DASH]
@@ -185,7 +190,9 @@ def verified_gold_blocks(a: Analysis) -> list[Block]:
         blocks += [
             Heading("Per-category breakdown (verified gold)", 3),
             breakdown_table(
-                view.metrics, [r for r in a.results.rows if view.errata.gold_stands(r)], GROUPS
+                view.metrics,
+                [r for r in a.results.rows if view.errata.gold_stands(r)],
+                view.parts.folder.groups,
             ),
         ]
     return blocks
@@ -208,4 +215,17 @@ def verified_gold_line(analysis: Analysis) -> str | None:
         f"verified gold (errata sha256 {view.errata.sha256[:12]}...): {view.questions} of "
         f"{view.questions + view.excluded} questions kept, {view.excluded} with a wrong or "
         f"ambiguous gold left out" + (f"; {', '.join(shown)}" if shown else "")
+    )
+
+
+def errata_view_parts(types: ErrataTypes) -> ViewParts:
+    """The verified-gold view as a report's declared view, for a benchmark's error types."""
+    return ViewParts(
+        functools.partial(verified_gold_view, types=types),
+        "verified_gold",
+        "gold_error",
+        "Gold error (errata)",
+        f"Gold error: the errata's type for a flagged question. All but {types.kept_words} "
+        "mean the gold answer itself is wrong or ambiguous (left out of the verified-gold view).",
+        verified_gold_blocks,
     )
