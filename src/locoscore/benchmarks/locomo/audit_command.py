@@ -48,9 +48,12 @@ def audit_command(bench: Benchmark, call: AuditCall, t: Terminal) -> bool:
     from locoscore.benchmarks.commands import failed, pass_results_in
     from locoscore.benchmarks.locomo.data.dataset import load_dataset
     from locoscore.benchmarks.locomo.data.probes import cached_probe_paths
-    from locoscore.benchmarks.locomo.judge.audit import calls_per_set, run_audit, sample_sets
-    from locoscore.benchmarks.locomo.judge.audit_report import audit_document, write_audit
-    from locoscore.benchmarks.locomo.judge.audit_stats import placement_sentence
+    from locoscore.benchmarks.locomo.judge.audit import (
+        AUDIT,
+        calls_per_set,
+        run_audit,
+        sample_sets,
+    )
     from locoscore.benchmarks.locomo.probe_sets import (
         gold_probe_set,
         predictions_set,
@@ -59,6 +62,8 @@ def audit_command(bench: Benchmark, call: AuditCall, t: Terminal) -> bool:
     from locoscore.benchmarks.locomo.report_parts import build_reports
     from locoscore.benchmarks.records_judge import engine_options
     from locoscore.data.sample import judged_sample
+    from locoscore.generic.audit_report import audit_document, write_audit
+    from locoscore.generic.audit_stats import placement_sentence
     from locoscore.llm.endpoint import through_sentence
     from locoscore.report.spend import judge_calls_line
 
@@ -92,8 +97,9 @@ def audit_command(bench: Benchmark, call: AuditCall, t: Terminal) -> bool:
             console.print(f"calls per probe set: {per_set}", highlight=False)
         return False
     assert result.run is not None
-    document = audit_document(sets, result, ds, call.accept_threshold, sample)
-    write_audit(out, document)
+    dataset = {"path": str(ds.path), "sha256": ds.sha256}
+    document = audit_document(sets, result, dataset, call.accept_threshold, AUDIT, sample)
+    write_audit(out, document, AUDIT)
     if (out / SCORES).is_file() and (out / SUMMARY).is_file():
         build_reports(out, bench)  # a results folder: its report shows the audit next to J
     _print_sets(t, document)
