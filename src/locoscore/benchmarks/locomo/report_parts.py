@@ -10,12 +10,12 @@ from typing import Any
 from locoscore.benchmarks.locomo import baselines
 from locoscore.benchmarks.locomo.comparison import (
     comparable_j_stats,
+    comparison_figure,
     f1_comparison_blocks,
     judge_comparison_blocks,
     latency_comparison_table,
     paper_columns_table,
 )
-from locoscore.benchmarks.locomo.comparison_figure import comparison_figure
 from locoscore.benchmarks.locomo.metrics import BLEU1_MEM0, F1_LOCOMO, F1_MEM0, J
 from locoscore.benchmarks.locomo.parts import PARTS
 from locoscore.benchmarks.locomo.verified import ERRATA_TYPES
