@@ -16,7 +16,9 @@ from typing import Any
 
 from locoscore.errors import InputError
 from locoscore.generic.folder_parts import Groups, SubsetView
+from locoscore.generic.scored_folder import Results
 from locoscore.results.folder import row_key
+from locoscore.results.layout import SUMMARY
 
 
 @dataclass(frozen=True)
@@ -166,3 +168,32 @@ def gold_ceilings(
         overall_without_excluded=_ceiling(kept, flags) if kept else None,
         overall_all=_ceiling(rows, flags),
     )
+
+
+def agreed_errata(
+    given: ErrataFlags | None, folders: Sequence[Results], types: ErrataTypes
+) -> ErrataFlags:
+    """The errata for `compare --verified-gold`: the list given (or fetched), else the one
+    the folders recorded when they were scored; they must not disagree."""
+    if given is not None:
+        return given
+    recorded = [
+        (f, ErrataFlags.from_section(f.summary["errata"], str(f.path / SUMMARY), types))
+        for f in folders
+        if f.summary.get("errata") is not None
+    ]
+    if not recorded:
+        raise InputError(
+            "--verified-gold needs the gold errata: pass --errata PATH (with --dataset), set "
+            "$LOCOSCORE_ERRATA, run `locoscore dataset fetch errata`, or score the folders "
+            "with --errata"
+        )
+    hashes = {flags.sha256 for _, flags in recorded}
+    if len(hashes) > 1:
+        raise InputError(
+            "the folders recorded different errata lists ("
+            + ", ".join(f"{f.path}: {flags.sha256[:12]}" for f, flags in recorded)
+            + "); pass --errata PATH to choose one",
+            field="errata.sha256",
+        )
+    return recorded[0][1]

@@ -7,7 +7,6 @@ import warnings
 from typing import TYPE_CHECKING
 
 from rich.markup import escape
-from rich.table import Table
 
 from locoscore.results.layout import AUDIT_HTML, AUDIT_JSON, AUDIT_MD, SCORES, SUMMARY
 
@@ -15,32 +14,6 @@ if TYPE_CHECKING:
     from locoscore.benchmarks.base import Benchmark
     from locoscore.benchmarks.commands import AuditCall, Terminal
     from locoscore.benchmarks.locomo.judge.audit import ProbeSet
-
-
-def _print_sets(t: Terminal, document: dict[str, object]) -> None:
-    table = Table(title="judge audit: % of answers accepted")
-    for name in ("probe set", "should", "n", "accepted", "95 % CI", "run ±", "recorded", "ref."):
-        table.add_column(
-            name, justify="left" if name in ("probe set", "should") else "right", overflow="fold"
-        )
-    sets = document["probe_sets"]
-    assert isinstance(sets, list)
-    for s in sets:
-        cell = s["acceptance"]["overall"]
-        ci = cell["ci95"]
-        recorded = (s.get("recorded") or {}).get("overall") or {}
-        reference = s.get("reference") or {}
-        table.add_row(
-            s["name"],
-            s["expect"] or "-",
-            str(cell["n"]),
-            "-" if cell["rate"] is None else f"{cell['rate']:.1f}",
-            "-" if ci["low"] is None else f"[{ci['low']:.1f}, {ci['high']:.1f}]",
-            "-" if cell["run_level"]["std"] is None else f"{cell['run_level']['std']:.2f}",
-            "-" if recorded.get("mean") is None else f"{recorded['mean']:.2f}",
-            "-" if reference.get("overall") is None else f"{reference['overall']:.2f}",
-        )
-    t.out.print(table)
 
 
 def audit_command(bench: Benchmark, call: AuditCall, t: Terminal) -> bool:
@@ -64,6 +37,7 @@ def audit_command(bench: Benchmark, call: AuditCall, t: Terminal) -> bool:
     from locoscore.data.sample import judged_sample
     from locoscore.generic.audit_report import audit_document, write_audit
     from locoscore.generic.audit_stats import placement_sentence
+    from locoscore.generic.report_terminal import audit_table
     from locoscore.llm.endpoint import through_sentence
     from locoscore.report.spend import judge_calls_line
 
@@ -102,7 +76,7 @@ def audit_command(bench: Benchmark, call: AuditCall, t: Terminal) -> bool:
     write_audit(out, document, AUDIT)
     if (out / SCORES).is_file() and (out / SUMMARY).is_file():
         build_reports(out, bench)  # a results folder: its report shows the audit next to J
-    _print_sets(t, document)
+    t.out.print(audit_table(document))
     if document.get("placement"):
         console.print(placement_sentence(document["placement"]), highlight=False)
     console.print(f"[bold]{document['summary_line']}[/]", highlight=False)

@@ -18,28 +18,12 @@ if TYPE_CHECKING:
 
 
 def _headline(analysis: Analysis) -> Table:
-    table = Table(
-        title="overall scores, 95 % intervals",
-        caption="bootstrap over questions; clustered by conversation",
-    )
-    for column in ("metric", "n", "score", "bootstrap", "clustered"):
-        table.add_column(column, justify="left" if column == "metric" else "right", overflow="fold")
     from locoscore.generic.errata_view import verified_of
+    from locoscore.generic.report_terminal import overall_table
 
-    rows = [(ms, "") for ms in analysis.metrics]
-    if (verified := verified_of(analysis)) is not None:
-        rows += [(ms, " (verified gold)") for ms in verified.metrics]
-    for ms, view in rows:
-        d, cell = ms.metric.decimals, ms.overall
-        boot, clus = cell.bootstrap, cell.clustered
-        table.add_row(
-            ms.metric.label + view,
-            str(cell.n),
-            f"{cell.mean:.{d}f}",
-            f"[{boot.low:.{d}f}, {boot.high:.{d}f}]",
-            f"[{clus.low:.{d}f}, {clus.high:.{d}f}]" if clus.se is not None else "n/a",
-        )
-    return table
+    verified = verified_of(analysis)
+    more = [] if verified is None else [(ms, " (verified gold)") for ms in verified.metrics]
+    return overall_table(analysis, more)
 
 
 def report_command(bench: Benchmark, call: ReportCall, t: Terminal) -> bool:
