@@ -132,8 +132,8 @@ def test_each_row_is_the_paired_test_against_the_leader_holm_adjusted(
         for row in group["rows"][1:]:
             other = load_results(Path(row["folder"]))
             if verified:
+                from locoscore.benchmarks.locomo.data.errata import ERRATA_TYPES
                 from locoscore.benchmarks.locomo.report_parts import REPORT
-                from locoscore.benchmarks.locomo.verified import ERRATA_TYPES
                 from locoscore.generic.errata_view import verified_gold_view
 
                 view = verified_gold_view(leader, REPORT, ERRATA_TYPES)

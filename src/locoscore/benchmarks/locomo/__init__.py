@@ -232,7 +232,8 @@ class LoCoMo(Benchmark):
         return DEFAULT_ANSWER_PROMPT
 
     # -- commands: the judge pass over joined prediction records, the probe-file audit,
-    # the LoCoMo-shaped report and comparison (`judge/`, `report/`, `compare/`)
+    # the report and comparison through the shared machinery, LoCoMo's parts declared
+    # (`parts.py`, `report_parts.py`)
     def judge_command(self, call: JudgeCall, terminal: Terminal) -> bool:
         """The shared records judge (`benchmarks.records_judge`) with LoCoMo's parts: the
         peer-format readers joined to the dataset, category 5 only on request, its judge

@@ -56,8 +56,7 @@ def errata_ceiling(directory: Path) -> dict[str, Any]:
     from the list at hand (`$LOCOSCORE_ERRATA`, the fetched copy) mapped onto the recorded
     data file; else not available, with how to get it."""
     from locoscore.benchmarks.locomo.categories import GROUPS
-    from locoscore.benchmarks.locomo.data.errata import ERRATA_SOURCE, errata_for
-    from locoscore.benchmarks.locomo.verified import ERRATA_TYPES, flags_of
+    from locoscore.benchmarks.locomo.data.errata import ERRATA_SOURCE, ERRATA_TYPES, errata_for
     from locoscore.errors import InputError
     from locoscore.generic.gold_errata import ErrataFlags, gold_ceilings
 
@@ -75,7 +74,7 @@ def errata_ceiling(directory: Path) -> dict[str, Any]:
             path = data.get("path") if isinstance(data, dict) else None
             if isinstance(path, str) and Path(path).is_file():
                 errata = errata_for(None, Path(path))
-                flags = None if errata is None else flags_of(errata)
+                flags = None if errata is None else errata.flags()
     except (InputError, OSError, ValueError):
         flags = None
     if flags is None:

@@ -54,10 +54,9 @@ def report_command(bench: Benchmark, call: ReportCall, t: Terminal) -> bool:
 def compare_command(bench: Benchmark, call: CompareCall, t: Terminal) -> bool:
     from locoscore.benchmarks.commands import print_names
     from locoscore.benchmarks.locomo.data.dataset import resolve_dataset_path
-    from locoscore.benchmarks.locomo.data.errata import errata_for
+    from locoscore.benchmarks.locomo.data.errata import comparison_errata, errata_for
     from locoscore.benchmarks.locomo.parts import PARTS
     from locoscore.benchmarks.locomo.report_parts import load_results
-    from locoscore.benchmarks.locomo.verified import comparison_errata
     from locoscore.generic.compare_report import write_comparisons
     from locoscore.generic.compare_terminal import print_comparison
     from locoscore.generic.paired_folders import compare_many, side_name

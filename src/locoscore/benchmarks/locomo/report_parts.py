@@ -16,9 +16,9 @@ from locoscore.benchmarks.locomo.comparison import (
     latency_comparison_table,
     paper_columns_table,
 )
+from locoscore.benchmarks.locomo.data.errata import ERRATA_TYPES
 from locoscore.benchmarks.locomo.metrics import BLEU1_MEM0, F1_LOCOMO, F1_MEM0, J
 from locoscore.benchmarks.locomo.parts import PARTS
-from locoscore.benchmarks.locomo.verified import ERRATA_TYPES
 from locoscore.claim.benchmark import ClaimedBenchmark
 from locoscore.generic.audit_view import audit_blocks
 from locoscore.generic.errata_view import errata_view_parts
