@@ -26,15 +26,16 @@ from locoscore.benchmarks.locomo.categories import GROUPS
 from locoscore.benchmarks.locomo.data.models import PredictionRecord
 from locoscore.benchmarks.locomo.data.readers import read_predictions
 from locoscore.benchmarks.locomo.judge import judge_pass
-from locoscore.benchmarks.locomo.report.terminal import (
-    lexical_signatures,
-    lexical_table,
-    print_signatures,
-)
+from locoscore.benchmarks.locomo.report_parts import LEXICAL_CAPTION
 from locoscore.benchmarks.locomo.scoring.protocols import get_protocol
 from locoscore.benchmarks.locomo.scoring.run import lexical_summary, score_records
 from locoscore.errors import InputError
 from locoscore.generic.judge_terminal import judge_table
+from locoscore.generic.report_terminal import (
+    lexical_signatures,
+    lexical_table,
+    print_signatures,
+)
 from locoscore.judge import JudgeSettings
 from locoscore.stats import LatencyStats
 
@@ -75,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     records = read.records
     spec = get_protocol("spec")
     summary = lexical_summary(score_records(records, [spec]), [spec])
-    console.print(lexical_table(summary, ["spec"]))
+    console.print(lexical_table(summary, GROUPS, LEXICAL_CAPTION, ["spec"]))
     print_signatures(console, lexical_signatures(summary, ["spec"]))
 
     with contextlib.ExitStack() as stack:

@@ -13,9 +13,9 @@ from conftest import SAMPLE_SIGNATURE
 from typer.testing import CliRunner
 
 from locoscore import stats
+from locoscore.benchmarks.locomo.metrics import F1_LOCOMO, J
 from locoscore.benchmarks.locomo.parts import PARTS
-from locoscore.benchmarks.locomo.report.load import load_results
-from locoscore.benchmarks.locomo.report.metrics import F1_LOCOMO, J
+from locoscore.benchmarks.locomo.report_parts import load_results
 from locoscore.cli import app
 from locoscore.generic.paired_folders import compare_results
 
@@ -132,9 +132,11 @@ def test_each_row_is_the_paired_test_against_the_leader_holm_adjusted(
         for row in group["rows"][1:]:
             other = load_results(Path(row["folder"]))
             if verified:
-                from locoscore.benchmarks.locomo.report.analysis import verified_gold_view
+                from locoscore.benchmarks.locomo.data.errata import ERRATA_TYPES
+                from locoscore.benchmarks.locomo.report_parts import REPORT
+                from locoscore.generic.errata_view import verified_gold_view
 
-                view = verified_gold_view(leader)
+                view = verified_gold_view(leader, REPORT, ERRATA_TYPES)
                 assert view is not None
                 comparison = compare_results(PARTS, leader, other, view.errata.view()).subset
                 assert comparison is not None

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from locoscore.benchmarks.locomo.judge.audit_stats import (
+from locoscore.generic.audit_stats import (
     acceptance_cell,
     placement,
     score_distribution,

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from locoscore.benchmarks.locomo import LOCOMO
 from locoscore.benchmarks.locomo.data.load import load_predictions
 from locoscore.benchmarks.locomo.judge import judge_pass
-from locoscore.benchmarks.locomo.report.build import build_reports
+from locoscore.benchmarks.locomo.report_parts import build_reports
 from locoscore.cli import app
 from locoscore.judge.settings import JudgeSettings
 from locoscore.run.answerer import AnswerSettings

@@ -11,9 +11,9 @@ import pytest
 from report_helpers import add_judge, base_rows, record_errata, write_folder
 from typer.testing import CliRunner
 
+from locoscore.benchmarks.locomo.data.errata import comparison_errata
 from locoscore.benchmarks.locomo.parts import PARTS
-from locoscore.benchmarks.locomo.report.load import load_results
-from locoscore.benchmarks.locomo.report.verified import comparison_errata
+from locoscore.benchmarks.locomo.report_parts import load_results
 from locoscore.cli import app
 from locoscore.generic.paired_folders import compare_results, majority_correct
 

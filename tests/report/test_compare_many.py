@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from locoscore import stats
 from locoscore.benchmarks.locomo.parts import PARTS
-from locoscore.benchmarks.locomo.report.load import load_results
+from locoscore.benchmarks.locomo.report_parts import load_results
 from locoscore.cli import app
 from locoscore.generic.paired_folders import (
     MetricComparison,

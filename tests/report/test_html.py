@@ -11,7 +11,7 @@ import pytest
 from report_helpers import add_judge, base_rows, write_folder
 
 from locoscore.benchmarks.locomo import LOCOMO
-from locoscore.benchmarks.locomo.report.build import build_reports
+from locoscore.benchmarks.locomo.report_parts import build_reports
 
 PAYLOAD_SCRIPT = "<script>document.title='pwned';document.body.dataset.pwned='1'</script>"
 PAYLOAD_IMG = "<img src=x onerror=\"document.body.setAttribute('data-pwned','2')\">"

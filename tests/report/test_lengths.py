@@ -10,7 +10,7 @@ from report_helpers import base_rows, write_folder
 
 from locoscore.benchmarks.locomo import LOCOMO
 from locoscore.benchmarks.locomo.categories import GROUPS
-from locoscore.benchmarks.locomo.report.build import build_reports
+from locoscore.benchmarks.locomo.report_parts import build_reports
 from locoscore.generic.answer_lengths import answer_lengths, answer_words, length_ratio_warning
 
 

@@ -12,17 +12,15 @@ from typer.testing import CliRunner
 
 from locoscore._io import sha256_file
 from locoscore.benchmarks.locomo import LOCOMO
-from locoscore.benchmarks.locomo.report import (
-    analyse,
+from locoscore.benchmarks.locomo.comparison import (
     format_f1_comparison_table,
-    format_full_report,
     format_judge_comparison_table,
     format_latency_comparison_table,
-    load_results,
 )
-from locoscore.benchmarks.locomo.report.build import build_reports
-from locoscore.benchmarks.locomo.report.metrics import F1_MEM0
+from locoscore.benchmarks.locomo.metrics import F1_MEM0
+from locoscore.benchmarks.locomo.report_parts import analyse, build_reports, load_results
 from locoscore.cli import app
+from locoscore.generic.report_sections import format_full_report
 
 REPO = Path(__file__).resolve().parents[2]
 runner = CliRunner()

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from locoscore.benchmarks.locomo.parts import PARTS
-from locoscore.benchmarks.locomo.report.load import load_results
+from locoscore.benchmarks.locomo.report_parts import load_results
 from locoscore.cli import app
 from locoscore.generic.paired_folders import compare_results
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from report_helpers import add_judge, base_rows, folder_with_errata, write_folder
 
 from locoscore.benchmarks.locomo import LOCOMO
-from locoscore.benchmarks.locomo.report.build import build_reports
+from locoscore.benchmarks.locomo.report_parts import build_reports
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 SNAPSHOT = SNAPSHOTS / "report.md"

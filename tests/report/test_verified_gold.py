@@ -13,7 +13,7 @@ from report_helpers import base_rows, folder_with_errata, write_folder
 from typer.testing import CliRunner
 
 from locoscore.benchmarks.locomo import LOCOMO
-from locoscore.benchmarks.locomo.report.build import build_reports
+from locoscore.benchmarks.locomo.report_parts import build_reports
 from locoscore.cli import app
 
 runner = CliRunner()

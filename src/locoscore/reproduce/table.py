@@ -14,10 +14,11 @@ from typing import Any
 
 from locoscore.benchmarks.locomo import baselines
 from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES
-from locoscore.benchmarks.locomo.report.analysis import CellStats, metric_stats
-from locoscore.benchmarks.locomo.report.load import load_results
-from locoscore.benchmarks.locomo.report.metrics import J
-from locoscore.benchmarks.locomo.report.tables import category_ids
+from locoscore.benchmarks.locomo.comparison import category_ids
+from locoscore.benchmarks.locomo.metrics import J
+from locoscore.benchmarks.locomo.parts import PARTS
+from locoscore.benchmarks.locomo.report_parts import load_results
+from locoscore.generic.metric_stats import CellStats, metric_stats
 from locoscore.report.document import Block, Heading, Notes, Paragraph, Table
 from locoscore.report.markdown import render_markdown
 from locoscore.report.numbers import DASH
@@ -78,7 +79,7 @@ def measured_row(m: Measured) -> dict[str, Any]:
     if m.missing:
         return {**entry, "missing": m.missing}
     results = load_results(m.folder)
-    stats = metric_stats(results, J, include_adversarial=False)
+    stats = metric_stats(results, J, PARTS, False)
     if stats is None:
         return {**entry, "missing": "not judged (no J in its scores)"}
     judge = results.judge or {}

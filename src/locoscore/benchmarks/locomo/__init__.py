@@ -188,19 +188,21 @@ class LoCoMo(Benchmark):
 
     def build_run_reports(self, directory: Path, errata: Any | None = None) -> None:
         """report.md, report.html and scores.csv, the statistics section of summary.json."""
-        from locoscore.benchmarks.locomo.report.build import build_reports
+        from locoscore.benchmarks.locomo.report_parts import build_reports
 
         build_reports(directory, self, errata=errata)
 
     def print_run_scores(self, summary: dict[str, Any], t: Terminal) -> None:
         """The lexical protocols' table, then their signatures."""
-        from locoscore.benchmarks.locomo.report.terminal import (
+        from locoscore.benchmarks.locomo.report_parts import LEXICAL_CAPTION
+        from locoscore.generic.report_terminal import (
             lexical_signatures,
             lexical_table,
             print_signatures,
         )
 
-        t.out.print(lexical_table(summary["lexical"]), highlight=False)
+        table = lexical_table(summary["lexical"], GROUPS, LEXICAL_CAPTION)
+        t.out.print(table, highlight=False)
         print_signatures(t.out, lexical_signatures(summary["lexical"]))
 
     def evidence_metric(self) -> tuple[str, Callable[[str, Any, int], float]]:
@@ -230,7 +232,8 @@ class LoCoMo(Benchmark):
         return DEFAULT_ANSWER_PROMPT
 
     # -- commands: the judge pass over joined prediction records, the probe-file audit,
-    # the LoCoMo-shaped report and comparison (`judge/`, `report/`, `compare/`)
+    # the report and comparison through the shared machinery, LoCoMo's parts declared
+    # (`parts.py`, `report_parts.py`)
     def judge_command(self, call: JudgeCall, terminal: Terminal) -> bool:
         """The shared records judge (`benchmarks.records_judge`) with LoCoMo's parts: the
         peer-format readers joined to the dataset, category 5 only on request, its judge
@@ -255,7 +258,7 @@ class LoCoMo(Benchmark):
 
     def report(self, directory: Path) -> list[Path]:
         """The folder's reports rebuilt as they stand (no errata given: the recorded list)."""
-        from locoscore.benchmarks.locomo.report.build import build_reports
+        from locoscore.benchmarks.locomo.report_parts import build_reports
 
         return build_reports(directory, self).paths
 
@@ -288,8 +291,8 @@ def _load_records(call: JudgeCall) -> Any:
 
 
 def _rebuild(bench: Benchmark, out: Path, errata: Any) -> str | None:
-    from locoscore.benchmarks.locomo.report.build import build_reports
-    from locoscore.benchmarks.locomo.report.terminal import verified_gold_line
+    from locoscore.benchmarks.locomo.report_parts import build_reports
+    from locoscore.generic.errata_view import verified_gold_line
 
     return verified_gold_line(build_reports(out, bench, errata=errata).analysis)
 

@@ -7,7 +7,6 @@ import warnings
 from typing import TYPE_CHECKING
 
 from rich.markup import escape
-from rich.table import Table
 
 from locoscore.results.layout import AUDIT_HTML, AUDIT_JSON, AUDIT_MD, SCORES, SUMMARY
 
@@ -17,48 +16,28 @@ if TYPE_CHECKING:
     from locoscore.benchmarks.locomo.judge.audit import ProbeSet
 
 
-def _print_sets(t: Terminal, document: dict[str, object]) -> None:
-    table = Table(title="judge audit: % of answers accepted")
-    for name in ("probe set", "should", "n", "accepted", "95 % CI", "run ±", "recorded", "ref."):
-        table.add_column(
-            name, justify="left" if name in ("probe set", "should") else "right", overflow="fold"
-        )
-    sets = document["probe_sets"]
-    assert isinstance(sets, list)
-    for s in sets:
-        cell = s["acceptance"]["overall"]
-        ci = cell["ci95"]
-        recorded = (s.get("recorded") or {}).get("overall") or {}
-        reference = s.get("reference") or {}
-        table.add_row(
-            s["name"],
-            s["expect"] or "-",
-            str(cell["n"]),
-            "-" if cell["rate"] is None else f"{cell['rate']:.1f}",
-            "-" if ci["low"] is None else f"[{ci['low']:.1f}, {ci['high']:.1f}]",
-            "-" if cell["run_level"]["std"] is None else f"{cell['run_level']['std']:.2f}",
-            "-" if recorded.get("mean") is None else f"{recorded['mean']:.2f}",
-            "-" if reference.get("overall") is None else f"{reference['overall']:.2f}",
-        )
-    t.out.print(table)
-
-
 def audit_command(bench: Benchmark, call: AuditCall, t: Terminal) -> bool:
     # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
     from locoscore.benchmarks.commands import failed, pass_results_in
     from locoscore.benchmarks.locomo.data.dataset import load_dataset
     from locoscore.benchmarks.locomo.data.probes import cached_probe_paths
-    from locoscore.benchmarks.locomo.judge.audit import calls_per_set, run_audit, sample_sets
-    from locoscore.benchmarks.locomo.judge.audit_stats import placement_sentence
+    from locoscore.benchmarks.locomo.judge.audit import (
+        AUDIT,
+        calls_per_set,
+        run_audit,
+        sample_sets,
+    )
     from locoscore.benchmarks.locomo.probe_sets import (
         gold_probe_set,
         predictions_set,
         probe_file_set,
     )
-    from locoscore.benchmarks.locomo.report.audit_report import audit_document, write_audit
-    from locoscore.benchmarks.locomo.report.build import build_reports
+    from locoscore.benchmarks.locomo.report_parts import build_reports
     from locoscore.benchmarks.records_judge import engine_options
     from locoscore.data.sample import judged_sample
+    from locoscore.generic.audit_report import audit_document, write_audit
+    from locoscore.generic.audit_stats import placement_sentence
+    from locoscore.generic.report_terminal import audit_table
     from locoscore.llm.endpoint import through_sentence
     from locoscore.report.spend import judge_calls_line
 
@@ -92,11 +71,12 @@ def audit_command(bench: Benchmark, call: AuditCall, t: Terminal) -> bool:
             console.print(f"calls per probe set: {per_set}", highlight=False)
         return False
     assert result.run is not None
-    document = audit_document(sets, result, ds, call.accept_threshold, sample)
-    write_audit(out, document)
+    dataset = {"path": str(ds.path), "sha256": ds.sha256}
+    document = audit_document(sets, result, dataset, call.accept_threshold, AUDIT, sample)
+    write_audit(out, document, AUDIT)
     if (out / SCORES).is_file() and (out / SUMMARY).is_file():
         build_reports(out, bench)  # a results folder: its report shows the audit next to J
-    _print_sets(t, document)
+    t.out.print(audit_table(document))
     if document.get("placement"):
         console.print(placement_sentence(document["placement"]), highlight=False)
     console.print(f"[bold]{document['summary_line']}[/]", highlight=False)

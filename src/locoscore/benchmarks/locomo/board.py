@@ -1,7 +1,7 @@
 """LoCoMo results folders as board rows, from the statistics its report writes.
 
 The numbers are the folder's report statistics, computed by the code that writes
-summary.json's `report` section (`report.build.statistics_section`), so a board row always
+summary.json's `report` section (`generic.report_build.statistics_section`), so a board row always
 equals the folder's own report. A folder whose summary.json records gold errata gives a
 second row, on the questions whose gold stands (the verified-gold view). The headline is J
 when judged, else the first lexical metric the folder has (`METRICS` order); the per-question
@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from locoscore.benchmarks.locomo.categories import ADVERSARIAL, CATEGORY_NAMES
-from locoscore.benchmarks.locomo.report import analysis as an
-from locoscore.benchmarks.locomo.report.build import statistics_section
-from locoscore.benchmarks.locomo.report.load import Results, load_results
-from locoscore.benchmarks.locomo.report.metrics import METRICS, Metric
-from locoscore.benchmarks.locomo.report.recorded_judge import recorded_judge
+from locoscore.benchmarks.locomo.metrics import METRICS, Metric
+from locoscore.benchmarks.locomo.report_parts import analyse, load_results
 from locoscore.errors import InputError
+from locoscore.generic.errata_view import verified_of
+from locoscore.generic.recorded_judge import recorded_judge
+from locoscore.generic.report_build import statistics_section
+from locoscore.generic.scored_folder import Results
 from locoscore.results.board_row import (
     ALL_QUESTIONS,
     SHA_SHOWN,
@@ -122,10 +123,10 @@ def board_rows(directory: Path) -> list[BoardRow]:
     results = load_results(directory)
     if not isinstance(results.summary.get("lexical", {}), dict):
         raise InputError("expected an object", file=str(directory / SUMMARY), field="lexical")
-    analysis = an.analyse(results)
+    analysis = analyse(results)
     section = statistics_section(analysis)
     found = [_row(results, results.rows, ALL_QUESTIONS, section["metrics"], section)]
-    view = analysis.verified
+    view = verified_of(analysis)
     if view is not None:
         keep: Callable[[dict[str, Any]], bool] = view.errata.gold_stands
         kept = [r for r in results.rows if keep(r)]

@@ -55,9 +55,10 @@ def errata_ceiling(directory: Path) -> dict[str, Any]:
     """The ceiling on the folder's questions, from the errata summary.json recorded, else
     from the list at hand (`$LOCOSCORE_ERRATA`, the fetched copy) mapped onto the recorded
     data file; else not available, with how to get it."""
-    from locoscore.benchmarks.locomo.data.errata import ERRATA_SOURCE, errata_for
-    from locoscore.benchmarks.locomo.report.verified import ErrataFlags, gold_ceilings
+    from locoscore.benchmarks.locomo.categories import GROUPS
+    from locoscore.benchmarks.locomo.data.errata import ERRATA_SOURCE, ERRATA_TYPES, errata_for
     from locoscore.errors import InputError
+    from locoscore.generic.gold_errata import ErrataFlags, gold_ceilings
 
     summary = load_summary(directory)
     rows = _rows(directory)
@@ -66,21 +67,22 @@ def errata_ceiling(directory: Path) -> dict[str, Any]:
     flags = None
     try:
         if summary.get("errata") is not None:
-            flags = ErrataFlags.from_section(summary["errata"], str(directory / SUMMARY))
+            section, file = summary["errata"], str(directory / SUMMARY)
+            flags = ErrataFlags.from_section(section, file, ERRATA_TYPES)
         else:
             data = summary.get("dataset") or {}
             path = data.get("path") if isinstance(data, dict) else None
             if isinstance(path, str) and Path(path).is_file():
                 errata = errata_for(None, Path(path))
-                flags = None if errata is None else ErrataFlags.from_errata(errata)
+                flags = None if errata is None else errata.flags()
     except (InputError, OSError, ValueError):
         flags = None
     if flags is None:
         return {"ceiling": None, "how": HOW_TO_GET_ERRATA}
     judge = summary.get("judge")
     no_adv = isinstance(judge, dict) and not judge.get("include_adversarial")
-    ceilings = gold_ceilings(rows, flags)
-    chosen = ceilings.overall_no_adversarial if no_adv else ceilings.overall_all
+    ceilings = gold_ceilings(rows, flags, GROUPS)
+    chosen = ceilings.overall_without_excluded if no_adv else ceilings.overall_all
     if chosen is None:
         return {"ceiling": None, "how": "no question of the headline in the folder"}
     return {

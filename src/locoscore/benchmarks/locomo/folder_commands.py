@@ -14,38 +14,23 @@ from locoscore.results.layout import REPORT_FILES, SCORES, SUMMARY
 if TYPE_CHECKING:
     from locoscore.benchmarks.base import Benchmark
     from locoscore.benchmarks.commands import CompareCall, ReportCall, ScoreCall, Terminal
-    from locoscore.benchmarks.locomo.report.analysis import Analysis
+    from locoscore.generic.folder_analysis import Analysis
 
 
 def _headline(analysis: Analysis) -> Table:
-    table = Table(
-        title="overall scores, 95 % intervals",
-        caption="bootstrap over questions; clustered by conversation",
-    )
-    for column in ("metric", "n", "score", "bootstrap", "clustered"):
-        table.add_column(column, justify="left" if column == "metric" else "right", overflow="fold")
-    rows = [(ms, "") for ms in analysis.metrics]
-    if analysis.verified is not None:
-        rows += [(ms, " (verified gold)") for ms in analysis.verified.metrics]
-    for ms, view in rows:
-        d, cell = ms.metric.decimals, ms.overall
-        boot, clus = cell.bootstrap, cell.clustered
-        table.add_row(
-            ms.metric.label + view,
-            str(cell.n),
-            f"{cell.mean:.{d}f}",
-            f"[{boot.low:.{d}f}, {boot.high:.{d}f}]",
-            f"[{clus.low:.{d}f}, {clus.high:.{d}f}]" if clus.se is not None else "n/a",
-        )
-    return table
+    from locoscore.generic.errata_view import verified_of
+    from locoscore.generic.report_terminal import overall_table
+
+    verified = verified_of(analysis)
+    more = [] if verified is None else [(ms, " (verified gold)") for ms in verified.metrics]
+    return overall_table(analysis, more)
 
 
 def report_command(bench: Benchmark, call: ReportCall, t: Terminal) -> bool:
     # imported here, not at the top: `locoscore --help` stays free of NumPy and NLTK
     from locoscore.benchmarks.locomo.data.dataset import resolve_dataset_path
     from locoscore.benchmarks.locomo.data.errata import errata_for
-    from locoscore.benchmarks.locomo.report.build import build_reports
-    from locoscore.benchmarks.locomo.report.load import load_results
+    from locoscore.benchmarks.locomo.report_parts import build_reports, load_results
 
     directory = call.directory
     dataset_path = (
@@ -69,10 +54,9 @@ def report_command(bench: Benchmark, call: ReportCall, t: Terminal) -> bool:
 def compare_command(bench: Benchmark, call: CompareCall, t: Terminal) -> bool:
     from locoscore.benchmarks.commands import print_names
     from locoscore.benchmarks.locomo.data.dataset import resolve_dataset_path
-    from locoscore.benchmarks.locomo.data.errata import errata_for
+    from locoscore.benchmarks.locomo.data.errata import comparison_errata, errata_for
     from locoscore.benchmarks.locomo.parts import PARTS
-    from locoscore.benchmarks.locomo.report.load import load_results
-    from locoscore.benchmarks.locomo.report.verified import comparison_errata
+    from locoscore.benchmarks.locomo.report_parts import load_results
     from locoscore.generic.compare_report import write_comparisons
     from locoscore.generic.compare_terminal import print_comparison
     from locoscore.generic.paired_folders import compare_many, side_name
@@ -96,16 +80,17 @@ def compare_command(bench: Benchmark, call: CompareCall, t: Terminal) -> bool:
 
 
 def score_command(bench: Benchmark, call: ScoreCall, t: Terminal) -> bool:
+    from locoscore.benchmarks.locomo.categories import GROUPS
     from locoscore.benchmarks.locomo.data.errata import errata_for
     from locoscore.benchmarks.locomo.data.load import load_predictions
-    from locoscore.benchmarks.locomo.report.build import build_reports
-    from locoscore.benchmarks.locomo.report.terminal import (
+    from locoscore.benchmarks.locomo.report_parts import LEXICAL_CAPTION, build_reports
+    from locoscore.benchmarks.locomo.scoring.folder import score_into_folder
+    from locoscore.generic.errata_view import verified_gold_line
+    from locoscore.generic.report_terminal import (
         lexical_signatures,
         lexical_table,
         print_signatures,
-        verified_gold_line,
     )
-    from locoscore.benchmarks.locomo.scoring.folder import score_into_folder
     from locoscore.results.folder import check_out_dir
 
     out = call.out
@@ -123,7 +108,7 @@ def score_command(bench: Benchmark, call: ScoreCall, t: Terminal) -> bool:
     summary = score_into_folder(loaded, out, names)
     # one report format everywhere: the full report (`locoscore report` rebuilds the same)
     built = build_reports(out, bench, errata=gold_errata)
-    t.out.print(lexical_table(summary["lexical"]), highlight=False)
+    t.out.print(lexical_table(summary["lexical"], GROUPS, LEXICAL_CAPTION), highlight=False)
     print_signatures(t.out, lexical_signatures(summary["lexical"]))
     if (line := verified_gold_line(built.analysis)) is not None:
         t.out.print(line, highlight=False)

@@ -2,7 +2,8 @@
 (`generic.folder_parts`: the loader, `compare`, the judge's table): the categories, the
 lexical protocols and the judge as metric columns, the question key's fields, the lexical
 signatures, the judge's runs and the other columns a row's numbers are checked in (its
-`judge` parts are declared by the benchmark's `judge_command` hook)."""
+`judge` parts are declared by the benchmark's `judge_command` hook; its report's, built on
+these, by `report_parts.py`)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from locoscore.benchmarks.locomo.categories import GROUPS
-from locoscore.benchmarks.locomo.report.metrics import METRICS
+from locoscore.benchmarks.locomo.metrics import METRICS
 from locoscore.generic.folder_parts import FolderParts
 
 

@@ -23,6 +23,8 @@ from locoscore._io import sha256_file
 from locoscore.benchmarks.locomo.data.dataset import Dataset, load_dataset
 from locoscore.data.user_cache import download_verified, resolve_input_path, user_cache_file
 from locoscore.errors import InputError
+from locoscore.generic.gold_errata import ErrataFlags, ErrataTypes, agreed_errata
+from locoscore.generic.scored_folder import Results
 
 ERRATA_COMMIT = "ded8d0f08903d72b5a5eeda4fee5ced76126e7bc"
 ERRATA_URL = f"https://raw.githubusercontent.com/dial481/locomo-audit/{ERRATA_COMMIT}/errors.json"
@@ -35,6 +37,8 @@ SCORE_CHANGING = ("HALLUCINATION", "TEMPORAL_ERROR", "ATTRIBUTION_ERROR", "AMBIG
 # The gold stands; only the cited evidence turns are wrong.
 CITATION_ONLY = ("WRONG_CITATION",)
 ERROR_TYPES = SCORE_CHANGING + CITATION_ONLY
+# for the shared verified-gold view (`generic.gold_errata`, `generic.errata_view`)
+ERRATA_TYPES = ErrataTypes(SCORE_CHANGING, CITATION_ONLY, "overall_no_adversarial")
 
 _QUESTION_ID = re.compile(r"locomo_(\d+)_qa(\d+)")
 
@@ -94,6 +98,11 @@ class Errata:
     def flagged(self) -> dict[str, str]:
         """Error type by question key, for every entry."""
         return {e.key: e.error_type for e in self.entries}
+
+    def flags(self) -> ErrataFlags:
+        """The list's flags, as summary.json records them (`summary_section`)."""
+        flagged, ok = self.flagged(), self.checksum_ok
+        return ErrataFlags(ERRATA_SOURCE, str(self.path), self.sha256, ok, flagged, ERRATA_TYPES)
 
     def summary_section(self) -> dict[str, Any]:
         """The `errata` section of summary.json: enough to rebuild the view without the file."""
@@ -238,3 +247,9 @@ def errata_for(path: str | Path | None, dataset: Dataset | Path | None) -> Errat
         )
         return None
     return load_errata(resolved, dataset if isinstance(dataset, Dataset) else load_dataset(dataset))
+
+
+def comparison_errata(errata: Errata | None, *folders: Results) -> ErrataFlags:
+    """The errata for `compare --verified-gold`: the list given (or fetched), else the one
+    the folders recorded when they were scored (`generic.gold_errata.agreed_errata`)."""
+    return agreed_errata(None if errata is None else errata.flags(), folders, ERRATA_TYPES)

@@ -18,12 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from locoscore.benchmarks.locomo.categories import GROUPS
 from locoscore.benchmarks.locomo.data.models import PredictionRecord
-from locoscore.benchmarks.locomo.data.probes import ProbeSource
+from locoscore.benchmarks.locomo.data.probes import REFERENCE_JUDGE, ProbeSource
 from locoscore.benchmarks.locomo.data.recorded_verdicts import recorded_judge_summary
 from locoscore.benchmarks.locomo.judge.from_records import judge_items
 from locoscore.data.sample import QuestionSample, SampleSpec
 from locoscore.errors import InputError
+from locoscore.generic.audit_stats import AuditParts
 from locoscore.judge.engine import PassResult, run_pass
 from locoscore.judge.settings import JudgeSettings
 from locoscore.results.identity import InputIdentity
@@ -32,6 +34,27 @@ from locoscore.results.layout import JUDGE_CACHE
 Kind = Literal["gold", "probe", "predictions"]
 GOLD_SET = "gold"
 PREDICTIONS_SET = "predictions"
+# LoCoMo's parts of the shared audit documents (`generic.audit_stats`, `audit_report`)
+AUDIT = AuditParts(
+    groups=GROUPS,
+    probed=(4, 1, 2, 3),  # the LoCoMo paper's order, adversarial never probed
+    question_id=lambda r: f"{r.sample_id}#{r.qa_index}",
+    reference_judge=REFERENCE_JUDGE,
+    reference_caption="Published reference: gpt-4o-mini with the generous binary prompt, for "
+    "the pinned probe files only. Recorded: the verdicts stored in the probe file by the "
+    "harness that made it (mean ± std over its runs).",
+    limits=(
+        "It measures leniency on synthetic answers whose right verdict is known: how often the "
+        "judge accepts deliberately wrong answers and rejects the gold. It does not measure "
+        "agreement with human graders on real system answers, and a judge that passes it can "
+        "still be wrong in other ways (e.g. on partially right answers).",
+        "The probe answers were written by one LLM in two styles; a judge tuned to these "
+        "styles may behave differently on other kinds of wrong answers.",
+        "About 6 % of LoCoMo's gold answers are themselves wrong or ambiguous, so a small "
+        "false-reject rate on the gold is expected even from a good judge.",
+    ),
+    title="LoCoMo judge audit",
+)
 
 
 class ProbeRecord(PredictionRecord):

@@ -1,4 +1,5 @@
-"""`locoscore report DIR`: rebuild report.md, report.html, scores.csv and summary.json.
+"""`locoscore report DIR`: rebuild report.md, report.html, scores.csv and summary.json from
+the benchmark's declared parts (`generic.report_parts`).
 
 Everything is computed before anything is written, and each file is written atomically, so a
 failure leaves the folder as it was.
@@ -7,28 +8,28 @@ failure leaves the folder as it was.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from locoscore._io import dumps_json, sha256_file, write_text_atomic
 from locoscore._version import __version__
-from locoscore.benchmarks.locomo.data.errata import SCORE_CHANGING, Errata
-from locoscore.benchmarks.locomo.report import analysis as an
-from locoscore.benchmarks.locomo.report.analysis import (
-    Analysis,
-    CellStats,
-    MetricStats,
-    VerifiedGoldView,
-)
-from locoscore.benchmarks.locomo.report.audit_view import audit_summary
-from locoscore.benchmarks.locomo.report.headline import report_title
-from locoscore.benchmarks.locomo.report.load import load_results
-from locoscore.benchmarks.locomo.report.sections import full_report_blocks
 from locoscore.claim.benchmark import ClaimedBenchmark
 from locoscore.claim.refresh import recorded_claim
 from locoscore.claim.render import card_blocks
-from locoscore.generic.metric_stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
+from locoscore.generic.audit_view import audit_summary
+from locoscore.generic.folder_analysis import Analysis, analyse
+from locoscore.generic.metric_stats import (
+    BOOTSTRAP_RESAMPLES,
+    BOOTSTRAP_SEED,
+    CellStats,
+    MetricStats,
+)
+from locoscore.generic.report_opening import report_title
+from locoscore.generic.report_parts import ReportParts
+from locoscore.generic.report_sections import full_report_blocks
+from locoscore.generic.scored_folder import load_results
 from locoscore.report.csv import scores_csv
 from locoscore.report.document import Figure
 from locoscore.report.html import render_html
@@ -37,29 +38,6 @@ from locoscore.results.layout import REPORT_HTML, REPORT_MD, SCORES, SCORES_CSV,
 from locoscore.stats import Interval
 
 REPORT_SCHEMA_VERSION = 1
-# scores.csv: these first (those the rows have), then every other field sorted
-CSV_LEADING_COLUMNS = (
-    "sample_id",
-    "qa_index",
-    "category",
-    "category_name",
-    "question",
-    "answer",
-    "prediction",
-    "f1_locomo",
-    "f1_mem0",
-    "bleu1_mem0",
-    "f1_spec",
-    "j_mean",
-    "j_std",
-    "j_runs",
-    "j_failures",
-    "j_protocol",
-    "j_scores",
-    "search_latency_s",
-    "total_latency_s",
-    "context_tokens",
-)
 
 
 def _finite(value: float | None) -> float | None:
@@ -83,31 +61,16 @@ def _cell(cell: CellStats) -> dict[str, Any]:
     return out
 
 
-def _metrics(metrics: list[MetricStats]) -> dict[str, Any]:
+def metrics_section(metrics: list[MetricStats], parts: ReportParts) -> dict[str, Any]:
+    """Every metric's statistics, by column (summary.json's `report.metrics`)."""
     return {
         ms.metric.column: {
             "protocol": ms.metric.protocol,
-            "overall_includes_adversarial": ms.overall_includes_excluded,
+            parts.includes_key: ms.overall_includes_excluded,
             "overall": _cell(ms.overall),
             "by_category": {str(cid): _cell(c) for cid, c in ms.by_category.items()},
         }
         for ms in metrics
-    }
-
-
-def _verified_gold(view: VerifiedGoldView) -> dict[str, Any]:
-    """`report.verified_gold`: the same `metrics` schema, on the questions whose gold stands."""
-    return {
-        "view": "questions whose gold answer stands: errata types "
-        + ", ".join(SCORE_CHANGING)
-        + " excluded; WRONG_CITATION kept",
-        "errata_sha256": view.errata.sha256,
-        "errata_source": view.errata.source,
-        "questions": view.questions,
-        "excluded": view.excluded,
-        "excluded_by_category": {str(c): n for c, n in view.excluded_by_category.items()},
-        "ceiling": view.ceilings.to_dict(),
-        "metrics": _metrics(view.metrics),
     }
 
 
@@ -118,7 +81,7 @@ def statistics_section(a: Analysis) -> dict[str, Any]:
         "schema_version": REPORT_SCHEMA_VERSION,
         "built_by": f"locoscore {__version__}",
         "computed_from": {"scores_sha256": sha256_file(scores)},
-        "scale": "F1 and BLEU-1 x100, J 0-100",
+        "scale": a.parts.folder.scales,
         "intervals": {
             "level": 0.95,
             "bootstrap": {
@@ -127,9 +90,9 @@ def statistics_section(a: Analysis) -> dict[str, Any]:
                 "unit": "question",
                 "method": "percentile",
             },
-            "clustered": {"unit": "conversation (sample_id)", "method": "CR1 SE, t(G-1)"},
+            "clustered": {"unit": a.parts.cluster_unit, "method": "CR1 SE, t(G-1)"},
         },
-        "metrics": _metrics(a.metrics),
+        "metrics": metrics_section(a.metrics, a.parts),
         "latency": {name: asdict(lat) for name, lat in a.latency.items()},
     }
     if a.rows_sample is not None or a.judge_sample is not None:
@@ -142,8 +105,8 @@ def statistics_section(a: Analysis) -> dict[str, Any]:
         section["audit"] = audit
     if a.answer_lengths is not None:
         section["answer_length"] = a.answer_lengths.to_dict()
-    if a.verified is not None:
-        section["verified_gold"] = _verified_gold(a.verified)
+    if a.view is not None and a.parts.view is not None:
+        section[a.parts.view.key] = a.view.summary()
     if a.judge is not None:
         j = a.judge
         section["judge"] = {
@@ -165,11 +128,11 @@ def svg_file_text(figure: Figure) -> str:
 
 
 def _csv_rows(a: Analysis) -> list[dict[str, Any]]:
-    """The folder's rows; with errata, each also names its gold error type (empty if none)."""
-    if a.verified is None:
+    """The folder's rows; with the declared view, each also names its flag (empty if none)."""
+    view, parts = a.view, a.parts.view
+    if view is None or parts is None:
         return a.results.rows
-    flags = a.verified.errata
-    return [{**row, "gold_error": flags.error_type(row)} for row in a.results.rows]
+    return [{**row, parts.flag_column: view.flag(row)} for row in a.results.rows]
 
 
 @dataclass(frozen=True)
@@ -181,22 +144,24 @@ class BuiltReports:
 def build_reports(
     directory: Path,
     bench: ClaimedBenchmark,
+    parts: ReportParts,
     paper_columns: bool = False,
     svg_dir: Path | None = None,
-    errata: Errata | None = None,
+    recorded: Mapping[str, Any] | None = None,
     compare_anyway: bool = False,
 ) -> BuiltReports:
     """Rebuild every report file in `directory` from its saved results (and the claim
     card in summary.json).
 
-    `errata` (re)records the gold errata in summary.json; without it, errata recorded
-    earlier still give the verified-gold view. `bench`: the LoCoMo benchmark whose folder it
-    is, which the claim card asks (the caller's, so this part never imports its package face).
+    `recorded` (re)records sections of summary.json first (the gold errata the declared
+    view reads); without it, those recorded earlier still give the view. `bench`: the
+    benchmark whose folder it is, which the claim card asks (the caller's, so this part
+    never imports its package face).
     """
-    results = load_results(directory)
-    if errata is not None:
-        results = replace(results, summary={**results.summary, "errata": errata.summary_section()})
-    analysis = an.analyse(results)
+    results = load_results(directory, parts.folder)
+    if recorded:
+        results = replace(results, summary={**results.summary, **recorded})
+    analysis = analyse(results, parts)
     blocks = full_report_blocks(analysis, paper_columns, compare_anyway)
     title = report_title(analysis)
     summary = dict(results.summary)
@@ -209,7 +174,7 @@ def build_reports(
     outputs: dict[Path, str] = {
         directory / REPORT_MD: render_markdown(blocks),
         directory / REPORT_HTML: render_html(blocks, title),
-        directory / SCORES_CSV: scores_csv(_csv_rows(analysis), CSV_LEADING_COLUMNS),
+        directory / SCORES_CSV: scores_csv(_csv_rows(analysis), parts.csv_columns),
         directory / SUMMARY: dumps_json(summary),
     }
     if svg_dir is not None:

@@ -1,4 +1,5 @@
-"""A judge audit's outputs: audit.json, audit.md and audit.html (self-contained, escaped).
+"""A judge audit's outputs: audit.json, audit.md and audit.html (self-contained, escaped),
+from the pass over the benchmark's probe sets and its declared parts (`AuditParts`).
 
 Everything is computed before anything is written; each file is replaced atomically.
 """
@@ -11,19 +12,18 @@ from typing import Any
 
 from locoscore._io import dumps_json, write_text_atomic
 from locoscore._version import __version__
-from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES
-from locoscore.benchmarks.locomo.data.dataset import Dataset
-from locoscore.benchmarks.locomo.judge.audit import ProbeSet
-from locoscore.benchmarks.locomo.judge.audit_stats import (
+from locoscore.data.sample import QuestionSample, with_sample
+from locoscore.generic.audit_stats import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
+    AuditParts,
+    ProbeSet,
     placement,
     placement_sentence,
     rows_by_key,
     set_statistics,
     summary_line,
 )
-from locoscore.data.sample import QuestionSample, with_sample
 from locoscore.generic.judged_records import calls_and_usage
 from locoscore.judge.engine import PassResult
 from locoscore.judge.settings import ResolvedJudge
@@ -43,18 +43,7 @@ from locoscore.report.spend import judge_calls_line
 from locoscore.results.layout import AUDIT_HTML, AUDIT_JSON, AUDIT_MD
 
 SCHEMA_VERSION = 1
-CATEGORY_COLUMNS = (4, 1, 2, 3)  # the LoCoMo paper's order, adversarial never probed
 DASH = "–"
-LIMITS = [
-    "It measures leniency on synthetic answers whose right verdict is known: how often the "
-    "judge accepts deliberately wrong answers and rejects the gold. It does not measure "
-    "agreement with human graders on real system answers, and a judge that passes it can "
-    "still be wrong in other ways (e.g. on partially right answers).",
-    "The probe answers were written by one LLM in two styles; a judge tuned to these styles "
-    "may behave differently on other kinds of wrong answers.",
-    "About 6 % of LoCoMo's gold answers are themselves wrong or ambiguous, so a small "
-    "false-reject rate on the gold is expected even from a good judge.",
-]
 FAKE_LIMIT = "Run against locoscore's fake provider: the numbers say nothing about a real model."
 
 
@@ -75,15 +64,17 @@ def acceptance_rule(protocol: str, threshold: float) -> dict[str, Any]:
 def audit_document(
     sets: Sequence[ProbeSet],
     result: PassResult,
-    dataset: Dataset,
+    dataset: dict[str, Any],
     threshold: float,
+    parts: AuditParts,
     sample: QuestionSample | None = None,
 ) -> dict[str, Any]:
-    """The content of audit.json; with a `sample` (--limit), its rates are a subset's."""
+    """The content of audit.json; `dataset`: the data file's path and sha256; with a
+    `sample` (--limit), its rates are a subset's."""
     assert result.run is not None
     judge = result.judge
     by_key = rows_by_key(result.run.rows, judge.settings.runs)
-    stats_sets = [set_statistics(s, by_key, judge, threshold) for s in sets]
+    stats_sets = [set_statistics(s, by_key, judge, threshold, parts) for s in sets]
     line = summary_line(stats_sets)
     if sample is not None:
         line += f" (on {sample.describe()}, not the full set)"
@@ -102,7 +93,7 @@ def audit_document(
             "seed": BOOTSTRAP_SEED,
             "run_level": "mean and sample std (n-1) of each repeat index's acceptance",
         },
-        "dataset": {"path": str(dataset.path), "sha256": dataset.sha256},
+        "dataset": dataset,
         "probe_sets": stats_sets,
         "placement": placement(stats_sets),
         **calls_and_usage(result.run.stats),
@@ -149,7 +140,9 @@ def _should(section: dict[str, Any]) -> str:
     return {"accept": "accept", "reject": "reject"}.get(section["expect"], "(your system)")
 
 
-def overview_table(sets: Sequence[dict[str, Any]], sample: dict[str, Any] | None = None) -> Table:
+def overview_table(
+    sets: Sequence[dict[str, Any]], parts: AuditParts, sample: dict[str, Any] | None = None
+) -> Table:
     rows = []
     for s in sets:
         cell = s["acceptance"]["overall"]
@@ -180,11 +173,7 @@ def overview_table(sets: Sequence[dict[str, Any]], sample: dict[str, Any] | None
         "Recorded in the file %",
         "Published reference %" + ("" if sample is None else " (full set)"),
     ]
-    caption = (
-        "Published reference: gpt-4o-mini with the generous binary prompt, for the "
-        "pinned probe files only. Recorded: the verdicts stored in the probe file by the "
-        "harness that made it (mean ± std over its runs)."
-    )
+    caption = parts.reference_caption
     if sample is not None:
         caption += (
             f" Every rate of this audit (recorded ones included) is on the sample of "
@@ -199,24 +188,26 @@ def overview_table(sets: Sequence[dict[str, Any]], sample: dict[str, Any] | None
     )
 
 
-def category_table(sets: Sequence[dict[str, Any]], sample: dict[str, Any] | None = None) -> Table:
+def category_table(
+    sets: Sequence[dict[str, Any]], parts: AuditParts, sample: dict[str, Any] | None = None
+) -> Table:
     rows = []
     for s in sets:
         cells: list[str] = []
-        for cid in CATEGORY_COLUMNS:
+        for cid in parts.probed:
             cell = s["acceptance"]["by_category"].get(str(cid))
             cells.append(DASH if cell is None else f"{_pct(cell['rate'])} {_ci(cell)}")
         overall = s["acceptance"]["overall"]
         rows.append([s["name"], *cells, f"{_pct(overall['rate'])} {_ci(overall)}"])
         if s.get("reference"):
-            refs = [_reference(s, str(cid)) for cid in CATEGORY_COLUMNS]
+            refs = [_reference(s, str(cid)) for cid in parts.probed]
             label = "published reference" + ("" if sample is None else ", full set")
             rows.append([f"{s['name']} ({label})", *refs, _reference(s)])
-    headers = ["Probe set", *(CATEGORY_NAMES[c] for c in CATEGORY_COLUMNS), "overall"]
+    headers = ["Probe set", *(parts.groups.names[c] for c in parts.probed), "overall"]
     return Table(
         headers,
         rows,
-        numeric=(False, *(True for _ in range(5))),
+        numeric=(False, *(True for _ in range(len(parts.probed) + 1))),
         subset="" if sample is None else str(sample["signature"]),
     )
 
@@ -243,7 +234,7 @@ def distribution_table(sets: Sequence[dict[str, Any]]) -> Table:
     return Table(headers, rows, numeric=(False, *(True for _ in range(11)), False))
 
 
-def _examples_blocks(sets: Sequence[dict[str, Any]]) -> list[Block]:
+def _examples_blocks(sets: Sequence[dict[str, Any]], parts: AuditParts) -> list[Block]:
     blocks: list[Block] = []
     for s in sets:
         if not s["examples"]:
@@ -252,7 +243,7 @@ def _examples_blocks(sets: Sequence[dict[str, Any]]) -> list[Block]:
         rows = [
             [
                 e["question_id"],
-                CATEGORY_NAMES[e["category"]],
+                parts.groups.names[e["category"]],
                 e["question"],
                 str(e["gold"]),
                 e["answer"],
@@ -268,7 +259,7 @@ def _examples_blocks(sets: Sequence[dict[str, Any]]) -> list[Block]:
     return blocks
 
 
-def audit_blocks(document: dict[str, Any]) -> list[Block]:
+def audit_blocks(document: dict[str, Any], parts: AuditParts) -> list[Block]:
     sets = document["probe_sets"]
     judge = document["judge"]
     rule = document["acceptance_rule"]["accepted_when"].replace(">=", "≥")
@@ -299,14 +290,14 @@ def audit_blocks(document: dict[str, Any]) -> list[Block]:
         ),
         Paragraph(judge_calls_line(document["calls"], document["usage"], "Calls") + "."),
         Heading("Acceptance per probe set"),
-        overview_table(sets, sample),
+        overview_table(sets, parts, sample),
         *(
             [Paragraph(placement_sentence(document["placement"]))]
             if document.get("placement")
             else []
         ),
         Heading("Per category (accepted % [95 % CI])"),
-        category_table(sets, sample),
+        category_table(sets, parts, sample),
     ]
     if any(s.get("scores") for s in sets):
         blocks += [
@@ -315,24 +306,24 @@ def audit_blocks(document: dict[str, Any]) -> list[Block]:
         ]
     if document.get("stopped"):
         blocks.append(Paragraph(f"Stopped early: {document['stopped']}; rerun to complete."))
-    examples = _examples_blocks(sets)
+    examples = _examples_blocks(sets, parts)
     if examples:
         blocks += [Heading("Where the judge went wrong (first few)"), *examples]
     blocks += [
         Heading("What this audit measures, and what it cannot"),
-        Notes([*LIMITS, *([FAKE_LIMIT] if fake else [])]),
+        Notes([*parts.limits, *([FAKE_LIMIT] if fake else [])]),
         Heading("Judge signature"),
         Preformatted([judge["signature"]]),
     ]
     return blocks
 
 
-def write_audit(out_dir: Path, document: dict[str, Any]) -> list[Path]:
-    blocks = audit_blocks(document)
+def write_audit(out_dir: Path, document: dict[str, Any], parts: AuditParts) -> list[Path]:
+    blocks = audit_blocks(document, parts)
     texts = {
         out_dir / AUDIT_JSON: dumps_json(document),
         out_dir / AUDIT_MD: render_markdown(blocks),
-        out_dir / AUDIT_HTML: render_html(blocks, "LoCoMo judge audit"),
+        out_dir / AUDIT_HTML: render_html(blocks, parts.title),
     }
     for path, text in texts.items():
         write_text_atomic(path, text)

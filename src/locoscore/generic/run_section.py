@@ -1,17 +1,18 @@
 """The report's run section, for folders written by `locoscore run`: how the predictions
 were produced (signature, system, budgets, answer step), evidence recall by category, F1 by
-whether the evidence was retrieved, and what ingestion and answering cost. (Answer length,
+whether the evidence was retrieved (`ReportParts.evidence`), and what ingestion and answering
+cost. (Answer length,
 shown for every folder, has its own section.)"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
-from locoscore.benchmarks.locomo.report.analysis import Analysis
-from locoscore.benchmarks.locomo.report.tables import fmt
+from locoscore.generic.folder_analysis import Analysis
+from locoscore.generic.folder_parts import Groups
 from locoscore.llm.endpoint import through_sentence
 from locoscore.report.document import Block, Heading, Notes, Paragraph, Preformatted, Table
+from locoscore.report.numbers import fmt
 from locoscore.report.spend import answer_calls_phrase, attempts_phrase
 
 _BUCKETS = {
@@ -22,8 +23,8 @@ _BUCKETS = {
 }
 
 
-def _groups() -> list[tuple[str, str]]:
-    return [(str(c), CATEGORY_NAMES[c]) for c in LOCOMO_COLUMN_ORDER] + [("overall", "overall")]
+def _groups(groups: Groups) -> list[tuple[str, str]]:
+    return [(str(c), groups.names[c]) for c in groups.order] + [("overall", "overall")]
 
 
 def _cost(value: Any) -> str:
@@ -100,9 +101,11 @@ def _probe_note(probe: Any) -> str:
     return f"Integration probe ({len(checks)} checks on a synthetic pair): {status}{when}."
 
 
-def _by_category_table(values: dict[str, Any], label: str, decimals: int, scale: float) -> Table:
+def _by_category_table(
+    groups: Groups, values: dict[str, Any], label: str, decimals: int, scale: float
+) -> Table:
     rows = []
-    for key, name in _groups():
+    for key, name in _groups(groups):
         cell = values.get(key) or {}
         mean, median = cell.get("mean"), cell.get("median")
         rows.append(
@@ -193,26 +196,26 @@ def run_blocks(a: Analysis) -> list[Block]:
     if not isinstance(run, dict):
         return []
     measures = run.get("measures") or {}
+    evidence = a.parts.evidence
     blocks = _setup_blocks(run)
     k = run.get("top_k") or "all"  # none: the whole conversation, or a reference system
     blocks += [
         Heading(f"Evidence recall@{k} by category", 3),
-        Paragraph(
-            "The share of each question's LoCoMo evidence turns (qa.evidence) among the items "
-            "placed in the answer prompt, averaged over questions with evidence."
+        Paragraph(evidence.described),
+        _by_category_table(
+            a.parts.folder.groups, measures.get("evidence_recall") or {}, "recall %", 1, 100.0
         ),
-        _by_category_table(measures.get("evidence_recall") or {}, "recall %", 1, 100.0),
     ]
     by_evidence = measures.get("f1_by_evidence") or {}
     rows = [
         [label, str((by_evidence.get(key) or {}).get("n", 0)),
-         fmt((by_evidence.get(key) or {}).get("f1_locomo"), 1)]
+         fmt((by_evidence.get(key) or {}).get(evidence.metric.column), 1)]
         for key, label in _BUCKETS.items()
     ]  # fmt: skip
     blocks += [
-        Heading("Official F1 by whether the evidence was retrieved", 3),
+        Heading(evidence.heading, 3),
         Table(
-            ["Evidence in the prompt", "n", "F1 (official LoCoMo)"],
+            ["Evidence in the prompt", "n", evidence.metric.label],
             rows,
             numeric=(False, True, True),
         ),

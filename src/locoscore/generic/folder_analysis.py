@@ -1,6 +1,6 @@
 """Everything a report shows, computed once from a results folder (no API calls): the
-shared statistics of every metric (`generic.metric_stats`) and LoCoMo's own views on them
-(verified gold, examples spread across categories).
+shared statistics of every metric (`generic.metric_stats`), latency, answer length, the
+benchmark's declared view (`ReportParts.view`) and examples spread across groups.
 
 Scores are recomputed from `scores.jsonl` (the per-question source of truth) so that every
 mean sits next to the interval computed from the same questions.
@@ -11,51 +11,32 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from locoscore import stats
-from locoscore.benchmarks.locomo.categories import GROUPS, LOCOMO_COLUMN_ORDER
-from locoscore.benchmarks.locomo.parts import PARTS
-from locoscore.benchmarks.locomo.report.load import Results
-from locoscore.benchmarks.locomo.report.metrics import Metric
-from locoscore.benchmarks.locomo.report.verified import ErrataFlags, GoldCeilings, gold_ceilings
 from locoscore.generic.answer_lengths import AnswerLengths, answer_lengths
-from locoscore.generic.metric_stats import CellStats as CellStats
+from locoscore.generic.folder_parts import ColumnMetric
 from locoscore.generic.metric_stats import JudgeStats, MetricStats, all_metric_stats, judge_stats
-from locoscore.generic.metric_stats import metric_stats as folder_metric_stats
+from locoscore.generic.report_parts import QuestionView, ReportParts
+from locoscore.generic.scored_folder import Results
 from locoscore.results.folder import row_key
-from locoscore.results.layout import PREDICTIONS, SUMMARY
+from locoscore.results.layout import PREDICTIONS
 
-LATENCY_FIELDS = ("search_latency_s", "total_latency_s", "context_tokens")
 EXAMPLE_COUNT = 5
-
-
-@dataclass(frozen=True)
-class VerifiedGoldView:
-    """Every metric again on the questions whose gold stands under the recorded errata."""
-
-    errata: ErrataFlags
-    ceilings: GoldCeilings
-    questions: int  # questions whose gold stands
-    excluded: int  # questions left out: their gold is wrong or ambiguous
-    excluded_by_category: dict[int, int]
-    metrics: list[MetricStats]
-
-    def metric(self, column: str) -> MetricStats | None:
-        return next((m for m in self.metrics if m.metric.column == column), None)
 
 
 @dataclass(frozen=True)
 class Analysis:
     results: Results
+    parts: ReportParts
     metrics: list[MetricStats]
     judge: JudgeStats | None
     latency: dict[str, stats.LatencyStats]
-    primary: Metric | None
+    primary: ColumnMetric | None
     ranked: list[dict[str, Any]] = field(default_factory=list)  # rows by primary, best first
     answer_lengths: AnswerLengths | None = None
-    verified: VerifiedGoldView | None = None  # only when summary.json records errata
+    view: QuestionView | None = None  # the declared view, when the folder records its input
     examples: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # see `examples`
 
     def metric(self, column: str) -> MetricStats | None:
@@ -74,43 +55,20 @@ class Analysis:
         sample = (self.results.judge or {}).get("sample")
         return sample if isinstance(sample, dict) else None
 
-    def sample_for(self, metric: Metric) -> dict[str, Any] | None:
+    def sample_for(self, metric: ColumnMetric) -> dict[str, Any] | None:
         """The sample behind a metric's numbers: J's own, else the folder's questions'."""
         if metric.is_judge and self.judge_sample is not None:
             return self.judge_sample
         return self.rows_sample
 
 
-def metric_stats(
-    results: Results, metric: Metric, include_adversarial: bool | None = None
-) -> MetricStats | None:
-    """`include_adversarial` overrides the protocol's (or the judge's) own convention."""
-    return folder_metric_stats(results, metric, PARTS, include_adversarial)
-
-
-def question_order(row: dict[str, Any]) -> tuple[str, int, str]:
-    """Sort key in dataset order: conv-26#2 before conv-26#10 (a plain string sort would not)."""
-    qa = row.get("qa_index")
-    index = qa if isinstance(qa, int) and not isinstance(qa, bool) else -1
-    return str(row.get("sample_id")), index, row_key(row)
-
-
-def verified_gold_view(results: Results) -> VerifiedGoldView | None:
-    """The verified-gold view of a folder whose summary.json records errata, else None."""
-    section = results.summary.get("errata")
-    if section is None:
-        return None
-    flags = ErrataFlags.from_section(section, str(results.path / SUMMARY))
-    kept = [r for r in results.rows if flags.gold_stands(r)]
-    ceilings = gold_ceilings(results.rows, flags)
-    return VerifiedGoldView(
-        errata=flags,
-        ceilings=ceilings,
-        questions=len(kept),
-        excluded=len(results.rows) - len(kept),
-        excluded_by_category={cid: c.gold_wrong for cid, c in ceilings.by_category.items()},
-        metrics=all_metric_stats(replace(results, rows=kept), PARTS),
-    )
+def question_order(row: dict[str, Any], parts: ReportParts) -> tuple[Any, ...]:
+    """Sort key in dataset order: a#2 before a#10 (a plain string sort would not): the id
+    fields as text, the last one as its number (-1 when it is none)."""
+    *names, last = parts.folder.id_fields
+    index = row.get(last)
+    index = index if isinstance(index, int) and not isinstance(index, bool) else -1
+    return (*(str(row.get(n)) for n in names), index, row_key(row))
 
 
 def _stable(row: dict[str, Any]) -> str:
@@ -120,13 +78,17 @@ def _stable(row: dict[str, Any]) -> str:
 
 
 def spread(
-    rows: list[dict[str, Any]], key: Callable[[dict[str, Any]], Any], count: int = EXAMPLE_COUNT
+    rows: list[dict[str, Any]],
+    key: Callable[[dict[str, Any]], Any],
+    parts: ReportParts,
+    count: int = EXAMPLE_COUNT,
 ) -> list[dict[str, Any]]:
-    """The first `count` rows by `key`, taken in turn from each category (the LoCoMo
-    paper's order) so that no single category fills the table; shown in `key` order."""
+    """The first `count` rows by `key`, taken in turn from each group (in display order) so
+    that no single group fills the table; shown in `key` order."""
+    groups = parts.folder.groups
     queues = [
-        sorted((r for r in rows if r["category"] == cid), key=lambda r: (key(r), _stable(r)))
-        for cid in LOCOMO_COLUMN_ORDER
+        sorted((r for r in rows if r[groups.field] == g), key=lambda r: (key(r), _stable(r)))
+        for g in groups.order
     ]
     picked: list[dict[str, Any]] = []
     while len(picked) < count and any(queues):
@@ -155,12 +117,13 @@ def evidence_recall_by_key(results: Results) -> dict[str, float]:
 
 
 def examples(
-    results: Results, primary: Metric | None, metrics: list[MetricStats]
+    results: Results, primary: ColumnMetric | None, metrics: list[MetricStats], parts: ReportParts
 ) -> dict[str, list[dict[str, Any]]]:
-    """Informative questions for the error analysis, each list spread across categories:
+    """Informative questions for the error analysis, each list spread across groups:
     `lowest` / `highest` by the primary metric (ties: more evidence retrieved first);
-    `disagreements`: largest |official F1 x100 - J| (both measured); `missed_with_evidence`:
-    the lowest scores among questions whose evidence was retrieved (run folders)."""
+    `disagreements`: largest |lexical x100 - J| (both measured, `ExampleParts.disagreement`);
+    `missed_with_evidence`: the lowest scores among questions whose evidence was retrieved
+    (run folders)."""
     if primary is None:
         return {}
     column = primary.column
@@ -178,26 +141,30 @@ def examples(
         return float(r["evidence_recall"] or 0.0)
 
     out = {
-        "lowest": spread(scored, lambda r: (score(r), -retrieved(r))),
-        "highest": spread(scored, lambda r: (-score(r), -retrieved(r))),
+        "lowest": spread(scored, lambda r: (score(r), -retrieved(r)), parts),
+        "highest": spread(scored, lambda r: (-score(r), -retrieved(r)), parts),
     }
     columns = {m.metric.column for m in metrics}
-    if {"f1_locomo", "j_mean"} <= columns:
-        both = [r for r in scored if r.get("f1_locomo") is not None and r.get("j_mean") is not None]
+    pair = parts.examples.disagreement
+    if pair is not None and set(pair) <= columns:
+        lexical, judge = pair
+        both = [r for r in scored if r.get(lexical) is not None and r.get(judge) is not None]
         out["disagreements"] = spread(
-            both, lambda r: -abs(100.0 * float(r["f1_locomo"]) - float(r["j_mean"]))
+            both, lambda r: -abs(100.0 * float(r[lexical]) - float(r[judge])), parts
         )
     with_evidence = [r for r in scored if retrieved(r) > 0]
     if with_evidence:
-        out["missed_with_evidence"] = spread(with_evidence, lambda r: (score(r), -retrieved(r)))
+        out["missed_with_evidence"] = spread(
+            with_evidence, lambda r: (score(r), -retrieved(r)), parts
+        )
     return out
 
 
-def analyse(results: Results) -> Analysis:
-    metrics = all_metric_stats(results, PARTS)
+def analyse(results: Results, parts: ReportParts) -> Analysis:
+    metrics = all_metric_stats(results, parts.folder)
     latency = {
         name: lat
-        for name in LATENCY_FIELDS
+        for name in parts.latency_fields
         if (lat := stats.LatencyStats.from_values([r.get(name) for r in results.rows]))
     }
     primary = next((m.metric for m in metrics if m.metric.is_judge), None)
@@ -206,15 +173,16 @@ def analyse(results: Results) -> Analysis:
     if primary is not None:
         column = primary.column
         scored = [r for r in results.rows if r.get(column) is not None]
-        ranked = sorted(scored, key=lambda r: (-float(r[column]), *question_order(r)))
+        ranked = sorted(scored, key=lambda r: (-float(r[column]), *question_order(r, parts)))
     return Analysis(
         results,
+        parts,
         metrics,
-        judge_stats(results, PARTS),
+        judge_stats(results, parts.folder),
         latency,
         primary,
         ranked,
-        answer_lengths(results.rows, GROUPS),
-        verified_gold_view(results),
-        examples(results, primary, metrics),
+        answer_lengths(results.rows, parts.folder.groups),
+        None if parts.view is None else parts.view.compute(results, parts),
+        examples(results, primary, metrics, parts),
     )

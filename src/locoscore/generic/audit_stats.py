@@ -5,16 +5,21 @@ i.e. 100; rubric: `--accept-threshold`, default 50). A question's acceptance is 
 its successful runs that accepted; a set's rate is the mean over questions (x100), with a
 percentile bootstrap 95 % interval over questions (2,000 resamples, seed 0) and the
 run-level ± (sample std across repeat indices: judge noise). Failed runs are dropped.
+
+The benchmark declares its parts (`AuditParts`: its groups, how a probe record names its
+question, the published reference's judge, the texts of audit.md) and builds its probe sets
+(`ProbeSet`: a name, a kind, records, and optionally the file's recorded verdicts and a
+published reference).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from locoscore import stats
-from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
-from locoscore.benchmarks.locomo.judge.audit import ProbeRecord, ProbeSet
+from locoscore.generic.folder_parts import Groups
 from locoscore.judge.plan import JudgmentRow
 from locoscore.judge.settings import ResolvedJudge
 
@@ -22,6 +27,47 @@ BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
 EXAMPLES = 5
 HISTOGRAM_BINS = 10  # rubric scores: [0, 10), [10, 20), ..., [90, 100]
+
+
+class ProbeSet(Protocol):
+    """A probe set as the audit reads it: records with a `key`, their group field, question,
+    gold `answer` and the `prediction` judged; `expect` is "accept", "reject" or None (the
+    user's own predictions); `reference` has `reference_overall` and
+    `reference_by_category` (published acceptance, %) when the file is a pinned one."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def source(self) -> dict[str, Any]: ...
+
+    @property
+    def recorded(self) -> dict[str, Any] | None: ...
+
+    @property
+    def records(self) -> Sequence[Any]: ...
+
+    @property
+    def reference(self) -> Any: ...
+
+    @property
+    def expect(self) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class AuditParts:
+    """A benchmark's declared parts for the judge audit's numbers and documents."""
+
+    groups: Groups
+    probed: tuple[Any, ...]  # the groups probed, in the order audit.md shows them
+    question_id: Callable[[Any], str]  # a probe record's question id, for the examples
+    reference_judge: str  # who made the published reference acceptance
+    reference_caption: str  # under the overview table: the published reference, recorded
+    limits: tuple[str, ...]  # what the audit cannot measure, for audit.md
+    title: str  # audit.html's title
 
 
 def _round(value: float | None, digits: int = 4) -> float | None:
@@ -81,13 +127,13 @@ def score_distribution(runs: Sequence[Sequence[float | None]]) -> dict[str, Any]
 
 
 def _question_runs(
-    records: Sequence[ProbeRecord], rows_by_key: dict[str, list[float | None]], runs: int
+    records: Sequence[Any], rows_by_key: dict[str, list[float | None]], runs: int
 ) -> list[list[float | None]]:
     return [rows_by_key.get(r.key, [None] * runs) for r in records]
 
 
 def _examples(
-    probe_set: ProbeSet, per_question: list[list[float | None]], threshold: float
+    probe_set: ProbeSet, per_question: list[list[float | None]], threshold: float, parts: AuditParts
 ) -> list[dict[str, Any]]:
     """The answers the judge got most wrong: rejected gold, accepted wrong answers."""
     if probe_set.expect is None:
@@ -105,8 +151,8 @@ def _examples(
     picked.sort(key=lambda item: item[0])  # stable: dataset order among equals
     return [
         {
-            "question_id": f"{r.sample_id}#{r.qa_index}",
-            "category": r.category,
+            "question_id": parts.question_id(r),
+            "category": getattr(r, parts.groups.field),
             "question": r.question,
             "gold": r.answer,
             "answer": r.prediction,
@@ -116,14 +162,12 @@ def _examples(
     ]
 
 
-def _reference(probe_set: ProbeSet) -> dict[str, Any] | None:
+def _reference(probe_set: ProbeSet, parts: AuditParts) -> dict[str, Any] | None:
     source = probe_set.reference
     if source is None:
         return None
-    from locoscore.benchmarks.locomo.data.probes import REFERENCE_JUDGE
-
     return {
-        "judge": REFERENCE_JUDGE,
+        "judge": parts.reference_judge,
         "overall": source.reference_overall,
         "by_category": {str(c): v for c, v in source.reference_by_category.items()},
     }
@@ -134,18 +178,22 @@ def set_statistics(
     rows_by_key: dict[str, list[float | None]],
     judge: ResolvedJudge,
     threshold: float,
+    parts: AuditParts,
 ) -> dict[str, Any]:
     runs = judge.settings.runs
+    groups = parts.groups
     per_question = _question_runs(probe_set.records, rows_by_key, runs)
     overall = acceptance_cell(per_question, threshold)
     by_category = {}
-    for cid in LOCOMO_COLUMN_ORDER:
+    for cid in groups.order:
         picked = [
-            q for r, q in zip(probe_set.records, per_question, strict=True) if r.category == cid
+            q
+            for r, q in zip(probe_set.records, per_question, strict=True)
+            if getattr(r, groups.field) == cid
         ]
         if picked:
             by_category[str(cid)] = {
-                "name": CATEGORY_NAMES[cid],
+                "name": groups.names[cid],
                 **acceptance_cell(picked, threshold),
             }
     section: dict[str, Any] = {
@@ -165,8 +213,8 @@ def set_statistics(
     if judge.protocol == "rubric":
         section["scores"] = score_distribution(per_question)
     section["recorded"] = probe_set.recorded
-    section["reference"] = _reference(probe_set)
-    section["examples"] = _examples(probe_set, per_question, threshold)
+    section["reference"] = _reference(probe_set, parts)
+    section["examples"] = _examples(probe_set, per_question, threshold, parts)
     return section
 
 

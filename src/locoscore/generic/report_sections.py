@@ -1,38 +1,21 @@
-"""The full report as blocks: comparisons, breakdown with intervals, judge, latency, errors."""
+"""The full report as blocks: the benchmark's comparisons (`ReportParts.comparison`),
+breakdown with intervals, judge, run, latency, answer length, the declared view, errors and
+provenance."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any
 
-from locoscore.benchmarks.locomo import baselines
-from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES, GROUPS
-from locoscore.benchmarks.locomo.report import figures
-from locoscore.benchmarks.locomo.report.analysis import Analysis
-from locoscore.benchmarks.locomo.report.audit_view import audit_blocks
-from locoscore.benchmarks.locomo.report.headline import (
-    CONTENTS,
-    contents,
-    failed_answers_line,
-    opening_blocks,
-)
-from locoscore.benchmarks.locomo.report.metrics import BLEU1_MEM0, F1_LOCOMO, F1_MEM0, J
-from locoscore.benchmarks.locomo.report.recorded_judge import recorded_judge_blocks
-from locoscore.benchmarks.locomo.report.run_section import run_blocks
-from locoscore.benchmarks.locomo.report.tables import (
-    DASH,
-    comparable_j_stats,
-    f1_comparison_blocks,
-    fmt,
-    judge_comparison_blocks,
-    latency_comparison_table,
-    paper_columns_table,
-)
-from locoscore.benchmarks.locomo.report.verified_sections import verified_gold_blocks
+from locoscore.generic import report_figures as figures
+from locoscore.generic.folder_analysis import Analysis
 from locoscore.generic.metric_tables import breakdown_table, seconds
+from locoscore.generic.report_opening import CONTENTS, contents, opening_blocks
+from locoscore.generic.run_section import run_blocks
 from locoscore.llm.endpoint import through_sentence
 from locoscore.report.document import Block, Heading, Notes, Paragraph, Preformatted, Table
 from locoscore.report.markdown import render_markdown
+from locoscore.report.numbers import DASH, fmt
 from locoscore.report.spend import judge_calls_line
 
 TEXT_LIMIT = 160
@@ -48,79 +31,12 @@ def _count(value: Any) -> Any:
     return value.get("count") if isinstance(value, dict) else value
 
 
-def comparison_blocks(
-    a: Analysis, paper_columns: bool, compare_anyway: bool = False
-) -> list[Block]:
-    if not compare_anyway and failed_answers_line(a) is not None:
-        return [
-            Heading("Published baselines"),
-            Paragraph(
-                "Not compared: answers of this run failed (see the headline); a published "
-                "figure beside a score that counts failures as empty answers would mislead."
-            ),
-        ]
-    blocks: list[Block] = [Heading("F1 and BLEU-1 against published baselines")]
-    titles = {
-        F1_LOCOMO.column: "Official LoCoMo F1 vs the LoCoMo paper",
-        F1_MEM0.column: "Mem0-protocol F1 vs the Mem0 paper",
-        BLEU1_MEM0.column: "Mem0-protocol BLEU-1 vs the Mem0 paper",
-    }
-    for metric in (F1_LOCOMO, F1_MEM0, BLEU1_MEM0):
-        ms = a.metric(metric.column)
-        if ms is None:
-            continue
-        blocks.append(Heading(titles[metric.column], 3))
-        blocks += f1_comparison_blocks(a, metric)
-        blocks += figures.comparison_figure(ms, sample=a.sample_for(metric))
-        if paper_columns and metric.baseline_protocol != baselines.PROTOCOL_LOCOMO_F1:
-            assert metric.baseline_protocol is not None
-            blocks.append(paper_columns_table(metric.baseline_protocol))
-    if a.metric(F1_LOCOMO.column) is not None:
-        blocks.append(
-            Notes(
-                [
-                    "† The LoCoMo paper's Human overall cannot be rebuilt from its own columns.",
-                    "Figures cited elsewhere for the LoCoMo paper, as cited, unverified: "
-                    + "; ".join(f.text for f in baselines.UNVERIFIED_CITATIONS)
-                    + ".",
-                ]
-            )
-        )
-    blocks.append(Heading("LLM judge (J) against published baselines"))
-    blocks += judge_comparison_blocks(a)
-    blocks += recorded_judge_blocks(a)
-    blocks += audit_blocks(a)
-    if (ms := comparable_j_stats(a) or a.metric(J.column)) is not None:
-        protocol = a.judge.protocol if a.judge else None
-        blocks += figures.comparison_figure(ms, protocol, a.sample_for(J))
-    if paper_columns:
-        blocks.append(paper_columns_table(baselines.PROTOCOL_MEM0_J))
-    blocks.append(
-        Notes(
-            [
-                "A-Mem* is the Mem0 authors' re-run of A-Mem, not A-Mem's own result.",
-                baselines.LETTA_FOOTNOTE.text,
-            ]
-        )
-    )
-    blocks += [
-        Heading("Latency and context tokens against published baselines"),
-        latency_comparison_table(a),
-        Paragraph(
-            "Published: Mem0 paper Table 2, seconds per query (p50/p95) and retrieved "
-            "context tokens per query. Different hardware and models: orders of magnitude "
-            "compare, decimals do not."
-        ),
-    ]
-    return blocks
-
-
 def breakdown_blocks(a: Analysis) -> list[Block]:
     if not a.metrics:
         return []
     return [
         Heading("Per-category breakdown (this run)"),
-        breakdown_table(a.metrics, a.results.rows, GROUPS),
+        breakdown_table(a.metrics, a.results.rows, a.parts.folder.groups),
     ]
 
 
@@ -182,7 +98,7 @@ def answer_length_blocks(a: Analysis) -> list[Block]:
     if lengths is None:
         return []
     rows = [
-        [f"{CATEGORY_NAMES[cid]} ({cid})", str(s.n), fmt(s.mean, 1), fmt(s.median, 1)]
+        [a.parts.folder.groups.label(cid), str(s.n), fmt(s.mean, 1), fmt(s.median, 1)]
         for cid, s in lengths.by_category.items()
     ]
     overall = lengths.overall
@@ -202,59 +118,40 @@ def answer_length_blocks(a: Analysis) -> list[Block]:
 
 
 def _example_table(rows: list[dict[str, Any]], a: Analysis) -> Table:
-    has_j = a.metric(J.column) is not None
+    parts, groups = a.parts, a.parts.folder.groups
+    judge = parts.judge if parts.judge is not None and a.metric(parts.judge.column) else None
     has_recall = any(r.get("evidence_recall") is not None for r in rows)
-    flags = a.verified.errata if a.verified is not None else None
-    headers = ["Question id", "Category", "Question", "Gold", "Prediction", "F1"]
-    headers += ["J"] if has_j else []
+    flags = a.view
+    view = parts.view if flags is not None else None
+    headers = ["Question id", "Category", "Question", "Gold", "Prediction"]
+    headers += [parts.examples.score_header]
+    headers += ["J"] if judge is not None else []
     headers += ["Evidence retrieved"] if has_recall else []
-    headers += ["Gold error (errata)"] if flags is not None else []
+    headers += [view.flag_header] if view is not None else []
     out = []
     for r in rows:
-        f1 = r.get(F1_LOCOMO.column)
+        score = r.get(parts.examples.score.column)
         cells = [
-            f"{r['sample_id']}#{r['qa_index']}",
-            CATEGORY_NAMES[r["category"]],
+            "#".join(str(r[name]) for name in parts.folder.id_fields),
+            groups.names[r[groups.field]],
             _clip(r.get("question")),
             _clip(r.get("answer")),
             _clip(r.get("prediction")),
-            DASH if f1 is None else fmt(100 * f1, 1),
+            DASH if score is None else fmt(100 * score, 1),
         ]
-        if has_j:
-            cells.append(fmt(r.get("j_mean"), 1))
+        if judge is not None:
+            cells.append(fmt(r.get(judge.column), 1))
         if has_recall:
             recall = r.get("evidence_recall")
             cells.append(DASH if recall is None else f"{100 * recall:.0f} %")
         if flags is not None:
-            cells.append(flags.error_type(r) or "")
+            cells.append(flags.flag(r) or "")
         out.append(cells)
-    numeric = (False, False, False, False, False, True, *((True,) if has_j else ()))
+    numeric = (False, False, False, False, False, True, *((True,) if judge is not None else ()))
     numeric += (True,) if has_recall else ()
-    numeric += (False,) if flags is not None else ()
-    caption = ""
-    if flags is not None:
-        caption = (
-            "Gold error: the errata's type for a flagged question. All but WRONG_CITATION "
-            "mean the gold answer itself is wrong or ambiguous (left out of the verified-gold "
-            "view)."
-        )
+    numeric += (False,) if view is not None else ()
+    caption = "" if view is None else view.flag_caption
     return Table(headers, out, numeric=numeric, caption=caption)
-
-
-_EXAMPLE_SECTIONS = (
-    ("lowest", "Lowest scores", "ties: the question with more evidence retrieved first"),
-    (
-        "disagreements",
-        "Where official F1 and J disagree most",
-        "largest |F1 x100 - J|: a right answer in other words, or a judge fooled by overlap",
-    ),
-    (
-        "missed_with_evidence",
-        "Lowest scores although the evidence was retrieved",
-        "the answer step, not retrieval, lost these",
-    ),
-    ("highest", "Highest scores", "ties: the question with more evidence retrieved first"),
-)
 
 
 def error_blocks(a: Analysis) -> list[Block]:
@@ -268,7 +165,7 @@ def error_blocks(a: Analysis) -> list[Block]:
             "of the question id (deterministic, not the dataset's order)."
         ),
     ]
-    for name, title, why in _EXAMPLE_SECTIONS:
+    for name, title, why in a.parts.examples.sections:
         rows = a.examples.get(name)
         if rows:
             blocks += [Heading(f"{title} ({why})", 3), _example_table(rows, a)]
@@ -320,10 +217,11 @@ def _mark_subset(blocks: list[Block], a: Analysis) -> list[Block]:
     if sample is None:
         return blocks
     marker = str(sample.get("signature"))
+    judge = a.parts.judge.label if a.parts.judge is not None else None
     out: list[Block] = []
     for block in blocks:
         if isinstance(block, Table) and block.own_numbers and not block.subset:
-            shows_j = any(h == "J" or h.startswith(J.label) for h in block.headers)
+            shows_j = any(h == "J" or (judge and h.startswith(judge)) for h in block.headers)
             if not only_j or shows_j:
                 block = replace(block, subset=marker)
         out.append(block)
@@ -335,13 +233,13 @@ def full_report_blocks(
 ) -> list[Block]:
     """The headline first, then a table of contents, then baselines and the detail."""
     detail = [
-        *comparison_blocks(a, paper_columns, compare_anyway),
+        *a.parts.comparison(a, paper_columns, compare_anyway),
         *breakdown_blocks(a),
         *judge_blocks(a),
         *run_blocks(a),
         *latency_blocks(a),
         *answer_length_blocks(a),
-        *verified_gold_blocks(a),
+        *(a.parts.view.blocks(a) if a.parts.view is not None else []),
         *error_blocks(a),
         *provenance_blocks(a),
     ]

@@ -7,8 +7,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
-from locoscore.benchmarks.locomo.report.analysis import Analysis
 from locoscore.data.sample import without_sample
+from locoscore.generic.folder_analysis import Analysis
 from locoscore.report.document import Block, Heading, Paragraph, Table
 from locoscore.results.layout import AUDIT_JSON
 

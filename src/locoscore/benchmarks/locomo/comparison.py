@@ -9,71 +9,24 @@ from __future__ import annotations
 from typing import Any
 
 from locoscore.benchmarks.locomo import baselines
-from locoscore.benchmarks.locomo.baselines import BaselineRow
-from locoscore.benchmarks.locomo.categories import (
-    ADVERSARIAL,
-    CATEGORY_NAMES,
-    GROUPS,
-    LOCOMO_COLUMN_ORDER,
-)
-from locoscore.benchmarks.locomo.report.analysis import (
-    Analysis,
-    CellStats,
-    MetricStats,
-    metric_stats,
-)
-from locoscore.benchmarks.locomo.report.metrics import F1_LOCOMO, J, Metric, judge_baseline_protocol
-from locoscore.generic.metric_tables import seconds
+from locoscore.benchmarks.locomo.categories import GROUPS
+from locoscore.benchmarks.locomo.metrics import F1_LOCOMO, J, Metric, judge_baseline_protocol
+from locoscore.benchmarks.locomo.parts import PARTS
+from locoscore.generic.baseline_tables import comparison_figure as generic_figure
+from locoscore.generic.baseline_tables import comparison_table as generic_table
+from locoscore.generic.baseline_tables import latency_comparison_table as generic_latency
+from locoscore.generic.baseline_tables import sample_label as sample_label
+from locoscore.generic.baseline_tables import shown_groups
+from locoscore.generic.folder_analysis import Analysis
+from locoscore.generic.metric_stats import MetricStats, metric_stats
 from locoscore.report.document import Block, Paragraph, Table
 from locoscore.report.markdown import render_markdown, render_table
 from locoscore.report.numbers import DASH as DASH
 from locoscore.report.numbers import fmt as fmt
-from locoscore.stats import LatencyStats
 
 
 def category_ids(includes_adversarial: bool) -> list[int]:
-    return [c for c in LOCOMO_COLUMN_ORDER if includes_adversarial or c != ADVERSARIAL]
-
-
-def _headers(ids: list[int], overall: str) -> list[str]:
-    return ["System", *(CATEGORY_NAMES[c] for c in ids), overall, "Source"]
-
-
-def sample_label(sample: dict[str, Any]) -> str:
-    """ "This run" as a subset row names itself: "This run (sample 50/1,986)"."""
-    return f"This run (sample {sample.get('size', 0):,}/{sample.get('population', 0):,})"
-
-
-def subset_note(sample: dict[str, Any]) -> str:
-    return (
-        f"This run is a sample of {sample.get('size', 0):,} of {sample.get('population', 0):,} "
-        f"questions ({sample.get('signature')}); the published rows are over the full "
-        "benchmark: a smoke test, not a comparison."
-    )
-
-
-def _ours(
-    ms: MetricStats, ids: list[int], with_std: bool, sample: dict[str, Any] | None = None
-) -> list[str]:
-    d = ms.metric.decimals
-
-    def show(c: CellStats | None) -> str:
-        if c is None:
-            return DASH
-        return fmt(c.mean, d, c.run_std if with_std else None)
-
-    cells = [show(ms.by_category.get(c)) for c in ids]
-    label = "This run" if sample is None else sample_label(sample)
-    return [label, *cells, show(ms.overall), f"locoscore, n = {ms.overall.n}"]
-
-
-def _published(row: BaselineRow, ids: list[int], decimals: int) -> list[str]:
-    cells = [fmt(row.values.get(c), decimals) for c in ids]
-    overall = fmt(row.overall, decimals, row.overall_std)
-    if row.overall is not None and not row.overall_recomputable and row.values:
-        overall += " †"
-    name = f"{row.system} ({row.note})" if row.note else row.system
-    return [name, *cells, overall, row.source.cite()]
+    return shown_groups(GROUPS, includes_adversarial)
 
 
 def comparison_table(
@@ -85,34 +38,19 @@ def comparison_table(
     sample: dict[str, Any] | None = None,
 ) -> Table:
     """This run's row (`ms`; with `sample`, marked as a subset) above the published ones."""
-    ids = category_ids(includes_adversarial)
-    scope = GROUPS.scope(includes_adversarial)
-    rows: list[list[str]] = []
-    highlight: frozenset[int] = frozenset()
-    if ms is not None:
-        rows.append(_ours(ms, ids, with_std, sample))
-        highlight = frozenset({0})
-    rows += [_published(r, ids, decimals) for r in baselines.rows_for(protocol)]
-    numeric = (False, *(True for _ in ids), True, False)
-    caption = ""
-    if ms is not None and includes_adversarial and ADVERSARIAL not in ms.by_category:
-        caption = (
-            "This run has no adversarial questions, so its overall covers fewer question types "
-            "than the published overall (which includes them): compare category by category."
-        )
-    subset = ""
-    if ms is not None and sample is not None:
-        caption = " ".join(c for c in (subset_note(sample), caption) if c)
-        subset = str(sample.get("signature"))
-    return Table(
-        _headers(ids, f"overall ({scope})"),
-        rows,
-        highlight,
-        numeric,
-        caption,
-        subset=subset,
-        own_numbers=ms is not None,
-    )
+    published = baselines.rows_for(protocol)
+    return generic_table(ms, published, GROUPS, includes_adversarial, decimals, with_std, sample)
+
+
+def comparison_figure(
+    ms: MetricStats, judge_protocol: str | None = None, sample: dict[str, Any] | None = None
+) -> list[Block]:
+    """This run's per-category bars beside the same protocol's published ones."""
+    metric = ms.metric
+    protocol = judge_baseline_protocol(judge_protocol) if metric.is_judge else None
+    protocol = protocol or (None if metric.is_judge else metric.baseline_protocol)
+    published = None if protocol is None else baselines.rows_for(protocol)
+    return generic_figure(ms, GROUPS, published, sample)
 
 
 def paper_columns_table(protocol: str, decimals: int = 2) -> Table:
@@ -155,7 +93,7 @@ def comparable_j_stats(analysis: Analysis) -> MetricStats | None:
     if ms is None or judge_baseline_protocol(judge.protocol if judge else None) is None:
         return None
     if ms.overall_includes_excluded:
-        return metric_stats(analysis.results, J, include_adversarial=False)
+        return metric_stats(analysis.results, J, PARTS, False)
     return ms
 
 
@@ -208,51 +146,8 @@ def judge_comparison_blocks(analysis: Analysis) -> list[Block]:
     ]
 
 
-def _lat(stat: LatencyStats | None, attr: str) -> str:
-    return seconds(getattr(stat, attr)) if stat is not None else DASH
-
-
 def latency_comparison_table(analysis: Analysis) -> Table:
-    lat = analysis.latency
-    search, total, tokens = (
-        lat.get(k) for k in ("search_latency_s", "total_latency_s", "context_tokens")
-    )
-    headers = [
-        "System",
-        "search p50",
-        "search p95",
-        "total p50",
-        "total p95",
-        "context tokens (mean)",
-        "Source",
-    ]
-    sample = analysis.rows_sample
-    ours = [
-        "This run" if sample is None else sample_label(sample),
-        _lat(search, "p50"),
-        _lat(search, "p95"),
-        _lat(total, "p50"),
-        _lat(total, "p95"),
-        DASH if tokens is None else fmt(tokens.mean, 0),
-        "locoscore",
-    ]
-    rows = [ours] + [
-        [
-            r.system,
-            seconds(r.search_p50),
-            seconds(r.search_p95),
-            seconds(r.total_p50),
-            seconds(r.total_p95),
-            fmt(r.context_tokens, 0),
-            r.source.cite(),
-        ]
-        for r in baselines.LATENCY_ROWS
-    ]
-    numeric = (False, True, True, True, True, True, False)
-    if sample is None:
-        return Table(headers, rows, frozenset({0}), numeric)
-    subset = str(sample.get("signature"))
-    return Table(headers, rows, frozenset({0}), numeric, subset_note(sample), subset=subset)
+    return generic_latency(analysis, baselines.LATENCY_ROWS)
 
 
 # ---- the seed's names: markdown strings ------------------------------------------------

@@ -1,6 +1,6 @@
 """What a report opens with: a title naming the system and benchmark, a banner when the
-numbers come from a sample, this system's headline (F1 and J with intervals, evidence recall,
-cost, latency), every metric with its intervals, then a table of contents."""
+numbers come from a sample, this system's headline (its declared metrics with intervals,
+evidence recall, cost, latency), every metric with its intervals, then a table of contents."""
 
 from __future__ import annotations
 
@@ -8,16 +8,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from locoscore.benchmarks.locomo.categories import ADVERSARIAL, GROUPS
-from locoscore.benchmarks.locomo.report.analysis import Analysis, MetricStats
-from locoscore.benchmarks.locomo.report.metrics import F1_LOCOMO, J
+from locoscore.generic.folder_analysis import Analysis
+from locoscore.generic.metric_stats import MetricStats
 from locoscore.generic.metric_tables import ci_text, seconds
 from locoscore.llm.endpoint import through_sentence
 from locoscore.report.document import Banner, Block, Contents, Heading, Paragraph, Table
 from locoscore.report.numbers import DASH, fmt
 from locoscore.results.layout import SCORES, SUMMARY
 
-BENCHMARK = "LoCoMo"
 HEADLINE = "Headline"
 CONTENTS = "Contents"
 
@@ -28,7 +26,7 @@ def _run(a: Analysis) -> dict[str, Any] | None:
 
 
 def report_title(a: Analysis) -> str:
-    """ "bm25 + gpt-4o-mini on LoCoMo" for a run; else the predictions file's name."""
+    """ "bm25 + gpt-4o-mini on BENCHMARK" for a run; else the predictions file's name."""
     run = _run(a)
     if run is not None:
         system = (run.get("system") or {}).get("name") or "?"
@@ -37,10 +35,10 @@ def report_title(a: Analysis) -> str:
             answerer = "its own answers"
         else:
             answerer = answer.get("model") or answer.get("provider") or "?"
-        return f"{system} + {answerer} on {BENCHMARK}"
+        return f"{system} + {answerer} on {a.parts.benchmark}"
     source = (a.results.summary.get("input") or {}).get("path")
     name = Path(source).name if source else a.results.path.name
-    return f"{name} on {BENCHMARK}"
+    return f"{name} on {a.parts.benchmark}"
 
 
 def _sample_sentence(sample: dict[str, Any], what: str) -> str:
@@ -69,7 +67,7 @@ def subset_banner(a: Analysis) -> list[Block]:
 
 def _scored(a: Analysis, ms: MetricStats) -> list[str]:
     d = ms.metric.decimals
-    scope = GROUPS.scope(ms.overall_includes_excluded)
+    scope = a.parts.folder.groups.scope(ms.overall_includes_excluded)
     subset = a.sample_for(ms.metric)
     n = f"{ms.overall.n}" + ("" if subset is None else f" (sample of {subset['population']:,})")
     return [f"{ms.metric.label}, {scope}", fmt(ms.overall.mean, d), ci_text(ms.overall, d), n]
@@ -117,7 +115,7 @@ def _recall(run: dict[str, Any] | None) -> list[str] | None:
 def headline_table(a: Analysis) -> Table:
     """This system's result in a few lines."""
     run = _run(a)
-    rows = [_scored(a, ms) for m in (F1_LOCOMO, J) if (ms := a.metric(m.column)) is not None]
+    rows = [_scored(a, ms) for c in a.parts.headline if (ms := a.metric(c)) is not None]
     for extra in (_recall(run), _cost(a, run)):
         if extra is not None:
             rows.append(extra)
@@ -134,10 +132,11 @@ def headline_table(a: Analysis) -> Table:
 def metrics_table(a: Analysis) -> Table:
     """Every metric with both intervals."""
     rows = []
+    groups = a.parts.folder.groups
     for ms in a.metrics:
         d = ms.metric.decimals
-        scope = GROUPS.scope(ms.overall_includes_excluded)
-        if ms.overall_includes_excluded and ADVERSARIAL not in ms.by_category:
+        scope = groups.scope(ms.overall_includes_excluded)
+        if ms.overall_includes_excluded and not any(k in ms.by_category for k in groups.excluded):
             scope += " (none in this run)"
         label = ms.metric.label + (" (sample)" if a.sample_for(ms.metric) else "")
         rows.append(
@@ -161,8 +160,7 @@ def metrics_table(a: Analysis) -> Table:
         ],
         rows,
         numeric=(False, False, True, True, False, False),
-        caption="Bootstrap: 2,000 resamples of whole questions, seed 0. Clustered: CR1 "
-        "standard error over conversations with a t interval (wide with 10 conversations).",
+        caption=a.parts.intervals_caption,
     )
 
 
@@ -202,7 +200,7 @@ def endpoint_blocks(summary: dict[str, Any]) -> list[Block]:
 def opening_blocks(a: Analysis) -> list[Block]:
     """Title, subset banner, headline and the full metric table (the contents follow)."""
     s = a.results.summary
-    conversations = len({str(r["sample_id"]) for r in a.results.rows})
+    units = len({str(r[a.parts.unit_field]) for r in a.results.rows})
     return [
         Heading(report_title(a), 1),
         *subset_banner(a),
@@ -212,10 +210,10 @@ def opening_blocks(a: Analysis) -> list[Block]:
         headline_table(a),
         metrics_table(a),
         Paragraph(
-            f"{len(a.results.rows)} questions from {conversations} "
-            f"conversation{'s' if conversations != 1 else ''}, scored by "
+            f"{len(a.results.rows)} questions from {units} "
+            f"{a.parts.unit_word}{'s' if units != 1 else ''}, scored by "
             f"locoscore {s.get('locoscore_version', '?')}. Rebuilt from {SCORES} and "
-            f"{SUMMARY} with no API call. F1 and BLEU-1 are shown x100; J is 0-100."
+            f"{SUMMARY} with no API call. {a.parts.shown_scales}"
         ),
     ]
 

@@ -1,15 +1,14 @@
-"""J recorded by the source harness (memos `llm_judgments`, zep `grade`, mem0 `llm_score`),
-shown beside locoscore's own J and never mixed with it."""
+"""J recorded by the source harness (a peer result file's own verdicts, read by the
+benchmark's readers into summary.json's `recorded_judge`), shown beside locoscore's own J
+and never mixed with it."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from locoscore.benchmarks.locomo.categories import CATEGORY_NAMES, LOCOMO_COLUMN_ORDER
-from locoscore.benchmarks.locomo.report.analysis import Analysis
-from locoscore.benchmarks.locomo.report.metrics import J
-from locoscore.benchmarks.locomo.report.tables import DASH, fmt
+from locoscore.generic.folder_analysis import Analysis
 from locoscore.report.document import Block, Heading, Paragraph, Table
+from locoscore.report.numbers import DASH, fmt
 
 
 def recorded_judge(summary: dict[str, Any]) -> dict[str, Any] | None:
@@ -32,8 +31,9 @@ def recorded_judge_blocks(a: Analysis) -> list[Block]:
     if recorded is None:
         return []
     by_category = recorded.get("by_category") or {}
-    ids = [c for c in LOCOMO_COLUMN_ORDER if str(c) in by_category]
-    headers = ["J", *(CATEGORY_NAMES[c] for c in ids), "overall", "n"]
+    groups = a.parts.folder.groups
+    ids = [c for c in groups.order if str(c) in by_category]
+    headers = ["J", *(groups.names[c] for c in ids), "overall", "n"]
     judge_model = recorded.get("judge_model") or "judge model not stated in the file"
     runs = recorded.get("runs")
     rows = [
@@ -50,7 +50,7 @@ def recorded_judge_blocks(a: Analysis) -> list[Block]:
             str((recorded.get("overall") or {}).get("n", DASH)),
         ],
     ]
-    ours = a.metric(J.column)
+    ours = a.metric(a.parts.judge.column) if a.parts.judge is not None else None
     if ours is not None:
         model = (a.judge.config.get("model") if a.judge else None) or "?"
         protocol = (a.judge.protocol if a.judge else None) or "?"
