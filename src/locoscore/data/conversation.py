@@ -8,7 +8,7 @@ of the HTTP memory contract.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 
@@ -29,12 +29,7 @@ class TurnInput:
         return line
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "speaker": self.speaker,
-            "dia_id": self.dia_id,
-            "text": self.text,
-            "caption": self.caption,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ without the errata file. The benchmark declares its error types (`ErrataTypes`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from locoscore.errors import InputError
@@ -120,12 +120,7 @@ class Ceiling:
         return 100.0 * (self.n - self.gold_wrong) / self.n
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "n": self.n,
-            "gold_wrong": self.gold_wrong,
-            "citation_only": self.citation_only,
-            "ceiling": self.ceiling,
-        }
+        return {**asdict(self), "ceiling": self.ceiling}
 
 
 def _ceiling(rows: Sequence[dict[str, Any]], flags: ErrataFlags) -> Ceiling:

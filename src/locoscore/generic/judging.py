@@ -37,7 +37,7 @@ from locoscore.judge.folder import (
     section_fold,
     section_head,
 )
-from locoscore.judge.items import JudgeItem
+from locoscore.judge.items import JudgeItem, question_item
 from locoscore.judge.settings import JudgeSettings
 from locoscore.results.answers_file import answer_lines
 from locoscore.results.folder import load_summary
@@ -106,15 +106,10 @@ def _items(
     type_keys: Mapping[int, str],
 ) -> list[JudgeItem]:
     return [
-        JudgeItem(
-            key=q.question_id,
-            question_id=q.question_id,
+        question_item(
+            q,
+            str(answers[q.question_id].get("prediction") or ""),
             index=position,
-            type_id=q.category,
-            question=q.text,
-            reference=str(q.gold),
-            candidate=str(answers[q.question_id].get("prediction") or ""),
-            source=q.question_id,
             type_name=type_keys.get(q.category),  # as the rules name it, for a user template
         )
         for position, q in enumerate(questions)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from locoscore.data.conversation import Question
+
 
 @dataclass(frozen=True)
 class JudgeItem:
@@ -34,3 +36,25 @@ class JudgeItem:
         """The template rule (`PromptTemplate.per_category`) this item is judged by; it is
         part of the cache key since it changes the prompt."""
         return self.type_id if self.rule is None else self.rule
+
+
+def question_item(
+    question: Question,
+    candidate: str,
+    index: int | None,
+    type_name: str | None,
+    guidance: str = "",
+) -> JudgeItem:
+    """A benchmark question judged against its own gold, keyed and named by its id."""
+    return JudgeItem(
+        key=question.question_id,
+        question_id=question.question_id,
+        index=index,
+        type_id=question.category,
+        question=question.text,
+        reference=str(question.gold),
+        candidate=candidate,
+        source=question.question_id,
+        type_name=type_name,
+        guidance=guidance,
+    )

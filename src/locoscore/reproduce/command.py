@@ -134,7 +134,7 @@ def dry_run(s: ReproduceSettings, t: Terminal) -> tuple[list[RowEstimate], list[
     not ingested) and the judge's calls on the same questions, their answers stood in for
     by the gold (an answer is about as long)."""
     from locoscore.benchmarks.locomo.categories import CATEGORY_GUIDANCE, CATEGORY_NAMES
-    from locoscore.judge.items import JudgeItem
+    from locoscore.judge.items import question_item
     from locoscore.judge.plan import render_prompt
     from locoscore.llm.cost import estimate_calls
     from locoscore.run.pipeline import execute_run, resolve_run
@@ -148,14 +148,10 @@ def dry_run(s: ReproduceSettings, t: Terminal) -> tuple[list[RowEstimate], list[
         prompts = [
             render_prompt(
                 judge,
-                JudgeItem(
-                    key=q.question_id,
-                    question_id=q.conversation_id,
+                question_item(
+                    q,
+                    str(q.gold),
                     index=None,
-                    type_id=q.category,
-                    question=q.text,
-                    reference=str(q.gold),
-                    candidate=str(q.gold),
                     type_name=CATEGORY_NAMES.get(q.category),
                     guidance=CATEGORY_GUIDANCE.get(q.category, ""),
                 ),

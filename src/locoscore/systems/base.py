@@ -22,7 +22,7 @@ from __future__ import annotations
 import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
 from locoscore.data.conversation import Conversation, Query, SessionInput
@@ -88,13 +88,7 @@ class MemoryItem:
     dia_ids: tuple[str, ...] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "text": self.text,
-            "score": self.score,
-            "date_iso": self.date_iso,
-            "date_raw": self.date_raw,
-            "dia_ids": None if self.dia_ids is None else list(self.dia_ids),
-        }
+        return {**asdict(self), "dia_ids": None if self.dia_ids is None else list(self.dia_ids)}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> MemoryItem:

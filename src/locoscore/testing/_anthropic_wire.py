@@ -13,12 +13,9 @@ from typing import Any
 from locoscore.testing._core import Core, FakeConfig, Reply, json_reply, new_id, retry_after_headers
 from locoscore.testing._verdicts import (
     BATCH_ONLY_FAULTS,
-    CONTENT_FAULTS,
-    FAULT_TYPES,
-    HTTP_FAULTS,
-    LIVE_FAULTS,
     Verdict,
     all_text,
+    content_fault,
     content_text,
     estimate_tokens,
     fill_schema,
@@ -60,6 +57,11 @@ def error_reply(
 ) -> Reply:
     payload = {**error_body(error_type, message), "request_id": new_id("req_")}
     return json_reply(payload, status, headers)
+
+
+def fault_reply(fault: str, headers: dict[str, str]) -> Reply:
+    status, error_type, message = FAULT_ERRORS[fault]
+    return error_reply(status, error_type, message, headers)
 
 
 def is_model(model: str, names: tuple[str, ...]) -> bool:
@@ -289,15 +291,11 @@ def handle_message(core: Core, body: Any, headers: Mapping[str, str]) -> Reply:
         return error_reply(429, "rate_limit_error", message, retry_after_headers(wait))
     read, write, digest = core.prompt_cache.anthropic_lookup(body)
     core.sleep(config.latency_s)
-    verdicts, fault = core.decide(user_text(body["messages"]), LIVE_FAULTS)
-    if fault == "drop":
-        return Reply(drop=True)
-    if fault in HTTP_FAULTS:
-        status, error_type, message = FAULT_ERRORS[fault]
-        wait_headers = retry_after_headers(config.retry_after_s) if fault == "429" else {}
-        return error_reply(status, error_type, message, wait_headers)
-    content_fault = fault if fault in CONTENT_FAULTS else None
-    payload = message_payload(body, verdicts[0], content_fault, "standard", config.answer)
+    verdicts, fault = core.decide(user_text(body["messages"]))
+    refused = core.live_fault(fault, fault_reply)
+    if refused is not None:
+        return refused
+    payload = message_payload(body, verdicts[0], content_fault(fault), "standard", config.answer)
     payload["model"] = config.served(body["model"])
     usage = payload["usage"]
     usage["input_tokens"] = max(0, usage["input_tokens"] - read - write)
@@ -305,10 +303,7 @@ def handle_message(core: Core, body: Any, headers: Mapping[str, str]) -> Reply:
     usage["cache_read_input_tokens"] = read
     # the reply is starting: from now on the written prefix can be read
     core.prompt_cache.anthropic_store(digest)
-    reply = json_reply(payload, headers=_rate_headers(core), generations=1)
-    if fault == "timeout":
-        reply.hang_s = config.timeout_s
-    return reply
+    return core.live_reply(payload, fault, _rate_headers(core), 1)
 
 
 def batch_entry_result(core: Core, params: Any, version: str | None) -> dict[str, Any]:
@@ -316,13 +311,12 @@ def batch_entry_result(core: Core, params: Any, version: str | None) -> dict[str
     problem = check_params(params, version, core.config)
     if problem is not None:
         return {"type": "errored", "error": error_body("invalid_request_error", problem)}
-    verdicts, fault = core.decide(user_text(params["messages"]), FAULT_TYPES)
+    verdicts, fault = core.decide(user_text(params["messages"]), batch=True)
     if fault in BATCH_ONLY_FAULTS:
         return {"type": "expired"}
     if fault in FAULT_ERRORS:
         _, error_type, why = FAULT_ERRORS[fault]
         return {"type": "errored", "error": error_body(error_type, why)}
-    content_fault = fault if fault in CONTENT_FAULTS else None
-    message = message_payload(params, verdicts[0], content_fault, "batch")
+    message = message_payload(params, verdicts[0], content_fault(fault), "batch")
     message["model"] = core.config.served(params["model"])
     return {"type": "succeeded", "message": message}

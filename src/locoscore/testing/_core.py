@@ -17,6 +17,8 @@ from typing import Any
 from locoscore.testing._prompt_cache import FakePromptCache
 from locoscore.testing._verdicts import (
     FAULT_TYPES,
+    HTTP_FAULTS,
+    LIVE_FAULTS,
     Verdict,
     default_score,
     verdict_from,
@@ -246,10 +248,12 @@ class Core:
         return self.rule_verdict(text)
 
     def decide(
-        self, text: str, applicable: frozenset[str], n: int = 1
+        self, text: str, n: int = 1, *, batch: bool = False
     ) -> tuple[list[Verdict], str | None]:
-        """The verdicts of one request's n outputs and the fault (at most one) it suffers.
-        A random fault spares the script; a scripted fault name hits the whole request."""
+        """The verdicts of one request's n outputs and the fault (at most one) it suffers
+        (only a batch entry can expire). A random fault spares the script; a scripted fault
+        name hits the whole request."""
+        applicable = FAULT_TYPES if batch else LIVE_FAULTS
         fault = self.draw_fault(applicable)
         if fault is not None:
             verdicts = [self.rule_verdict(text)] * n
@@ -266,6 +270,31 @@ class Core:
         if fault is not None:
             self.record_fault(fault)
         return verdicts, fault
+
+    def live_fault(
+        self, fault: str | None, fault_reply: Callable[[str, dict[str, str]], Reply]
+    ) -> Reply | None:
+        """What a live call's fault answers instead of a reply: a dropped connection, or the
+        wire's error (`fault_reply`, given a 429's Retry-After); None: the call is answered."""
+        if fault == "drop":
+            return Reply(drop=True)
+        if fault in HTTP_FAULTS:
+            headers = retry_after_headers(self.config.retry_after_s) if fault == "429" else {}
+            return fault_reply(fault, headers)
+        return None
+
+    def live_reply(
+        self,
+        payload: dict[str, Any],
+        fault: str | None,
+        headers: dict[str, str] | None = None,
+        generations: int = 0,
+    ) -> Reply:
+        """An answered live call's reply; under a `timeout` fault it hangs before it is sent."""
+        reply = json_reply(payload, headers=headers, generations=generations)
+        if fault == "timeout":
+            reply.hang_s = self.config.timeout_s
+        return reply
 
     def rule_verdict(self, text: str) -> Verdict:
         """The verdict without the script: the configured callable, else the hash rule."""

@@ -20,10 +20,9 @@ from locoscore.testing._core import (
     DEFAULT_EMBEDDING_DIMS,
     Core,
     Reply,
-    json_reply,
     retry_after_headers,
 )
-from locoscore.testing._verdicts import HTTP_FAULTS, estimate_tokens
+from locoscore.testing._verdicts import estimate_tokens
 
 DEFAULT_DIMENSIONS = DEFAULT_EMBEDDING_DIMS
 _WORD = re.compile(r"[a-z0-9]+")
@@ -72,7 +71,7 @@ def _encode(vector: list[float], encoding: str) -> list[float] | str:
 
 def handle_embeddings(core: Core, body: Any) -> Reply:
     """POST /v1/embeddings."""
-    from locoscore.testing._openai_wire import FAULT_ERRORS, error_reply
+    from locoscore.testing._openai_wire import error_reply, fault_reply
 
     checked = _check(body, core.config.embedding_dims)
     if isinstance(checked, str):
@@ -92,14 +91,11 @@ def handle_embeddings(core: Core, body: Any) -> Reply:
     fault = core.draw_fault(_EMBEDDING_FAULTS)
     if fault is not None:
         core.record_fault(fault)
-    if fault == "drop":
-        return Reply(drop=True)
+    refused = core.live_fault(fault, fault_reply)
+    if refused is not None:
+        return refused
     if fault == "bad_json":
         return Reply(status=200, body=b"<html>upstream error</html>", content_type="text/html")
-    if fault in HTTP_FAULTS:
-        status, error_type, code, message = FAULT_ERRORS[fault]
-        wait_headers = retry_after_headers(config.retry_after_s) if fault == "429" else {}
-        return error_reply(status, message, error_type, code, headers=wait_headers)
     tokens = sum(estimate_tokens(t) for t in inputs)
     with core.lock:
         core.embedding_inputs += len(inputs)
@@ -116,7 +112,4 @@ def handle_embeddings(core: Core, body: Any) -> Reply:
         "model": body["model"],
         "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
     }
-    reply = json_reply(payload)
-    if fault == "timeout":
-        reply.hang_s = config.timeout_s
-    return reply
+    return core.live_reply(payload, fault)

@@ -17,12 +17,9 @@ from locoscore.testing._mem0_graph_wire import graph_tool_calls, mem0_v1_reply
 from locoscore.testing._mem0_wire import extraction_reply, is_mem0_extraction
 from locoscore.testing._verdicts import (
     BATCH_ONLY_FAULTS,
-    CONTENT_FAULTS,
-    FAULT_TYPES,
-    HTTP_FAULTS,
-    LIVE_FAULTS,
     Verdict,
     all_text,
+    content_fault,
     estimate_tokens,
     fill_schema,
     plain_json,
@@ -72,6 +69,11 @@ def error_reply(
     headers: dict[str, str] | None = None,
 ) -> Reply:
     return json_reply(error_body(message, error_type, code, param), status, headers)
+
+
+def fault_reply(fault: str, headers: dict[str, str]) -> Reply:
+    status, error_type, code, message = FAULT_ERRORS[fault]
+    return error_reply(status, message, error_type, code, headers=headers)
 
 
 def _no_temperature(model: str, config: FakeConfig) -> bool:
@@ -243,22 +245,15 @@ def handle_chat_completion(core: Core, body: Any) -> Reply:
     )
     core.sleep(config.latency_s)
     n = int(body.get("n", 1))
-    verdicts, fault = core.decide(user_text(body["messages"]), LIVE_FAULTS, n)
-    if fault == "drop":
-        return Reply(drop=True)
-    if fault in HTTP_FAULTS:
-        status, error_type, code, message = FAULT_ERRORS[fault]
-        wait_headers = retry_after_headers(config.retry_after_s) if fault == "429" else {}
-        return error_reply(status, message, error_type, code, headers=wait_headers)
-    content_fault = fault if fault in CONTENT_FAULTS else None
-    payload = completion_payload(body, verdicts, content_fault, config.answer)
+    verdicts, fault = core.decide(user_text(body["messages"]), n)
+    refused = core.live_fault(fault, fault_reply)
+    if refused is not None:
+        return refused
+    payload = completion_payload(body, verdicts, content_fault(fault), config.answer)
     payload["model"] = config.served(body["model"])
     payload["usage"]["prompt_tokens_details"] = {"cached_tokens": cached}
     core.prompt_cache.openai_store(digests)
-    reply = json_reply(payload, headers=_rate_headers(core), generations=n)
-    if fault == "timeout":
-        reply.hang_s = config.timeout_s
-    return reply
+    return core.live_reply(payload, fault, _rate_headers(core), n)
 
 
 def batch_line_response(core: Core, body: Any) -> tuple[int, dict[str, Any]] | None:
@@ -268,13 +263,12 @@ def batch_line_response(core: Core, body: Any) -> tuple[int, dict[str, Any]] | N
         param, message = problem
         return 400, error_body(message, "invalid_request_error", param=param)
     n = int(body.get("n", 1))
-    verdicts, fault = core.decide(user_text(body["messages"]), FAULT_TYPES, n)
+    verdicts, fault = core.decide(user_text(body["messages"]), n, batch=True)
     if fault in BATCH_ONLY_FAULTS:
         return None
     if fault in FAULT_ERRORS:
         status, error_type, code, message = FAULT_ERRORS[fault]
         return status, error_body(message, error_type, code)
-    content_fault = fault if fault in CONTENT_FAULTS else None
-    payload = completion_payload(body, verdicts, content_fault)
+    payload = completion_payload(body, verdicts, content_fault(fault))
     payload["model"] = core.config.served(body["model"])
     return 200, payload

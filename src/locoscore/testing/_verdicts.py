@@ -27,6 +27,12 @@ FAULT_TYPES = HTTP_FAULTS | CONTENT_FAULTS | CONNECTION_FAULTS | BATCH_ONLY_FAUL
 # What a live (not batched) call can be given.
 LIVE_FAULTS = FAULT_TYPES - BATCH_ONLY_FAULTS
 
+
+def content_fault(fault: str | None) -> str | None:
+    """The fault the reply's content shows (None: no fault, or one of status or connection)."""
+    return fault if fault in CONTENT_FAULTS else None
+
+
 _LABEL_NAMES = {"label", "verdict", "grade", "judgment", "judgement", "decision", "result"}
 _CORRECT_WORDS = {"correct", "yes", "true", "pass", "right", "acceptable", "good"}
 _WRONG_WORDS = {"wrong", "incorrect", "no", "false", "fail", "unacceptable", "bad"}
