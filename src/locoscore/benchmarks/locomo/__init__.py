@@ -100,9 +100,10 @@ class LoCoMo(Benchmark):
 
     def board_rows(self, directory: Path) -> list[BoardRow]:
         """All questions, and the verified-gold view when the folder records gold errata."""
-        from locoscore.benchmarks.locomo.board import board_rows
+        from locoscore.benchmarks.locomo.report_parts import REPORT
+        from locoscore.generic.board_rows import report_rows
 
-        return board_rows(directory)
+        return report_rows(directory, REPORT, type_word="category")
 
     def judged_questions(self, directory: Path) -> list[JudgedQuestion]:
         from locoscore.benchmarks.locomo.panel import judged_questions
