@@ -196,15 +196,9 @@ class LoCoMo(Benchmark):
     def print_run_scores(self, summary: dict[str, Any], t: Terminal) -> None:
         """The lexical protocols' table, then their signatures."""
         from locoscore.benchmarks.locomo.report_parts import LEXICAL_CAPTION
-        from locoscore.generic.report_terminal import (
-            lexical_signatures,
-            lexical_table,
-            print_signatures,
-        )
+        from locoscore.generic.folder_terminal import print_lexical
 
-        table = lexical_table(summary["lexical"], GROUPS, LEXICAL_CAPTION)
-        t.out.print(table, highlight=False)
-        print_signatures(t.out, lexical_signatures(summary["lexical"]))
+        print_lexical(t.out, summary["lexical"], GROUPS, LEXICAL_CAPTION)
 
     def evidence_metric(self) -> tuple[str, Callable[[str, Any, int], float]]:
         """The official LoCoMo F1 (`measures.f1_by_evidence`, as `f1_locomo`)."""
