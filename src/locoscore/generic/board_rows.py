@@ -1,9 +1,11 @@
 """A results folder's board rows, built from the parts its benchmark declares.
 
-Two shapes of folder: one whose summary.json `judge` section records the headline and its
-companions (`JudgedRowParts`: where each figure sits, the scores.jsonl column that feeds the
-paired test), and one scored on several metric columns whose rows are the statistics its
-own report writes (`report_rows`: the report's declared parts), so a board row always
+Three shapes of folder: one scored by the generic machinery (`board_row`: J when judged,
+else the declared metric, then the margin over the best blind floor); one whose
+summary.json `judge` section records the headline and its companions (`judged_row` with
+`JudgedRowParts`: where each figure sits, the scores.jsonl column that feeds the paired
+test); and one scored on several metric columns, whose rows are the statistics its own
+report writes (`report_rows` with the report's declared parts), so a board row always
 equals the folder's report, with a second row on the questions whose gold stands when the
 folder records gold errata.
 """
@@ -15,10 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from locoscore._io import read_jsonl
 from locoscore.errors import InputError
 from locoscore.generic.errata_view import verified_of
 from locoscore.generic.folder_analysis import analyse
 from locoscore.generic.folder_parts import ColumnMetric
+from locoscore.generic.folder_view import headline
 from locoscore.generic.recorded_judge import recorded_judge
 from locoscore.generic.report_build import statistics_section
 from locoscore.generic.report_parts import ReportParts
@@ -35,6 +39,7 @@ from locoscore.results.board_row import (
     judged_folder,
     need,
     number,
+    read_summary,
     unjudged_row,
 )
 from locoscore.results.folder import row_key
@@ -153,6 +158,50 @@ def judged_row(directory: Path, parts: JudgedRowParts) -> BoardRow:
         judge_run_std=None if run_std is None else parts.score_scale * run_std,
         type_word=parts.type_word,
     )
+
+
+def board_row(directory: Path) -> Any:
+    """The folder as a board row: the headline (J, else the metric) overall and per type,
+    then the margin over the best blind floor when the folder records one."""
+    summary = read_summary(directory)
+    path = directory / SCORES
+    rows = read_jsonl(path) if path.is_file() else []
+    ids = tuple(str(r["question_id"]) for r in rows)
+    answers = summary.get("answers") or {}
+    failed = answers.get("failed")
+    chosen = headline(summary)
+    judge = summary.get("judge") or {}
+    if chosen is None:
+        return BoardRow((), ids, sum(bool(r.get("answered", True)) for r in rows), failed, {}, None)
+    column, label, block = chosen
+
+    def cell_of(b: dict[str, Any], name: str) -> Any:
+        return cell(b.get("mean"), b.get("ci95"), b.get("count"), directory, name, scale=1.0)
+
+    metric = BoardMetric(
+        column,
+        label,
+        cell_of(block["overall"], f"{column}.overall"),
+        {t: cell_of(b, f"{column}.by_type.{t}") for t, b in (block.get("by_type") or {}).items()},
+    )
+    scores = {
+        str(r["question_id"]): 100 * float(r[column]) for r in rows if r.get(column) is not None
+    }
+    answered = int(answers.get("answered", len(scores)))
+    metrics = (metric, *_floor_margin(summary, directory))
+    return BoardRow(metrics, ids, answered, failed, scores, judge.get("signature"))
+
+
+def _floor_margin(summary: dict[str, Any], directory: Path) -> tuple[BoardMetric, ...]:
+    """The margin over the best blind floor (summary.json `floors.margin`, written by
+    `generic.floors`) as a second metric, when the folder records one."""
+    margin = (summary.get("floors") or {}).get("margin")
+    if not isinstance(margin, dict):
+        return ()
+    figure = cell(
+        margin.get("mean"), margin.get("ci95"), margin.get("count"), directory, "floors.margin"
+    )
+    return (BoardMetric("floor_margin", f"margin over {margin.get('over')}", figure),)
 
 
 def _report_cell(block: dict[str, Any]) -> BoardCell:
