@@ -221,11 +221,6 @@ class LoCoMo(Benchmark):
 
         return tuple(ALL_ROWS)
 
-    def default_answer_prompt_text(self) -> str:
-        from locoscore.benchmarks.answer_prompt import DEFAULT_ANSWER_PROMPT
-
-        return DEFAULT_ANSWER_PROMPT
-
     # -- commands: the judge pass over joined prediction records, the probe-file audit,
     # the report and comparison through the shared machinery, LoCoMo's parts declared
     # (`parts.py`, `report_parts.py`)
