@@ -453,7 +453,7 @@ class Benchmark(ABC):
     def board_row(self, directory: Path) -> BoardRow:
         """A results folder as `locoscore board` shows it: its headline and other metrics,
         per type, answered and failed, per-question scores for the paired test."""
-        from locoscore.generic.folder_view import board_row
+        from locoscore.generic.board_rows import board_row
 
         row: BoardRow = board_row(directory)
         return row

@@ -1,7 +1,8 @@
 """A results folder of a benchmark scored by the generic machinery, as the commands show it:
-its report (report.md and a self-contained report.html from the same blocks), its board row,
-and the paired comparison of two folders. Everything is read from summary.json and
-scores.jsonl, as `generic.scoring` and `generic.judging` wrote them.
+its report (report.md and a self-contained report.html from the same blocks) and the paired
+comparison of two folders (its board row: `generic.board_rows.board_row`). Everything is
+read from summary.json and scores.jsonl, as `generic.scoring` and `generic.judging` wrote
+them.
 
 The headline is J when the folder is judged, else the declared metric; both are means over
 every question the folder holds, shown 0-100 with a bootstrap 95 % interval.
@@ -16,7 +17,7 @@ from locoscore._io import read_jsonl
 from locoscore.errors import InputError
 from locoscore.generic.paired_compare import paired_rows, paired_test_for, write_comparison
 from locoscore.report.files import write_report_files
-from locoscore.results.board_row import BoardMetric, BoardRow, cell, read_summary
+from locoscore.results.board_row import read_summary
 from locoscore.results.layout import SCORES
 
 
@@ -113,50 +114,6 @@ def write_report(directory: Path, description: str) -> list[Path]:
         )
     blocks += [Heading("Provenance"), Notes(notes)]
     return write_report_files(directory, blocks, title)
-
-
-def board_row(directory: Path) -> Any:
-    """The folder as a board row: the headline (J, else the metric) overall and per type,
-    then the margin over the best blind floor when the folder records one."""
-    summary = read_summary(directory)
-    path = directory / SCORES
-    rows = read_jsonl(path) if path.is_file() else []
-    ids = tuple(str(r["question_id"]) for r in rows)
-    answers = summary.get("answers") or {}
-    failed = answers.get("failed")
-    chosen = headline(summary)
-    judge = summary.get("judge") or {}
-    if chosen is None:
-        return BoardRow((), ids, sum(bool(r.get("answered", True)) for r in rows), failed, {}, None)
-    column, label, block = chosen
-
-    def cell_of(b: dict[str, Any], name: str) -> Any:
-        return cell(b.get("mean"), b.get("ci95"), b.get("count"), directory, name, scale=1.0)
-
-    metric = BoardMetric(
-        column,
-        label,
-        cell_of(block["overall"], f"{column}.overall"),
-        {t: cell_of(b, f"{column}.by_type.{t}") for t, b in (block.get("by_type") or {}).items()},
-    )
-    scores = {
-        str(r["question_id"]): 100 * float(r[column]) for r in rows if r.get(column) is not None
-    }
-    answered = int(answers.get("answered", len(scores)))
-    metrics = (metric, *_floor_margin(summary, directory))
-    return BoardRow(metrics, ids, answered, failed, scores, judge.get("signature"))
-
-
-def _floor_margin(summary: dict[str, Any], directory: Path) -> tuple[BoardMetric, ...]:
-    """The margin over the best blind floor (summary.json `floors.margin`, written by
-    `generic.floors`) as a second metric, when the folder records one."""
-    margin = (summary.get("floors") or {}).get("margin")
-    if not isinstance(margin, dict):
-        return ()
-    figure = cell(
-        margin.get("mean"), margin.get("ci95"), margin.get("count"), directory, "floors.margin"
-    )
-    return (BoardMetric("floor_margin", f"margin over {margin.get('over')}", figure),)
 
 
 def compare_folders(dir_a: Path, dir_b: Path, out: Path) -> dict[str, Any]:

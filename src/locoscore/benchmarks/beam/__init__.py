@@ -210,9 +210,10 @@ class Beam(Benchmark):
         return "Question-weighted mean", dict(row.scores)
 
     def board_row(self, directory: Path) -> BoardRow:
-        from locoscore.benchmarks.beam.board import board_row
+        from locoscore.benchmarks.beam.board import row_parts
+        from locoscore.generic.board_rows import judged_row
 
-        return board_row(directory, ABILITY_NAMES)
+        return judged_row(directory, row_parts(ABILITY_NAMES))
 
     def report(self, directory: Path) -> list[Path]:
         from locoscore.benchmarks.beam.folder import write_report

@@ -100,9 +100,10 @@ class LoCoMo(Benchmark):
 
     def board_rows(self, directory: Path) -> list[BoardRow]:
         """All questions, and the verified-gold view when the folder records gold errata."""
-        from locoscore.benchmarks.locomo.board import board_rows
+        from locoscore.benchmarks.locomo.report_parts import REPORT
+        from locoscore.generic.board_rows import report_rows
 
-        return board_rows(directory)
+        return report_rows(directory, REPORT, type_word="category")
 
     def judged_questions(self, directory: Path) -> list[JudgedQuestion]:
         from locoscore.benchmarks.locomo.panel import judged_questions
@@ -195,15 +196,9 @@ class LoCoMo(Benchmark):
     def print_run_scores(self, summary: dict[str, Any], t: Terminal) -> None:
         """The lexical protocols' table, then their signatures."""
         from locoscore.benchmarks.locomo.report_parts import LEXICAL_CAPTION
-        from locoscore.generic.report_terminal import (
-            lexical_signatures,
-            lexical_table,
-            print_signatures,
-        )
+        from locoscore.generic.folder_terminal import print_lexical
 
-        table = lexical_table(summary["lexical"], GROUPS, LEXICAL_CAPTION)
-        t.out.print(table, highlight=False)
-        print_signatures(t.out, lexical_signatures(summary["lexical"]))
+        print_lexical(t.out, summary["lexical"], GROUPS, LEXICAL_CAPTION)
 
     def evidence_metric(self) -> tuple[str, Callable[[str, Any, int], float]]:
         """The official LoCoMo F1 (`measures.f1_by_evidence`, as `f1_locomo`)."""
@@ -225,11 +220,6 @@ class LoCoMo(Benchmark):
         from locoscore.benchmarks.locomo.baselines import ALL_ROWS
 
         return tuple(ALL_ROWS)
-
-    def default_answer_prompt_text(self) -> str:
-        from locoscore.benchmarks.answer_prompt import DEFAULT_ANSWER_PROMPT
-
-        return DEFAULT_ANSWER_PROMPT
 
     # -- commands: the judge pass over joined prediction records, the probe-file audit,
     # the report and comparison through the shared machinery, LoCoMo's parts declared

@@ -3,12 +3,9 @@ two), with your predictions if given, judged as `judge` would; audit.md/html/jso
 
 from __future__ import annotations
 
-import warnings
 from typing import TYPE_CHECKING
 
-from rich.markup import escape
-
-from locoscore.results.layout import AUDIT_HTML, AUDIT_JSON, AUDIT_MD, SCORES, SUMMARY
+from locoscore.results.layout import SCORES, SUMMARY
 
 if TYPE_CHECKING:
     from locoscore.benchmarks.base import Benchmark
@@ -36,10 +33,7 @@ def audit_command(bench: Benchmark, call: AuditCall, t: Terminal) -> bool:
     from locoscore.benchmarks.records_judge import engine_options
     from locoscore.data.sample import judged_sample
     from locoscore.generic.audit_report import audit_document, write_audit
-    from locoscore.generic.audit_stats import placement_sentence
-    from locoscore.generic.report_terminal import audit_table
-    from locoscore.llm.endpoint import through_sentence
-    from locoscore.report.spend import judge_calls_line
+    from locoscore.generic.folder_terminal import print_audit
 
     console, out, predictions, spec = t.out, call.out, call.predictions, call.spec
     # a run's predictions made with --limit: every set cut to the run's own sample (`ran`)
@@ -76,16 +70,5 @@ def audit_command(bench: Benchmark, call: AuditCall, t: Terminal) -> bool:
     write_audit(out, document, AUDIT)
     if (out / SCORES).is_file() and (out / SUMMARY).is_file():
         build_reports(out, bench)  # a results folder: its report shows the audit next to J
-    t.out.print(audit_table(document))
-    if document.get("placement"):
-        console.print(placement_sentence(document["placement"]), highlight=False)
-    console.print(f"[bold]{document['summary_line']}[/]", highlight=False)
-    console.print(judge_calls_line(document["calls"], document["usage"]), highlight=False)
-    judge = document["judge"]
-    through = through_sentence("judged", judge["endpoint"], judge["served"]["fake"])
-    if through is not None:
-        console.print(escape(through), highlight=False, soft_wrap=True)
-    for warning in document["warnings"]:
-        warnings.warn(warning, stacklevel=1)
-    console.print(f"wrote {out}/{AUDIT_MD}, {AUDIT_HTML}, {AUDIT_JSON}", highlight=False)
+    print_audit(t.out, document, out)
     return failed(t, result.run.stop_reason and f"stopped early: {result.run.stop_reason}")

@@ -7,23 +7,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from rich.markup import escape
-from rich.table import Table
 
 from locoscore.results.layout import REPORT_FILES, SCORES, SUMMARY
 
 if TYPE_CHECKING:
     from locoscore.benchmarks.base import Benchmark
     from locoscore.benchmarks.commands import CompareCall, ReportCall, ScoreCall, Terminal
-    from locoscore.generic.folder_analysis import Analysis
-
-
-def _headline(analysis: Analysis) -> Table:
-    from locoscore.generic.errata_view import verified_of
-    from locoscore.generic.report_terminal import overall_table
-
-    verified = verified_of(analysis)
-    more = [] if verified is None else [(ms, " (verified gold)") for ms in verified.metrics]
-    return overall_table(analysis, more)
 
 
 def report_command(bench: Benchmark, call: ReportCall, t: Terminal) -> bool:
@@ -31,6 +20,7 @@ def report_command(bench: Benchmark, call: ReportCall, t: Terminal) -> bool:
     from locoscore.benchmarks.locomo.data.dataset import resolve_dataset_path
     from locoscore.benchmarks.locomo.data.errata import errata_for
     from locoscore.benchmarks.locomo.report_parts import build_reports, load_results
+    from locoscore.generic.folder_terminal import print_report
 
     directory = call.directory
     dataset_path = (
@@ -45,9 +35,7 @@ def report_command(bench: Benchmark, call: ReportCall, t: Terminal) -> bool:
         errata=gold_errata,
         compare_anyway=call.compare_anyway,
     )
-    t.out.print(_headline(built.analysis))
-    for path in built.paths:
-        t.out.print(f"wrote {path}", highlight=False)
+    print_report(t.out, built)
     return False
 
 
@@ -57,9 +45,8 @@ def compare_command(bench: Benchmark, call: CompareCall, t: Terminal) -> bool:
     from locoscore.benchmarks.locomo.data.errata import comparison_errata, errata_for
     from locoscore.benchmarks.locomo.parts import PARTS
     from locoscore.benchmarks.locomo.report_parts import load_results
-    from locoscore.generic.compare_report import write_comparisons
-    from locoscore.generic.compare_terminal import print_comparison
-    from locoscore.generic.paired_folders import compare_many, side_name
+    from locoscore.generic.folder_terminal import print_comparisons
+    from locoscore.generic.paired_folders import compare_many
 
     folders = call.folders
     results = [load_results(folder) for folder in folders]
@@ -72,10 +59,7 @@ def compare_command(bench: Benchmark, call: CompareCall, t: Terminal) -> bool:
         view = comparison_errata(errata_for(call.errata, dataset_path), *results).view()
     comparisons = compare_many(PARTS, list(results), view)
     print_names(t, folders)
-    for i, comparison in enumerate(comparisons, start=1):
-        print_comparison(t.out, comparison, side_name(i), several=len(comparisons) > 1)
-    for path in write_comparisons(comparisons, call.out):
-        t.out.print(f"wrote {path}", highlight=False)
+    print_comparisons(t.out, comparisons, call.out)
     return False
 
 
@@ -86,11 +70,7 @@ def score_command(bench: Benchmark, call: ScoreCall, t: Terminal) -> bool:
     from locoscore.benchmarks.locomo.report_parts import LEXICAL_CAPTION, build_reports
     from locoscore.benchmarks.locomo.scoring.folder import score_into_folder
     from locoscore.generic.errata_view import verified_gold_line
-    from locoscore.generic.report_terminal import (
-        lexical_signatures,
-        lexical_table,
-        print_signatures,
-    )
+    from locoscore.generic.folder_terminal import print_lexical
     from locoscore.results.folder import check_out_dir
 
     out = call.out
@@ -108,8 +88,7 @@ def score_command(bench: Benchmark, call: ScoreCall, t: Terminal) -> bool:
     summary = score_into_folder(loaded, out, names)
     # one report format everywhere: the full report (`locoscore report` rebuilds the same)
     built = build_reports(out, bench, errata=gold_errata)
-    t.out.print(lexical_table(summary["lexical"], GROUPS, LEXICAL_CAPTION), highlight=False)
-    print_signatures(t.out, lexical_signatures(summary["lexical"]))
+    print_lexical(t.out, summary["lexical"], GROUPS, LEXICAL_CAPTION)
     if (line := verified_gold_line(built.analysis)) is not None:
         t.out.print(line, highlight=False)
     t.out.print(

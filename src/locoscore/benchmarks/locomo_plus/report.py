@@ -93,7 +93,7 @@ def write_report(directory: Path, description: str) -> list[Path]:
 
 def board_row(directory: Path) -> BoardRow:
     """The generic row (J, else nothing) with the strict J as its second metric."""
-    from locoscore.generic.folder_view import board_row as generic_row
+    from locoscore.generic.board_rows import board_row as generic_row
 
     row: BoardRow = generic_row(directory)
     strict = (read_summary(directory).get("judge") or {}).get("strict")

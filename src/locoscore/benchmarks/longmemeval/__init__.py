@@ -108,9 +108,10 @@ class LongMemEval(Benchmark):
         return write_outputs(predictions, data, out, run_section)
 
     def board_row(self, directory: Path) -> BoardRow:
-        from locoscore.benchmarks.longmemeval.board import board_row
+        from locoscore.benchmarks.longmemeval.board import ROW_PARTS
+        from locoscore.generic.board_rows import judged_row
 
-        return board_row(directory)
+        return judged_row(directory, ROW_PARTS)
 
     def report(self, directory: Path) -> list[Path]:
         from locoscore.benchmarks.longmemeval.report import write_report

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,13 +21,12 @@ from locoscore.benchmarks.locomo.categories import (
 from locoscore.benchmarks.locomo.data.models import PredictionRecord
 from locoscore.benchmarks.locomo.judge.from_records import judge_items, judged_records, record_item
 from locoscore.data.sample import QuestionSample
+from locoscore.generic.item_runs import JudgeResult, judge_item_runs
 from locoscore.generic.judge_runs import JudgeAggregation, aggregate_runs
 from locoscore.generic.judged_records import judge_records
 from locoscore.judge.cache import JudgeStore
 from locoscore.judge.engine import PassResult, run_pass
-from locoscore.judge.plan import plan_calls
 from locoscore.judge.prompts import builtin_template
-from locoscore.judge.runner import run_plan
 from locoscore.judge.settings import JudgeSettings
 
 __all__ = [
@@ -41,14 +39,6 @@ __all__ = [
     "judge_pass",
     "run_pass",
 ]
-
-
-@dataclass(frozen=True)
-class JudgeResult:
-    """One judge run: score 0-100, or -1 with the reason in `explanation`."""
-
-    score: float
-    explanation: str
 
 
 async def judge_pass(
@@ -110,17 +100,8 @@ async def ajudge_answer_runs(
 ) -> list[JudgeResult]:
     base = settings or JudgeSettings()
     settings = dataclasses.replace(base, runs=num_runs, include_adversarial=True)
-    judge = settings.resolve()
     record = _one_question(question, ground_truth, predicted_answer, category)
-    plan = plan_calls([record_item(record)], judge, store)
-    run = await run_plan(judge, plan, store)
-    results = [JudgeResult(-1.0, "no result") for _ in range(num_runs)]
-    for row in run.rows:
-        if row.score is None:
-            results[row.run] = JudgeResult(-1.0, row.error or "unscored")
-        else:
-            results[row.run] = JudgeResult(row.score, row.explanation)
-    return results
+    return await judge_item_runs(record_item(record), settings, store)
 
 
 def build_judge_prompt(
