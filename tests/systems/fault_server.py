@@ -17,9 +17,9 @@ import threading
 import time
 from collections import Counter
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
 from typing import Any, Self
 
+from locoscore._http_server import BackgroundServer
 from locoscore.systems.serve import MemoryServer
 
 
@@ -96,7 +96,7 @@ class _Server(ThreadingHTTPServer):
     owner: FaultServer
 
 
-class FaultServer:
+class FaultServer(BackgroundServer):
     def __init__(
         self,
         backend: MemoryServer,
@@ -125,17 +125,12 @@ class FaultServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self._server.server_address[1]}"
 
-    def __enter__(self) -> Self:
+    def start(self) -> Self:
         threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
         ).start()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def stop(self) -> None:
         self._server.shutdown()
         self._server.server_close()
