@@ -87,6 +87,11 @@ def read_json_object(
     return data
 
 
+def sha256_text(text: str) -> str:
+    """The sha256 of `text` as UTF-8, in hex."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def sha256_file(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as handle:

@@ -52,3 +52,16 @@ def write_tiny_data(path: Path) -> Path:
     """The example's inline data as a data file of the same shape (`--dataset FILE`)."""
     path.write_text(json.dumps(tiny_module().DATA), encoding="utf-8")
     return path
+
+
+# `--batch` with a wait that ends long before the fake's batch is done (1,000 polls)
+SHORT_BATCH_WAIT = ("--batch", "--batch-poll", "0.01", "--batch-wait", "0.05")
+
+
+def assert_batch_still_running(result: Any, unwritten: Path) -> None:
+    """A command whose batch outlived `--batch-wait`: it says so (exit 0), `unwritten` is not
+    written."""
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.output.split())
+    assert "is still running; rerun the same command to collect it" in said, said
+    assert not unwritten.exists()

@@ -21,7 +21,14 @@ from typing import Any
 
 import pytest
 from locomo_plus_helpers import level_verdict, write_cut
-from shapes import TINY, shape_id, tiny_module, write_tiny_data
+from shapes import (
+    SHORT_BATCH_WAIT,
+    TINY,
+    assert_batch_still_running,
+    shape_id,
+    tiny_module,
+    write_tiny_data,
+)
 from typer.testing import CliRunner
 
 from locoscore.cli import app
@@ -304,3 +311,28 @@ def test_the_board_shows_a_locomo_judge_cost(fake: FakeProvider, tmp_path: Path)
     (group,) = json.loads((tmp_path / "board" / "board.json").read_text())["groups"]
     (row,) = group["rows"]
     assert row["judge_cost_usd"] == cost > 0
+
+
+@pytest.mark.parametrize("case", [LOCOMO, LONGMEMEVAL, BEAM, TINY_CASE, PLUS])
+def test_every_judge_takes_the_batch_wait_and_shows_its_progress(
+    case: Case, fake: FakeProvider, tmp_path: Path
+) -> None:
+    """`--batch-poll`, `--batch-wait` and the progress line reach every benchmark's pass, not
+    LoCoMo's alone (another benchmark's batch was waited on for the default 24 hours)."""
+    fake.config.verdict = case.verdict  # the benchmark's verdicts on its asked scale
+    fake.config.batch_ready_after_polls = 1000
+    out = tmp_path / "out"
+    pending = _judge(case, tmp_path, fake.url, out, *SHORT_BATCH_WAIT)
+    assert_batch_still_running(pending, out / "summary.json")
+    fake.config.batch_ready_after_polls = 1
+    args = ["judge", *case.args(tmp_path), "--out", str(out), "--base-url", fake.url,
+            "--runs", "1", "--batch", "--batch-poll", "0.01"]  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        done = CliRunner().invoke(app, args)
+    assert done.exit_code == 0, done.output
+    judged = _section(out)["calls"]["made"]
+    # stderr is not a terminal here: the plain progress line, at the end of each pass
+    lines = [line for line in done.output.splitlines() if line.startswith("judging: ")]
+    assert lines and all(" judgments (100 %)" in line for line in lines)
+    assert sum(int(line.split("/")[1].split()[0]) for line in lines) >= judged > 0

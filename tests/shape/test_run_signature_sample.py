@@ -18,7 +18,14 @@ from beam_helpers import BEAM_100K, rule
 from locomo_plus_helpers import NINE, level_verdict, write_cut
 from personamem_helpers import write_folder as write_personamem
 from run_helpers import answer_requests, echo_first_memory, run_cli
-from shapes import SHAPES, TINY, shape_id, write_tiny_data
+from shapes import (
+    SHAPES,
+    SHORT_BATCH_WAIT,
+    TINY,
+    assert_batch_still_running,
+    shape_id,
+    write_tiny_data,
+)
 from typer.testing import CliRunner
 
 from locoscore.benchmarks import get_benchmark
@@ -278,3 +285,21 @@ def test_an_audit_of_a_sampled_runs_predictions_probes_the_runs_sample(
     assert {s["name"]: s["acceptance"]["overall"]["n"] for s in document["probe_sets"]} == {
         "gold": 4, "vague-probe": 4, "predictions": 4,
     }  # fmt: skip
+
+
+def test_an_audit_batch_still_running_is_said_and_nothing_is_written(
+    cut: Cut, fake: FakeProvider, tmp_path: Path
+) -> None:
+    """Every audit takes `--batch-poll` and `--batch-wait`; a batch still running when the
+    wait ends is named, nothing written; the same command collects it."""
+    if "audit" not in get_benchmark(cut.name).commands:
+        pytest.skip("this benchmark declares no audit")
+    out = tmp_path / "audit"
+    fake.config.batch_ready_after_polls = 1000
+    pending = _invoke("audit", fake, cut, "--out", str(out), *SHORT_BATCH_WAIT)
+    assert_batch_still_running(pending, out / "audit.json")
+    fake.config.batch_ready_after_polls = 1
+    done = _invoke("audit", fake, cut, "--out", str(out), "--batch", "--batch-poll", "0.01")
+    assert done.exit_code == 0, done.output
+    assert "still running" not in done.output
+    assert _read(out / "audit.json")  # written once the batch is collected

@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from typer.testing import CliRunner
@@ -112,6 +114,32 @@ def test_relations_are_dated_by_the_session_that_first_added_them(tmp_path: Path
     assert met.date_iso == "2023-01-29T14:32"
     unseen = reloaded.item({"source": "a", "relationship": "b", "destination": "c"})
     assert (unseen.date_iso, unseen.date_raw) == (None, None)
+
+
+def test_a_store_closes_only_once_the_add_in_flight_is_done(tmp_path: Path) -> None:
+    """Kùzu's database closed under a running query hangs both: a server stopping because its
+    run was killed mid-session waits for that session's add, then closes every part."""
+    from locoscore.systems._mem0g_library import _close, _Store
+
+    closed: list[str] = []
+
+    def closer(part: str) -> SimpleNamespace:
+        return SimpleNamespace(close=lambda: closed.append(part))
+
+    memory = SimpleNamespace(
+        close=lambda: closed.append("history"),
+        vector_store=SimpleNamespace(client=closer("qdrant")),
+        graph=SimpleNamespace(graph=closer("kuzu connection"), db=closer("kuzu database")),
+    )
+    store = _Store(memory, None, RelationDates(tmp_path / "dates.json"), threading.Lock())
+    store.lock.acquire()  # an add is running
+    closing = threading.Thread(target=_close, args=(store,))
+    closing.start()
+    closing.join(timeout=0.3)
+    assert closing.is_alive() and closed == []
+    store.lock.release()  # the add is done
+    closing.join(timeout=10)
+    assert closed == ["history", "qdrant", "kuzu connection", "kuzu database"]
 
 
 def test_memories_and_relations_alternate_within_top_k() -> None:

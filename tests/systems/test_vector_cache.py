@@ -7,7 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from locoscore.systems.vector_cache import VectorCache, VectorSpace, text_digest
+from locoscore._io import sha256_text
+from locoscore.systems.vector_cache import VectorCache, VectorSpace
 
 OLD_SCHEMA = """
 CREATE TABLE vectors (
@@ -22,7 +23,7 @@ CREATE TABLE vectors (
 
 def test_the_same_model_name_under_two_backends_holds_two_vectors(tmp_path: Path) -> None:
     cache = VectorCache(tmp_path / "v.sqlite")
-    digest = text_digest("hello")
+    digest = sha256_text("hello")
     api, local = VectorSpace("api", "m"), VectorSpace("local", "m")
     cache.put_many(api, [(digest, np.array([1.0, 0.0], dtype=np.float32))])
     assert cache.get_many(local, [digest]) == {}
@@ -37,7 +38,7 @@ def test_a_file_from_before_backends_is_upgraded_its_vectors_kept_as_the_apis(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "old.sqlite"
-    digest = text_digest("hello")
+    digest = sha256_text("hello")
     with sqlite3.connect(path) as conn:
         conn.executescript(OLD_SCHEMA)
         blob = np.array([0.5, 0.25], dtype="<f4").tobytes()

@@ -9,10 +9,10 @@ differ between systems (a judge confound). What fills its {context} is the run's
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from locoscore._io import sha256_text
 from locoscore.errors import InputError
 from locoscore.llm.templating import fill_placeholders
 
@@ -46,7 +46,7 @@ class AnswerPrompt:
 
     @property
     def version_hash(self) -> str:
-        return hashlib.sha256(self.text.encode("utf-8")).hexdigest()[:16]
+        return sha256_text(self.text)[:16]
 
     def render(self, question: str, context: str, question_date: str | None = None) -> str:
         return fill_placeholders(

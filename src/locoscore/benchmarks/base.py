@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
+from locoscore.benchmarks import calls
+from locoscore.benchmarks import commands as default_commands
 from locoscore.data.conversation import Conversation, Question
 from locoscore.generic.parts import BlindBaseline
 from locoscore.results.identity import InputIdentity, answers_identity, submitted_pairs
@@ -30,14 +32,6 @@ from locoscore.results.rederived import answers_source, carry_judgments, row_id,
 
 if TYPE_CHECKING:
     from locoscore.benchmarks.answer_prompt import AnswerPrompt
-    from locoscore.benchmarks.commands import (
-        AuditCall,
-        CompareCall,
-        JudgeCall,
-        ReportCall,
-        ScoreCall,
-        Terminal,
-    )
     from locoscore.data.sample import QuestionSample, SampleSpec
     from locoscore.generic.parts import JudgeRules, Metric
     from locoscore.judge.panel.questions import JudgedQuestion
@@ -377,11 +371,9 @@ class Benchmark(ABC):
         `score_run` has written them: after `run`, a shard's run and a merge. `errata`: the
         run's gold errata list (None: what the folder records). Default: the claim card
         (summary.json `claim`), and the report when the folder has one."""
-        from locoscore.benchmarks.commands import refresh_claim
+        default_commands.refresh_claim(self, directory)
 
-        refresh_claim(self, directory)
-
-    def print_run_scores(self, summary: dict[str, Any], t: Terminal) -> None:
+    def print_run_scores(self, summary: dict[str, Any], t: calls.Terminal) -> None:
         """What `run` prints of the scores `score_run` summarised; default nothing."""
         return None
 
@@ -404,35 +396,16 @@ class Benchmark(ABC):
     # the system between questions and scores retrieval by the turns items name).
     probe_checks: tuple[str, ...] = ()
 
-    # -- commands: what the CLI calls (`benchmarks.commands`; LoCoMo overrides them) -----
-    def judge_command(self, call: JudgeCall, terminal: Terminal) -> bool:
-        """`locoscore judge`; True when it failed after writing its outputs."""
-        from locoscore.benchmarks.commands import judge_command
+    # -- commands: what the CLI calls. A hook takes the command's call and the terminal and
+    # returns True when the command failed after writing its outputs; the defaults are
+    # `benchmarks.commands`' (LoCoMo overrides them).
+    judge_command = default_commands.judge_command
+    check_audit_inputs = default_commands.refuse_audit_files
+    audit_command = default_commands.audit_command
+    report_command = default_commands.report_command
+    compare_command = default_commands.compare_command
 
-        return judge_command(self, call, terminal)
-
-    def check_audit_inputs(self, predictions: Path | None, probes: list[Path] | None) -> None:
-        """Refuse, before anything is read, the audit inputs this benchmark would ignore."""
-        from locoscore.benchmarks.commands import refuse_audit_files
-
-        refuse_audit_files(self, predictions, probes)
-
-    def audit_command(self, call: AuditCall, terminal: Terminal) -> bool:
-        from locoscore.benchmarks.commands import audit_command
-
-        return audit_command(self, call, terminal)
-
-    def report_command(self, call: ReportCall, terminal: Terminal) -> bool:
-        from locoscore.benchmarks.commands import report_command
-
-        return report_command(self, call, terminal)
-
-    def compare_command(self, call: CompareCall, terminal: Terminal) -> bool:
-        from locoscore.benchmarks.commands import compare_command
-
-        return compare_command(self, call, terminal)
-
-    def score_command(self, call: ScoreCall, terminal: Terminal) -> bool:
+    def score_command(self, call: calls.ScoreCall, terminal: calls.Terminal) -> bool:
         self.require("score")
         raise NotImplementedError
 

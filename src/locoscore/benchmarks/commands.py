@@ -1,34 +1,33 @@
-"""What a command hands a benchmark, and what each command does with one by default.
+"""What each command does by default with what it hands a benchmark (`benchmarks.calls`).
 
-The CLI only wires: it reads the options, refuses what it can refuse before any file is read,
-and calls the benchmark's command hook (`Benchmark.judge_command`, `audit_command`,
-`report_command`, `compare_command`, `score_command`) with the options (a `*Call`) and the
-terminal (`Terminal`: its consoles and the services that belong to a command line). A hook
-returns True when the command failed after its outputs were written (the CLI exits 1).
+A command hook returns True when the command failed after its outputs were written (the CLI
+exits 1).
 
 The defaults here serve a benchmark through its pass hooks (`judge`, `audit`, `report`,
 `compare`) and the lines it makes of their results; LoCoMo overrides the command hooks with
-its own (`benchmarks.locomo.commands`)."""
+its own (`benchmarks.locomo.folder_commands`, `benchmarks.locomo.audit_command`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from rich.markup import escape
 
+from locoscore.benchmarks.calls import JudgeCall
 from locoscore.results.layout import SUMMARY
 
 if TYPE_CHECKING:
-    from rich.console import Console
-
+    from locoscore.benchmarks.calls import (
+        AuditCall,
+        CompareCall,
+        PassCall,
+        ReportCall,
+        Terminal,
+    )
     from locoscore.claim.benchmark import ClaimedBenchmark
-    from locoscore.data.sample import QuestionSample, SampleSpec
-    from locoscore.data.shard import Shard
     from locoscore.judge.engine import PassResult
-    from locoscore.judge.settings import JudgeSettings
     from locoscore.judge.shard import ShardedBenchmark
     from locoscore.results.identity import InputIdentity
 
@@ -52,110 +51,10 @@ class Hooks(Protocol):
     def dry_run_lines(self, result: Any) -> list[str] | None: ...
 
 
-@dataclass(frozen=True)
-class Terminal:
-    """The command line's side of a command: where it prints, how a pass runs (stopped
-    cleanly by the first SIGINT), its progress bar, the folder guard."""
-
-    out: Console  # results
-    err: Console  # progress, errors, what --replace dropped
-    # `run_pass(coroutine, tally=None)`: the coroutine's result; `Interrupted` on a signal
-    run_pass: Callable[..., Any]
-    # `progress(enabled, verb, noun)`: the progress bar (a tally `run_pass` names on a signal)
-    progress: Callable[[bool, str, str], Any]
-    # `claim(out, identity, replace=, dry_run=)`: the folder guard, saying what it dropped
-    claim: Callable[..., None]
-    # `estimate(result, batch, sample=None)`: a dry run's calls, tokens and cost
-    estimate: Callable[..., None]
-
-
-@dataclass(frozen=True)
-class JudgeCall:
-    predictions: Path
-    out: Path
-    dataset: Path | None
-    fmt: str | None
-    prediction_key: str | None
-    strict: bool
-    settings: JudgeSettings
-    runs: int
-    include_adversarial: bool
-    type_templates: list[str]
-    dry_run: bool
-    batch: bool
-    batch_poll: float
-    batch_wait: float
-    progress: bool
-    user_cache: bool
-    errata: Path | None
-    max_unscored: float
-    request: SampleSpec | QuestionSample | None  # --limit, or the run's own sample (shard)
-    replace: bool
-    shard: Shard | None = None  # --shard I/N of answers that are not a run's own shard
-    # the answer step each folder's run.json records (beside the predictions, and --out)
-    run_answers: dict[Path, dict[str, Any] | None] = field(default_factory=dict)
-
-
-# `audit --accept-threshold`: a rubric run (0-100) accepts an answer scored at least this
-DEFAULT_ACCEPT_THRESHOLD = 50.0
-
-
-@dataclass(frozen=True)
-class AuditCall:
-    out: Path
-    dataset: Path | None
-    probes: list[Path] | None
-    predictions: Path | None
-    fmt: str | None
-    accept_threshold: float
-    settings: JudgeSettings
-    dry_run: bool
-    batch: bool
-    batch_poll: float
-    batch_wait: float
-    progress: bool
-    user_cache: bool
-    spec: SampleSpec | None
-    replace: bool
-    ran: QuestionSample | None = None  # the sample of the run whose --predictions these are
-
-
-@dataclass(frozen=True)
-class ReportCall:
-    directory: Path
-    paper_columns: bool
-    svg: Path | None
-    errata: Path | None
-    compare_anyway: bool
-    dataset: Path | None
-
-
-@dataclass(frozen=True)
-class CompareCall:
-    folders: list[Path]
-    out: Path
-    verified_gold: bool
-    errata: Path | None
-    dataset: Path | None
-
-
-@dataclass(frozen=True)
-class ScoreCall:
-    predictions: Path
-    dataset: Path | None
-    fmt: str | None
-    prediction_key: str | None
-    strict: bool
-    out: Path
-    protocols: str | None  # comma-separated; None: every one the benchmark has
-    errata: Path | None
-    replace: bool
-
-
 def print_pass(
     t: Terminal,
     bench: Hooks,
-    call: JudgeCall | AuditCall,
+    call: PassCall,
     result: Any,
     section: dict[str, Any] | None,
     lines_of: Callable[[dict[str, Any], Path], list[str]],
@@ -171,6 +70,10 @@ def print_pass(
             f"questions ({drawn['signature']}){scope}",
             highlight=False,
         )
+    if not call.dry_run and section is None:  # not a dry run: a batch still running
+        for batch in pending_batches(result):
+            say_still_running(t, batch)
+        return
     if call.dry_run or section is None:
         dry_run_lines = bench.dry_run_lines(result)
         if dry_run_lines is None:
@@ -196,12 +99,27 @@ def pass_results_in(t: Terminal, result: PassResult, *, user_cache: bool) -> boo
     if result.run is None:
         return False
     if result.run.pending_batch is not None:
-        t.out.print(
-            f"batch {result.run.pending_batch} is still running; rerun the same command to "
-            "collect it (nothing is resubmitted)."
-        )
+        say_still_running(t, result.run.pending_batch)
         return False
     return True
+
+
+def say_still_running(t: Terminal, batch: str) -> None:
+    t.out.print(
+        f"batch {batch} is still running; rerun the same command to collect it (nothing is "
+        "resubmitted)."
+    )
+
+
+def passes_of(result: Any) -> list[PassResult]:
+    """The passes of what a benchmark's judge or audit returned: a pass (`PassResult`), or
+    a result of several (`passes()`: BEAM's two judges, its probe sets)."""
+    return list(result.passes()) if hasattr(result, "passes") else [result]
+
+
+def pending_batches(result: Any) -> list[str]:
+    """The batches the passes left running (`--batch-wait` ran out before they ended)."""
+    return [p.run.pending_batch for p in passes_of(result) if p.run and p.run.pending_batch]
 
 
 def failed(t: Terminal, problem: str | None) -> bool:
@@ -229,6 +147,7 @@ def judge_command(bench: Hooks, call: JudgeCall, t: Terminal) -> bool:
         """The folder guard, called by the benchmark's pass once it has read the answers."""
         t.claim(call.out, ours, replace=call.replace, dry_run=call.dry_run)
 
+    bar = t.progress(call.progress and not call.dry_run, "judging", "judgments")
     result, section = t.run_pass(
         bench.judge(
             data,
@@ -236,13 +155,12 @@ def judge_command(bench: Hooks, call: JudgeCall, t: Terminal) -> bool:
             call.settings,
             call.out,
             type_templates=parse_type_templates(call.type_templates),
-            dry_run=call.dry_run,
-            batch=call.batch,
-            user_cache=call.user_cache,
             sample=request,  # a spec each benchmark draws as `run` does, or the run's
             claim=claim,
             max_unscored=call.max_unscored,
-        )
+            **call.engine_options(bar),
+        ),
+        bar,
     )
     if not call.dry_run and section is not None:
         refresh_claim(bench, call.out)
@@ -265,16 +183,10 @@ def refuse_audit_files(bench: Hooks, predictions: Path | None, probes: list[Path
 
 def audit_command(bench: Hooks, call: AuditCall, t: Terminal) -> bool:
     data = bench.load(call.dataset)
+    bar = t.progress(call.progress and not call.dry_run, "auditing", "judgments")
     result, document = t.run_pass(
-        bench.audit(
-            data,
-            call.settings,
-            call.out,
-            dry_run=call.dry_run,
-            batch=call.batch,
-            user_cache=call.user_cache,
-            sample=call.spec,
-        )
+        bench.audit(data, call.settings, call.out, sample=call.spec, **call.engine_options(bar)),
+        bar,
     )
     # a results folder: its card says "audited"
     if not call.dry_run and document is not None and (call.out / SUMMARY).is_file():

@@ -38,7 +38,7 @@ from locoscore.results.manifest import bound
 
 if TYPE_CHECKING:
     from locoscore.benchmarks.base import Benchmark
-    from locoscore.benchmarks.commands import JudgeCall, Terminal
+    from locoscore.benchmarks.calls import JudgeCall, Terminal
 
 
 def panel_calls(bench: Benchmark, call: JudgeCall, panel: Path) -> list[tuple[str, str, JudgeCall]]:

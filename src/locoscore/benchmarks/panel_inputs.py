@@ -16,19 +16,18 @@ answer model is named). The panel folder itself gets the same `dataset`, `run` a
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from locoscore._io import sha256_file
+from locoscore._io import sha256_file, sha256_text
 from locoscore.errors import InputError
 from locoscore.results.layout import PANEL_JSON, PREDICTIONS, RUN_JSON, SUMMARY
 
 if TYPE_CHECKING:
     from locoscore.benchmarks.base import Benchmark
-    from locoscore.benchmarks.commands import JudgeCall
+    from locoscore.benchmarks.calls import JudgeCall
     from locoscore.judge.panel.losses import AnswerFacts
 
 # run.json's fields that say what made the answers (the rest: spend, timing, ingestion)
@@ -195,7 +194,7 @@ def _short(value: Any) -> str:
 
 def ids_sha256(ids: list[str]) -> str:
     """Which questions, as one hash: sha256 over the sorted ids, one per line."""
-    return hashlib.sha256("\n".join(sorted(ids)).encode("utf-8")).hexdigest()
+    return sha256_text("\n".join(sorted(ids)))
 
 
 def provenance(inputs: PanelInputs, judged: list[str] | None = None) -> dict[str, Any]:

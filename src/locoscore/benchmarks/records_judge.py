@@ -17,7 +17,7 @@ from locoscore.results.layout import JUDGMENTS, REPORT_FILES, RUN_JSON, SCORES, 
 
 if TYPE_CHECKING:
     from locoscore.benchmarks.base import Benchmark
-    from locoscore.benchmarks.commands import AuditCall, JudgeCall, Terminal
+    from locoscore.benchmarks.calls import JudgeCall, Terminal
     from locoscore.data.sample import QuestionSample
     from locoscore.data.shard import Shard, ShardSample
     from locoscore.generic.folder_parts import Groups
@@ -77,7 +77,7 @@ def judge_records_command(
             out,
             input_info=loaded.provenance()["input"],
             sample=sample,
-            **engine_options(call, bar),
+            **call.engine_options(bar),
         ),
         bar,
     )
@@ -106,18 +106,6 @@ def judge_records_command(
     if result.run.stop_reason:
         return failed(t, f"stopped early: {result.run.stop_reason}")
     return failed(t, unscored_problem(result.run.rows, call.max_unscored))
-
-
-def engine_options(call: JudgeCall | AuditCall, progress: Any) -> dict[str, Any]:
-    """What a `judge` or `audit` call asks of the engine's pass (`engine.run_pass`)."""
-    return {
-        "batch": call.batch,
-        "dry_run": call.dry_run,
-        "progress": progress,
-        "poll_interval_s": call.batch_poll,
-        "max_wait_s": call.batch_wait,
-        "user_cache": call.user_cache,
-    }
 
 
 def _shard_sample(

@@ -24,7 +24,6 @@ endpoint that still answers as the forged verdicts say (it is asked again, and b
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import io
 import math
 import tempfile
@@ -32,12 +31,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from locoscore._io import sha256_text
 from locoscore.errors import InputError
 from locoscore.results.layout import PREDICTIONS
 
 if TYPE_CHECKING:
     from locoscore.benchmarks.base import Benchmark
-    from locoscore.benchmarks.commands import JudgeCall, Terminal
+    from locoscore.benchmarks.calls import JudgeCall, Terminal
 
 DEFAULT_MIN_AGREEMENT = 0.9
 DEFAULT_REJUDGE_SEED = 0
@@ -92,9 +92,7 @@ class Rejudged:
 
 def pick(question_ids: list[str], n: int, seed: int) -> list[str]:
     """The `n` ids ranked first by sha256("<seed>:<id>")."""
-    ranked = sorted(
-        question_ids, key=lambda q: (hashlib.sha256(f"{seed}:{q}".encode()).hexdigest(), q)
-    )
+    ranked = sorted(question_ids, key=lambda q: (sha256_text(f"{seed}:{q}"), q))
     return ranked[:n]
 
 
@@ -176,7 +174,7 @@ def answers_of(folder: Path, summary: dict[str, Any]) -> Path:
 
 
 def _call(bench: Benchmark, folder: Path, out: Path, ids: list[str], dry_run: bool) -> JudgeCall:
-    from locoscore.benchmarks.commands import JudgeCall
+    from locoscore.benchmarks.calls import JudgeCall
     from locoscore.claim.parts import read_folder
     from locoscore.data.sample import QuestionSample, SampleSpec
 
@@ -189,11 +187,15 @@ def _call(bench: Benchmark, folder: Path, out: Path, ids: list[str], dry_run: bo
     path = data.get("path") or data.get("file")
     dataset = Path(path) if isinstance(path, str) and Path(path).is_file() else None
     request = QuestionSample(SampleSpec(len(ids)), "rejudge", len(ids), {}, frozenset(ids))
-    return JudgeCall(
-        answers_of(folder, summary), out, dataset, None, None, False, settings, settings.runs,
-        settings.include_adversarial, [], dry_run, False, 30.0, 3600.0, False, False, None,
-        1.0, request, False,
-    )  # fmt: skip
+    return JudgeCall.of_folder(
+        answers_of(folder, summary),
+        out,
+        settings,
+        dataset,
+        request,
+        dry_run=dry_run,
+        max_unscored=1.0,
+    )
 
 
 def _quiet(t: Terminal, estimates: list[Any]) -> Terminal:

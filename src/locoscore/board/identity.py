@@ -10,11 +10,11 @@ read it (the registry's choice for a folder that records no benchmark).
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from locoscore._io import sha256_text
 from locoscore.results.board_row import SHA_SHOWN, BoardRow
 
 NO_JUDGE_ASPECT = "none (scored without a judge)"
@@ -173,7 +173,7 @@ def identity_of(
         sample=_sample(summary),
         view=row.view,
         questions=len(row.question_ids),
-        questions_sha256=hashlib.sha256(keys.encode("utf-8")).hexdigest(),
+        questions_sha256=sha256_text(keys),
         lexical=row.lexical,
         judge=judge_key(row.judge_signature),
         takes_judge=takes_judge,

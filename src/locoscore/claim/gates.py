@@ -67,6 +67,23 @@ def _pct(share: float) -> str:
     return f"{100 * share:.1f} %"
 
 
+def _against(
+    name: str, share: float, threshold: float, figure: str, over: str, within: str
+) -> Gate:
+    """A share against its threshold: above it fails (`over: figure`), else it passes."""
+    if share > threshold:
+        return Gate(name, "fail", f"{over}: {figure}")
+    return Gate(name, "pass", f"{within}: {figure}")
+
+
+def _unless_allowed(name: str, line: str, allowed: bool, option: str, why: str) -> Gate:
+    """A finding `option` lets the user accept: it passes saying so, else it fails naming
+    the option."""
+    if allowed:
+        return Gate(name, "pass", f"{line} (allowed by {option})")
+    return Gate(name, "fail", f"{line} ({option} {why})")
+
+
 def _retrieval(card: dict[str, Any], t: Thresholds) -> Gate:
     r = card["retrieval"]
     if r["items_stored"] == 0:
@@ -89,9 +106,7 @@ def _retrieval(card: dict[str, Any], t: Thresholds) -> Gate:
         f"nothing retrieved for {r['nothing_retrieved']} of {r['questions_searched']} "
         f"questions ({_pct(share)}), threshold {_pct(t.empty_share)}"
     )
-    if share > t.empty_share:
-        return Gate("retrieval", "fail", f"empty retrieval: {figure}")
-    return Gate("retrieval", "pass", f"retrieval: {figure}")
+    return _against("retrieval", share, t.empty_share, figure, "empty retrieval", "retrieval")
 
 
 def _failures(card: dict[str, Any], t: Thresholds) -> Gate:
@@ -104,9 +119,8 @@ def _failures(card: dict[str, Any], t: Thresholds) -> Gate:
         + (f": {kinds}" if kinds else "")
         + f"), threshold {_pct(t.failed_share)}"
     )
-    if f["share"] > t.failed_share:
-        return Gate("failures", "fail", f"failed questions above threshold: {figure}")
-    return Gate("failures", "pass", f"failed questions: {figure}")
+    over = "failed questions above threshold"
+    return _against("failures", f["share"], t.failed_share, figure, over, "failed questions")
 
 
 def _subset(card: dict[str, Any]) -> Gate:
@@ -209,9 +223,7 @@ def _real_models(card: dict[str, Any], allowed: Permissions) -> Gate:
         return Gate("real models", "pass", "no step answered or judged by the fake provider")
     what = " and ".join({"answer": "answered", "judge": "judged"}[s] for s in steps)
     line = f"{what} by locoscore's fake provider, not a real model"
-    if allowed.fake:
-        return Gate("real models", "pass", f"{line} (allowed by --allow-fake)")
-    return Gate("real models", "fail", f"{line} (--allow-fake for a test folder)")
+    return _unless_allowed("real models", line, allowed.fake, "--allow-fake", "for a test folder")
 
 
 def _judge_independent(card: dict[str, Any], allowed: Permissions) -> Gate:
@@ -225,9 +237,8 @@ def _judge_independent(card: dict[str, Any], allowed: Permissions) -> Gate:
     if not m["same_model"]:
         return Gate("judge independent", "pass", f"judge {m['judge']} is not the answer model")
     line = f"the judge {m['judge']} is the answer model {m['answer']}: it judged its own answers"
-    if allowed.self_judge:
-        return Gate("judge independent", "pass", f"{line} (allowed by --allow-self-judge)")
-    return Gate("judge independent", "fail", f"{line} (--allow-self-judge to accept it)")
+    option, why = "--allow-self-judge", "to accept it"
+    return _unless_allowed("judge independent", line, allowed.self_judge, option, why)
 
 
 def evaluate(

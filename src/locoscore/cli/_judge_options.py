@@ -3,6 +3,11 @@ each option, and one place that turns them into `JudgeSettings`."""
 
 from __future__ import annotations
 
+import functools
+import inspect
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -148,52 +153,96 @@ UserCacheOpt = Annotated[
 ]
 
 
-def judge_settings(
-    *,
-    protocol: str,
-    provider: str,
-    model: str | None,
-    base_url: str | None,
-    runs: int,
-    concurrency: int,
-    max_cost: float | None,
-    temperature: float | None,
-    sampling: str,
-    api_version: str | None,
-    prompt_template: Path | None,
-    prices: Path | None,
-    max_tokens: int,
-    timeout: float,
-    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
-    include_adversarial: bool = False,
-    signs_exclusion: bool = True,
-    response_format: str | None = None,
-    pool: Any = None,
-) -> JudgeSettings:
-    """The settings the judge options ask for (checked when resolved)."""
-    if sampling not in ("explicit", "default"):
-        raise InputError("expected explicit or default", field="--sampling")
-    return JudgeSettings(
-        protocol=protocol,
-        provider=provider,
-        model=model,
-        base_url=base_url,
-        pool=pool,
-        runs=runs,
-        temperature=temperature,
-        use_model_default_sampling=sampling == "default",
-        api_version=api_version,
-        max_tokens=max_tokens,
-        concurrency=concurrency,
-        timeout_s=timeout,
-        max_attempts=max_attempts,
-        template=load_template(prompt_template, protocol) if prompt_template else None,
-        include_adversarial=include_adversarial,
-        signs_exclusion=signs_exclusion,
-        max_cost_usd=max_cost,
-        prices=PriceTable.load(prices),
-        response_format=response_format,
-    )
+@dataclass(frozen=True)
+class JudgeFlags:
+    """The options `judge` and `audit` share, as typed: each field is its typer option and
+    the commands' default, added to each command's signature by `with_judge_flags`."""
+
+    protocol: ProtocolOpt = "rubric"
+    provider: ProviderOpt = "anthropic"
+    model: ModelOpt = None
+    runs: RunsOpt = 10
+    concurrency: ConcurrencyOpt = 64
+    batch: BatchOpt = False
+    dry_run: DryRunOpt = False
+    max_cost: MaxCostOpt = None
+    temperature: TemperatureOpt = None
+    sampling: SamplingOpt = "explicit"
+    api_version: ApiVersionOpt = None
+    prompt_template: PromptTemplateOpt = None
+    prices: PricesOpt = None
+    max_tokens: MaxTokensOpt = 256
+    timeout: TimeoutOpt = 60.0
+    max_attempts: MaxAttemptsOpt = DEFAULT_MAX_ATTEMPTS
+    batch_poll: BatchPollOpt = 30.0
+    batch_wait: BatchWaitOpt = 24 * 3600.0
+    progress: ProgressOpt = True
+    user_cache: UserCacheOpt = False
+
+    def settings(
+        self,
+        *,
+        base_url: str | None,
+        signs_exclusion: bool,
+        include_adversarial: bool = False,
+        response_format: str | None = None,
+        pool: Any = None,
+    ) -> JudgeSettings:
+        """The settings the options ask for (checked when resolved)."""
+        if self.sampling not in ("explicit", "default"):
+            raise InputError("expected explicit or default", field="--sampling")
+        template = self.prompt_template
+        return JudgeSettings(
+            protocol=self.protocol, provider=self.provider, model=self.model, base_url=base_url,
+            pool=pool, runs=self.runs, temperature=self.temperature,
+            use_model_default_sampling=self.sampling == "default", api_version=self.api_version,
+            max_tokens=self.max_tokens, concurrency=self.concurrency, timeout_s=self.timeout,
+            max_attempts=self.max_attempts,
+            template=load_template(template, self.protocol) if template else None,
+            include_adversarial=include_adversarial, signs_exclusion=signs_exclusion,
+            max_cost_usd=self.max_cost, prices=PriceTable.load(self.prices),
+            response_format=response_format,
+        )  # fmt: skip
+
+    def how_the_pass_runs(self) -> dict[str, Any]:
+        """The `benchmarks.calls.PassCall` fields the options give."""
+        names = ("dry_run", "batch", "batch_poll", "batch_wait", "progress", "user_cache")
+        return {name: getattr(self, name) for name in names}
+
+
+# the placeholder default of a command's `JudgeFlags` parameter (`with_judge_flags` replaces it)
+JUDGE_DEFAULTS = JudgeFlags()
+
+
+def with_judge_flags(command: Callable[..., None]) -> Callable[..., None]:
+    """`command` as typer sees it: its one `JudgeFlags` parameter stands for every judge
+    option (in `JudgeFlags`' order); typer parses them, and `command` is called with them
+    gathered into that parameter."""
+    signature = inspect.signature(command, eval_str=True)
+    (gathered,) = (p.name for p in signature.parameters.values() if p.annotation is JudgeFlags)
+    typed = typing.get_type_hints(JudgeFlags, include_extras=True)  # each its typer option
+    options = [
+        inspect.Parameter(
+            f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default, annotation=typed[f.name]
+        )
+        for f in fields(JudgeFlags)
+    ]
+    before = [p for p in signature.parameters.values() if p.name != gathered]
+    # typer reads the signature; keyword-only keeps Python's rule that a parameter without
+    # a default comes before those with one
+    parameters = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in before]
+    at = [p.name for p in signature.parameters.values()].index(gathered)
+    parameters[at:at] = options
+
+    @functools.wraps(command)
+    def with_flags(**given: Any) -> None:
+        flags = JudgeFlags(**{f.name: given.pop(f.name) for f in fields(JudgeFlags)})
+        command(**given, **{gathered: flags})
+
+    with_flags.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+    with_flags.__annotations__ = {p.name: p.annotation for p in parameters}
+    with_flags.__annotations__["return"] = signature.return_annotation
+    return with_flags
 
 
 def print_estimate(result: PassResult, batch: bool, sample: QuestionSample | None = None) -> None:

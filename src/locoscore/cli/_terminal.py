@@ -1,4 +1,4 @@
-"""The command line's side of a benchmark's command (`benchmarks.commands.Terminal`)."""
+"""The command line's side of a benchmark's command (`benchmarks.calls.Terminal`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 from rich.console import Console
 
-from locoscore.benchmarks.commands import Terminal
+from locoscore.benchmarks.calls import Terminal
 from locoscore.cli._app import console, err_console, report_dropped
 from locoscore.cli._interrupt import run_pass
 from locoscore.results.identity import InputIdentity

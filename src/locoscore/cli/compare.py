@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from locoscore.benchmarks import benchmark_of
-from locoscore.benchmarks.commands import CompareCall
+from locoscore.benchmarks.calls import CompareCall
 from locoscore.cli._app import EXIT_FAILED, app, console, handle_errors
 from locoscore.cli._options import DatasetOpt, ErrataOpt, FolderBenchmarkOpt
 from locoscore.cli._terminal import terminal

@@ -9,7 +9,7 @@ from typing import Any
 import typer
 
 from locoscore.benchmarks import DEFAULT_BENCHMARK, Benchmark, get_benchmark
-from locoscore.benchmarks.commands import JudgeCall
+from locoscore.benchmarks.calls import JudgeCall
 from locoscore.cli._app import (
     EXIT_FAILED,
     app,
@@ -17,31 +17,12 @@ from locoscore.cli._app import (
     handle_errors,
 )
 from locoscore.cli._judge_options import (
-    DEFAULT_MAX_ATTEMPTS,
-    ApiVersionOpt,
-    BatchOpt,
-    BatchPollOpt,
-    BatchWaitOpt,
-    ConcurrencyOpt,
-    DryRunOpt,
-    MaxAttemptsOpt,
-    MaxCostOpt,
-    MaxTokensOpt,
+    JUDGE_DEFAULTS,
+    JudgeFlags,
     MaxUnscoredOpt,
-    ModelOpt,
-    PricesOpt,
-    ProgressOpt,
-    PromptTemplateOpt,
-    ProtocolOpt,
-    ProviderOpt,
     ResponseFormatOpt,
-    RunsOpt,
-    SamplingOpt,
-    TemperatureOpt,
-    TimeoutOpt,
-    UserCacheOpt,
-    judge_settings,
     type_template_help,
+    with_judge_flags,
 )
 from locoscore.cli._options import (
     BenchmarkOpt,
@@ -75,6 +56,7 @@ TYPE_TEMPLATE_HELP = type_template_help()
 
 @app.command("judge")
 @handle_errors
+@with_judge_flags
 def judge(
     predictions: PredictionsArg,
     out: Path = typer.Option(..., "--out", help="Output folder (composes with `score`)."),
@@ -82,36 +64,17 @@ def judge(
     fmt: FormatOpt = None,
     prediction_key: PredictionKeyOpt = None,
     strict: StrictOpt = False,
-    protocol: ProtocolOpt = "rubric",
-    provider: ProviderOpt = "anthropic",
-    model: ModelOpt = None,
-    base_url: list[str] = base_urls_option(
-        "--base-url", " (default: ANTHROPIC_BASE_URL / OPENAI_BASE_URL, else the provider)", ""
-    ),
-    pool: Path | None = pool_option("--pool", "judge"),
-    runs: RunsOpt = 10,
-    concurrency: ConcurrencyOpt = 64,
-    batch: BatchOpt = False,
-    dry_run: DryRunOpt = False,
-    max_cost: MaxCostOpt = None,
-    temperature: TemperatureOpt = None,
-    sampling: SamplingOpt = "explicit",
-    api_version: ApiVersionOpt = None,
     include_adversarial: bool = typer.Option(
         False,
         "--include-adversarial",
         help=f"Also judge the question types left out of the overall ({left_out_types()}); "
         "not judged by default.",
     ),
-    prompt_template: PromptTemplateOpt = None,
-    prices: PricesOpt = None,
-    max_tokens: MaxTokensOpt = 256,
-    timeout: TimeoutOpt = 60.0,
-    max_attempts: MaxAttemptsOpt = DEFAULT_MAX_ATTEMPTS,
-    batch_poll: BatchPollOpt = 30.0,
-    batch_wait: BatchWaitOpt = 24 * 3600.0,
-    progress: ProgressOpt = True,
-    user_cache: UserCacheOpt = False,
+    judging: JudgeFlags = JUDGE_DEFAULTS,
+    base_url: list[str] = base_urls_option(
+        "--base-url", " (default: ANTHROPIC_BASE_URL / OPENAI_BASE_URL, else the provider)", ""
+    ),
+    pool: Path | None = pool_option("--pool", "judge"),
     errata: ErrataOpt = None,
     response_format: ResponseFormatOpt = None,
     max_unscored: MaxUnscoredOpt = DEFAULT_MAX_UNSCORED,
@@ -161,23 +124,9 @@ def judge(
     and the "panel" section of summary.json."""
     bench = get_benchmark(benchmark)
     bench.require("judge")
-    settings = judge_settings(
-        protocol=protocol,
-        provider=provider,
-        model=model,
+    settings = judging.settings(
         base_url=base_url[0] if len(base_url) == 1 else None,
         pool=endpoint_pool(base_url, pool, "--base-url", "--pool"),
-        runs=runs,
-        concurrency=concurrency,
-        max_cost=max_cost,
-        temperature=temperature,
-        sampling=sampling,
-        api_version=api_version,
-        prompt_template=prompt_template,
-        prices=prices,
-        max_tokens=max_tokens,
-        timeout=timeout,
-        max_attempts=max_attempts,
         signs_exclusion=bool(bench.excluded_from_overall),
         include_adversarial=include_adversarial,
         response_format=response_format,
@@ -195,10 +144,12 @@ def judge(
         request = run_shard_sample(ran_shard, wanted, ran, spec)  # the run's own shard
         wanted = None
     call = JudgeCall(
-        predictions, out, dataset, fmt, prediction_key, strict, settings, runs,
-        include_adversarial, type_template, dry_run, batch, batch_poll, batch_wait, progress,
-        user_cache, errata, max_unscored, request, replace, wanted,
-        {f: read_run_answer(f) for f in dict.fromkeys((predictions.parent, out))},
+        predictions=predictions, out=out, dataset=dataset, fmt=fmt, prediction_key=prediction_key,
+        strict=strict, settings=settings, runs=judging.runs,
+        include_adversarial=include_adversarial, type_templates=type_template, errata=errata,
+        max_unscored=max_unscored, request=request, replace=replace, shard=wanted,
+        run_answers={f: read_run_answer(f) for f in dict.fromkeys((predictions.parent, out))},
+        **judging.how_the_pass_runs(),
     )  # fmt: skip
     if gold_evidence is not None and panel is None:
         raise InputError("goes with --panel", field="--gold-evidence")
@@ -211,7 +162,7 @@ def judge(
             ("predictions", predictions),
             ("dataset", dataset),
             ("errata", errata),
-            ("prompt template", prompt_template),
+            ("prompt template", judging.prompt_template),
             ("panel", panel),
             ("gold evidence", gold_evidence),
         ):

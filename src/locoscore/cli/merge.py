@@ -16,7 +16,7 @@ from locoscore.results.manifest import bound
 
 if TYPE_CHECKING:
     from locoscore.benchmarks import Benchmark
-    from locoscore.benchmarks.commands import JudgeCall
+    from locoscore.benchmarks.calls import JudgeCall
     from locoscore.judge.settings import JudgeSettings
 
 
@@ -114,26 +114,28 @@ def _judge_call(
 ) -> JudgeCall:
     """The `judge` of the merged folder with the shards' settings: every question the
     unsharded judge judges (the run's own sample, if any), the run's data file."""
-    from locoscore.benchmarks.commands import JudgeCall
+    from locoscore.benchmarks.calls import JudgeCall
     from locoscore.data.sample import judged_sample
-    from locoscore.judge.folder import DEFAULT_MAX_UNSCORED
     from locoscore.results.folder import read_run_dataset
     from locoscore.run.document import read_run_answer, read_run_sample
 
     predictions = out / PREDICTIONS
     recorded = read_run_dataset(predictions)
     request = judged_sample(None, read_run_sample(predictions, bench.run_fingerprint))
-    return JudgeCall(
-        predictions, out, dataset or (recorded[0] if recorded else None), None, None, False,
-        settings, settings.runs, settings.include_adversarial, [], False, False, 30.0,
-        24 * 3600.0, False, False, None, DEFAULT_MAX_UNSCORED, request, False, None,
-        {out: read_run_answer(out)},
-    )  # fmt: skip
+    return JudgeCall.of_folder(
+        predictions,
+        out,
+        settings,
+        dataset or (recorded[0] if recorded else None),
+        request,
+        run_answers={out: read_run_answer(out)},
+    )
 
 
 def _calls_to_make(result: Any) -> int:
     """A dry run's calls: a pass's (`PassResult`), or every pass's of a benchmark's fold."""
     if isinstance(result, tuple):  # (result, section) of a benchmark's own judge
         result = result[0]
-    passes = result.passes() if hasattr(result, "passes") else [result]
-    return sum(p.estimate.calls for p in passes)
+    from locoscore.benchmarks.commands import passes_of
+
+    return sum(p.estimate.calls for p in passes_of(result))

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from locoscore.benchmarks import benchmark_of
-from locoscore.benchmarks.commands import ReportCall
+from locoscore.benchmarks.calls import ReportCall
 from locoscore.cli._app import EXIT_FAILED, app, handle_errors
 from locoscore.cli._options import DatasetOpt, ErrataOpt, FolderBenchmarkOpt
 from locoscore.cli._terminal import terminal

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from locoscore.benchmarks import DEFAULT_BENCHMARK, get_benchmark
-from locoscore.benchmarks.commands import ScoreCall
+from locoscore.benchmarks.calls import ScoreCall
 from locoscore.cli._app import EXIT_FAILED, app, handle_errors
 from locoscore.cli._options import (
     BenchmarkOpt,

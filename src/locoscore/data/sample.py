@@ -22,12 +22,12 @@ A run's drawn sample is written to run.json; `judge` of that run's predictions r
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Literal, Protocol, TypeVar
 
+from locoscore._io import sha256_text
 from locoscore.errors import InputError
 
 T = TypeVar("T")
@@ -40,7 +40,7 @@ ROUNDING_RULE = (
 
 
 def _rank(seed: int, item_id: str) -> str:
-    return hashlib.sha256(f"{seed}:{item_id}".encode()).hexdigest()
+    return sha256_text(f"{seed}:{item_id}")
 
 
 def _sort_key(value: Hashable) -> tuple[str, str]:

@@ -23,12 +23,12 @@ sha256 of the sorted ids (`questions_sha256`) decides, the signature says how ea
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from locoscore._io import sha256_text
 from locoscore.errors import InputError
 from locoscore.results.folder import row_key
 from locoscore.results.layout import PREDICTIONS, RUN_JSON, SCORES, SUMMARY
@@ -40,7 +40,7 @@ _CONVS = "convs:"
 def ids_sha256(ids: Iterable[str]) -> str:
     """sha256 over the sorted, distinct ids as a compact JSON list."""
     listed = sorted(set(ids))
-    return hashlib.sha256(json.dumps(listed, separators=(",", ":")).encode("utf-8")).hexdigest()
+    return sha256_text(json.dumps(listed, separators=(",", ":")))
 
 
 def conversations_component(chosen: Sequence[str], total: int) -> str | None:

@@ -18,11 +18,11 @@ it. Its size is its number of turns.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from locoscore._io import sha256_text
 from locoscore.data.conversation import Conversation, Question
 from locoscore.data.sample import QuestionSample, SampleSpec, with_component
 from locoscore.errors import InputError
@@ -95,7 +95,7 @@ class Shard:
 
 
 def _tiebreak(cid: str) -> tuple[str, str]:
-    return hashlib.sha256(cid.encode("utf-8")).hexdigest(), cid
+    return sha256_text(cid), cid
 
 
 def assign(sizes: Iterable[tuple[str, int]], count: int) -> dict[str, int]:

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import platformdirs
 
-from locoscore._io import write_bytes_atomic
 from locoscore.errors import InputError
 
 
@@ -79,36 +78,26 @@ def download_verified(
     manual_option: str,
     error: type[InputError] = InputError,
     timeout: float = 60.0,
-) -> Path:
-    """`download_bytes_verified`, written to `dest` atomically (untouched on failure)."""
-    data = download_bytes_verified(
-        url, sha256, manual_option=manual_option, error=error, timeout=timeout
-    )
-    write_bytes_atomic(dest, data)
-    return dest
-
-
-def download_streamed_verified(
-    url: str,
-    sha256: str,
-    dest: Path,
-    *,
-    manual_option: str,
-    error: type[InputError] = InputError,
-    timeout: float = 60.0,
     chunk_size: int = 1 << 20,
 ) -> Path:
-    """`download_verified` for files too large to hold (LongMemEval's `_m` is 2.7 GB): the
-    body goes to a temporary file beside `dest`, hashed on the way, and is renamed onto
-    `dest` only when its sha256 matches (else removed: `dest` is never touched)."""
+    """The body of `url` saved as `dest`, refused unless its sha256 is `sha256`.
+
+    Streamed, so that a file too large to hold (LongMemEval's `_m` is 2.7 GB) is never held:
+    the body goes to a temporary file beside `dest`, hashed on the way, and is renamed onto
+    `dest` only when its sha256 matches (else removed, with any folder made for it: `dest`
+    is never touched). Failures
+    raise `error`, as `download_bytes_verified`'s do."""
     import tempfile
 
     import httpx
 
+    # the folders made for it, deepest first: removed again when nothing is saved
+    made = [folder for folder in (dest.parent, *dest.parent.parents) if not folder.exists()]
     dest.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
     tmp = Path(tmp_name)
     digest = hashlib.sha256()
+    saved = False
     try:
         with os.fdopen(fd, "wb") as handle:
             try:
@@ -125,6 +114,9 @@ def download_streamed_verified(
             raise _wrong_digest(error, url, digest.hexdigest(), sha256)
         os.chmod(tmp, 0o644)
         os.replace(tmp, dest)
+        saved = True
     finally:
         tmp.unlink(missing_ok=True)
+        for folder in [] if saved else made:
+            folder.rmdir()
     return dest

@@ -8,13 +8,13 @@ mean sits next to the interval computed from the same questions.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from locoscore import stats
+from locoscore._io import sha256_text
 from locoscore.generic.answer_lengths import AnswerLengths, answer_lengths
 from locoscore.generic.folder_parts import ColumnMetric
 from locoscore.generic.metric_stats import JudgeStats, MetricStats, all_metric_stats, judge_stats
@@ -74,7 +74,7 @@ def question_order(row: dict[str, Any], parts: ReportParts) -> tuple[Any, ...]:
 def _stable(row: dict[str, Any]) -> str:
     """A tie-break that is deterministic but not the dataset's order (which would fill an
     example table with one conversation's first questions)."""
-    return hashlib.sha256(row_key(row).encode()).hexdigest()
+    return sha256_text(row_key(row))
 
 
 def spread(

@@ -50,8 +50,9 @@ class JudgeOptions:
     """How `locoscore judge` asks a benchmark's pass to run (the `**options` of
     `Benchmark.judge`): a dry run (plan and estimate only), the batch API, the user-level
     cache, `--limit` (a spec the benchmark draws, or a run's own sample), `--type-template`
-    files, `--max-unscored` (None: the fold's default), the progress sink and the folder
-    guard (`claim`, called with the answers' identity before anything is written)."""
+    files, `--max-unscored` (None: the fold's default), the progress sink, the folder
+    guard (`claim`, called with the answers' identity before anything is written), and how
+    a batch is polled and waited for (`--batch-poll`, `--batch-wait`)."""
 
     dry_run: bool = False
     batch: bool = False
@@ -61,6 +62,13 @@ class JudgeOptions:
     max_unscored: float | None = None
     progress: Any = None
     claim: Callable[[InputIdentity], None] | None = None
+    poll_interval_s: float = 30.0  # --batch-poll
+    max_wait_s: float = 24 * 3600.0  # --batch-wait
+
+    def engine(self) -> dict[str, Any]:
+        """The options that go on to the engine's pass (`judge.engine.run_pass`)."""
+        names = ("dry_run", "batch", "user_cache", "progress", "poll_interval_s", "max_wait_s")
+        return {name: getattr(self, name) for name in names}
 
     @property
     def unscored_share(self) -> float:
@@ -76,10 +84,7 @@ async def judge_one_job(
     fold = await judge_jobs(
         [JudgeJob("answers", items, settings)],
         out / JUDGE_CACHE,
-        batch=options.batch,
-        dry_run=options.dry_run,
-        user_cache=options.user_cache,
-        progress=options.progress,
+        **options.engine(),
     )
     done = not options.dry_run and fold.complete
     return fold, fold.results[0] if done else None

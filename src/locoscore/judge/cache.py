@@ -20,7 +20,6 @@ folder stays self-contained and resumable) and writes every new verdict to both.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections.abc import Iterator
@@ -30,7 +29,7 @@ from typing import Any
 
 import platformdirs
 
-from locoscore._io import open_state_db
+from locoscore._io import open_state_db, sha256_text
 
 USER_CACHE_FILE = "judge_cache.sqlite"
 _COLUMNS = (
@@ -118,8 +117,7 @@ def cache_key(
         candidate,
         run_index,
     ]
-    payload = json.dumps(identity, ensure_ascii=False, separators=(",", ":"), default=str)
-    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+    return sha256_text(json.dumps(identity, ensure_ascii=False, separators=(",", ":"), default=str))
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,6 @@ tag inside the prediction that looks like ours is defused first.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import secrets
 from collections.abc import Callable
@@ -15,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from locoscore._io import sha256_text
 from locoscore.errors import InputError
 from locoscore.llm.templating import fill_placeholders
 
@@ -151,7 +151,7 @@ class PromptTemplate:
             payload += f"\n--scale--\n{self.scale}"
         if self.reader is not None:  # likewise
             payload += f"\n--reader--\n{self.reader.name}"
-        return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
+        return sha256_text(payload)[:16]
 
     def text_for(self, category: int) -> str:
         return dict(self.per_category).get(category, self.text)

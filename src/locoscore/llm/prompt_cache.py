@@ -13,9 +13,10 @@ text, hash and every signature stay what they were.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass, field
+
+from locoscore._io import sha256_text
 
 # Minimum cacheable prefix per Anthropic model (tokens), as Anthropic documents it; a model
 # not listed is taken at 1,024 (a too-short mark is not an error, just not cached).
@@ -70,7 +71,7 @@ class PrefixPolicy:
             return False
         if estimate_tokens(prefix) < anthropic_min_tokens(self.model):
             return False
-        digest = hashlib.sha256(prefix.encode("utf-8")).hexdigest()
+        digest = sha256_text(prefix)
         seen = digest in self._seen
         self._seen.add(digest)
         return self.shared_context or seen

@@ -34,7 +34,7 @@ from locoscore.run.answerer import AnswerSettings
 from locoscore.run.settings import RunSettings
 
 if TYPE_CHECKING:
-    from locoscore.benchmarks.commands import Terminal
+    from locoscore.benchmarks.calls import Terminal
 
 
 @dataclass(frozen=True)
@@ -197,18 +197,20 @@ def _run_row(s: ReproduceSettings, row: RunRow, t: Terminal) -> str:
 
 
 def _judge_row(s: ReproduceSettings, folder: Path, bench: Any, t: Terminal) -> bool:
-    from locoscore.benchmarks.commands import JudgeCall
+    from locoscore.benchmarks.calls import JudgeCall
     from locoscore.data.sample import judged_sample
-    from locoscore.judge.folder import DEFAULT_MAX_UNSCORED
     from locoscore.run.document import read_run_answer, read_run_sample
 
     predictions = folder / PREDICTIONS
     request = judged_sample(None, read_run_sample(predictions, bench.run_fingerprint))
-    call = JudgeCall(
-        predictions, folder, s.dataset, None, None, False, judge_settings(s), s.judge_runs,
-        False, [], False, False, 30.0, 24 * 3600.0, False, False, None, DEFAULT_MAX_UNSCORED,
-        request, False, None, {folder: read_run_answer(folder)},
-    )  # fmt: skip
+    call = JudgeCall.of_folder(
+        predictions,
+        folder,
+        judge_settings(s),
+        s.dataset,
+        request,
+        run_answers={folder: read_run_answer(folder)},
+    )
     with warnings.catch_warnings():
         # self-judging is the paper's protocol: the table says so once, for every row
         warnings.filterwarnings("ignore", message="self-judging")

@@ -22,14 +22,13 @@ plugin's). `report` (and every reader of a folder) refuses a folder whose parts 
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from locoscore._io import read_jsonl
+from locoscore._io import read_jsonl, sha256_text
 from locoscore.errors import InputError
 from locoscore.results.folder import row_key
 from locoscore.results.layout import (
@@ -65,7 +64,7 @@ def _sha256_of_sorted(items: Iterable[Sequence[str]]) -> str:
     """sha256 over the sorted tuples: the order of the lines does not count."""
     listed = sorted(list(item) for item in items)
     payload = json.dumps(listed, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+    return sha256_text(payload)
 
 
 def answers_fingerprint(pairs: Iterable[tuple[str, str]]) -> str:

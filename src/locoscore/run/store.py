@@ -17,7 +17,6 @@ Two tables, each row committed the moment it is final (WAL; a commit survives ki
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from collections.abc import Iterable
@@ -25,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from locoscore._io import open_state_db
+from locoscore._io import open_state_db, sha256_text
 from locoscore.llm.endpoint import Served
 
 _SCHEMA = """
@@ -83,8 +82,7 @@ def forget_run(path: Path) -> bool:
 
 
 def answer_key(params: dict[str, Any], prompt: str) -> str:
-    payload = json.dumps({"params": params, "prompt": prompt}, sort_keys=True)
-    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+    return sha256_text(json.dumps({"params": params, "prompt": prompt}, sort_keys=True))
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,6 @@ ingest again.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import threading
 import warnings
@@ -19,7 +18,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from locoscore._io import write_json_atomic
+from locoscore._io import sha256_text, write_json_atomic
 from locoscore.data.conversation import Conversation, SessionInput
 from locoscore.systems.base import Usage
 
@@ -28,7 +27,7 @@ FORMAT = 1
 
 def session_digest(session: SessionInput) -> str:
     text = json.dumps(session.to_json(), sort_keys=True, ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    return sha256_text(text)[:16]
 
 
 class IngestCheckpoint:

@@ -5,13 +5,13 @@ the resume checkpoint, the count of items each conversation holds, and the libra
 A subclass sets `name`, `OPTIONS` (with `prices`, `llm_model`, `embedder_model` and
 `ingest_concurrency`), `NO_DATE` (what the library does with a session that has no date),
 `DISTRIBUTION` and `ADDED_INPUT` (what the checkpoint and the run signature are keyed on), and
-implements `_installed_version` and `_store_session` (the library's add of one session, its
-calls counted with `UsageMeter.counting()`), plus `reset`, `search` and its clients.
+implements `_installed_version`, `_store_session` (the library's add of one session, its
+calls counted with `UsageMeter.counting()`) and `_close` (its stores and clients), plus
+`reset` and `search`. No copy of the API key stays in the state folder (`_state_secrets`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib.metadata
 import json
 import re
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from locoscore._io import write_json_atomic
+from locoscore._io import sha256_text, write_json_atomic
 from locoscore.data.conversation import Conversation, SessionInput
 from locoscore.errors import InputError
 from locoscore.llm.cost import PriceTable
@@ -35,6 +35,7 @@ from locoscore.systems._library_providers import (
     key_blocker,
     openai_client,
 )
+from locoscore.systems._state_secrets import scrub_key
 from locoscore.systems._usage_meter import Tally, UsageMeter
 from locoscore.systems.base import MemorySystem, Usage
 from locoscore.systems.context import SystemContext
@@ -61,8 +62,13 @@ def folder_name(conversation_id: str) -> str:
     """A conversation's folder: readable, and unique even where the id's characters are not
     allowed in a file name."""
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", conversation_id)[:60]
-    digest = hashlib.sha256(conversation_id.encode("utf-8")).hexdigest()[:8]
+    digest = sha256_text(conversation_id)[:8]
     return f"{safe}-{digest}"
+
+
+def conversation_folder(root: Path, conversation_id: str) -> Path:
+    """Where a system whose state folder is `root` keeps one conversation's stores."""
+    return root / "conversations" / folder_name(conversation_id)
 
 
 class SessionMap:
@@ -141,6 +147,14 @@ class LibraryMemorySystem(MemorySystem):
     @abstractmethod
     async def _store_session(self, session: SessionInput) -> Stored: ...
 
+    @abstractmethod
+    async def _close(self) -> None:
+        """Release the library's stores and clients."""
+
+    async def aclose(self) -> None:
+        await self._close()
+        await scrub_key(self._root, self.options)  # what the stores wrote as they closed
+
     def signature_options(self) -> dict[str, str]:
         return self._ingest_settings()
 
@@ -183,7 +197,7 @@ class LibraryMemorySystem(MemorySystem):
         return True
 
     def _folder(self, conversation_id: str) -> Path:
-        return self._root / "conversations" / folder_name(conversation_id)
+        return conversation_folder(self._root, conversation_id)
 
     def _forget(self, conversation_id: str) -> None:
         """A reset's bookkeeping: the count and the checkpoint's entry."""
@@ -197,6 +211,8 @@ class LibraryMemorySystem(MemorySystem):
             return False
         if not self._checkpoint.complete(conversation):
             return False
+        # a run killed before it closed may have left what its stores wrote last
+        await scrub_key(self._folder(conversation.conversation_id), self.options)
         entry = self._checkpoint.entry(conversation.conversation_id) or {}
         with self._lock:
             self._items_in[conversation.conversation_id] = int(entry.get("memories", 0))
@@ -210,6 +226,8 @@ class LibraryMemorySystem(MemorySystem):
                 stacklevel=2,
             )
         stored, wall_s = await self._slots.timed(self._store_session(session))
+        # before it counts as stored
+        await scrub_key(self._folder(session.conversation_id), self.options)
         usage = self._usage(stored.tally)
         if stored.tally.truncated:
             self._warn_truncated(session)

@@ -42,7 +42,7 @@ from locoscore.systems._library_providers import (
     openai_client,
     provider_options,
 )
-from locoscore.systems._library_system import folder_name
+from locoscore.systems._library_system import conversation_folder
 from locoscore.systems._mem0_env import close_memory, import_mem0
 from locoscore.systems._mem0_session import memory_item, session_metadata, turn_message
 from locoscore.systems._mem0g_session import (
@@ -124,7 +124,7 @@ class Mem0GraphLibrary(MemorySystem):
     # -- stores ---------------------------------------------------------------------------
 
     def _folder(self, conversation_id: str) -> Path:
-        return self._root / "conversations" / folder_name(conversation_id)
+        return conversation_folder(self._root, conversation_id)
 
     def _client(self, meter: UsageMeter, url_key: str) -> Any:
         return openai_client("mem0", self.options, url_key, meter.http_client(TIMEOUT_S))
@@ -269,10 +269,13 @@ class Mem0GraphLibrary(MemorySystem):
 
 
 def _close(store: _Store) -> None:
-    """Release the SQLite history, the Qdrant client (it locks its folder) and Kùzu."""
-    close_memory(store.memory)
-    store.memory.graph.graph.close()
-    store.memory.graph.db.close()
+    """Release the SQLite history, the Qdrant client (it locks its folder) and Kùzu, once the
+    add in flight is done: Kùzu's database closed under a running query hangs both (a run
+    killed mid-session stops its server with one add still running)."""
+    with store.lock:
+        close_memory(store.memory)
+        store.memory.graph.graph.close()
+        store.memory.graph.db.close()
 
 
 def _watch_parent(pid: int) -> None:

@@ -23,12 +23,12 @@ How locoscore drives it (docs/how-to/systems/a-mem.md says why):
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import shutil
 from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
+from locoscore._io import sha256_text
 from locoscore.data.conversation import Conversation, Query, SessionInput, TurnInput
 from locoscore.systems._amem_env import close_memory, import_amem, installed_version, open_memory
 from locoscore.systems._conversation_stores import ConversationStores
@@ -41,7 +41,7 @@ from locoscore.systems.options import OptionSpec
 
 # What locoscore hands A-Mem besides the turns; its hash goes into the signature.
 NOTE_FORMAT = "one note per turn; 'Speaker: text [shares an image: caption]'; time=session date"
-NOTE_FORMAT_ID = hashlib.sha256(NOTE_FORMAT.encode()).hexdigest()[:12]
+NOTE_FORMAT_ID = sha256_text(NOTE_FORMAT)[:12]
 ITEM_TEXTS = ("note", "content")
 
 
@@ -125,7 +125,7 @@ class AMemSystem(LibraryMemorySystem):
         client = self._openai("embedder_base_url", UsageMeter())
         check_embedder(self.name, self.options, client, exact=False)
 
-    async def aclose(self) -> None:
+    async def _close(self) -> None:
         for store in self._stores.drain():
             close_memory(store.memory)
         self._close_http_clients()

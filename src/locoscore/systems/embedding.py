@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from locoscore._io import sha256_text
 from locoscore.data.conversation import Query, SessionInput
 from locoscore.errors import InputError
 from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult, Usage
@@ -37,7 +38,7 @@ from locoscore.systems.embedding_api import ApiEmbedder, EmbeddingError, NotAnEm
 from locoscore.systems.embedding_local import DEVICES, LocalEmbedder
 from locoscore.systems.items import GRANULARITIES, session_items, top_k_indices
 from locoscore.systems.options import OptionSpec, resolve_options, signature_values
-from locoscore.systems.vector_cache import VectorCache, text_digest
+from locoscore.systems.vector_cache import VectorCache
 
 __all__ = ["EmbeddingError", "EmbeddingSystem", "NotAnEmbeddingsResponse", "cosine_scores"]
 
@@ -170,7 +171,7 @@ class EmbeddingSystem(MemorySystem):
         else:
             space = self.encoder.space
         cache = self._open_cache()
-        digests = [text_digest(t) for t in texts]
+        digests = [sha256_text(t) for t in texts]
         known = cache.get_many(space, digests)
         missing: dict[str, str] = {}  # digest -> text, first occurrence order, no repeats
         for digest, text in zip(digests, texts, strict=True):
@@ -181,7 +182,7 @@ class EmbeddingSystem(MemorySystem):
             self.encoder.check_cached(cached)
 
         def store(batch: list[str], vectors: list[np.ndarray]) -> None:
-            pairs = [(text_digest(t), v) for t, v in zip(batch, vectors, strict=True)]
+            pairs = [(sha256_text(t), v) for t, v in zip(batch, vectors, strict=True)]
             cache.put_many(space, pairs)
             known.update(pairs)
 

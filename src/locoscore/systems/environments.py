@@ -18,7 +18,6 @@ succeeded, so a half-built environment is never used.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import importlib.metadata
 import json
 import os
@@ -29,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import locoscore
+from locoscore._io import sha256_text
 from locoscore.data.user_cache import user_cache_file
 from locoscore.errors import InputError
 
@@ -70,7 +70,7 @@ def python_version() -> str:
 def environment_key(requirements: tuple[str, ...], python: str) -> str:
     """The hash naming an environment: its requirements (in any order) and Python."""
     text = json.dumps({"python": python, "requirements": sorted(set(requirements))})
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+    return sha256_text(text)[:12]
 
 
 def environment_dir(spec: EnvironmentSpec) -> Path:
@@ -155,7 +155,7 @@ def python_path(spec: EnvironmentSpec) -> Path:
     """A folder holding only a link to the running locoscore package: the PYTHONPATH under
     which the environment's Python imports this very locoscore (one folder per checkout)."""
     package = Path(locoscore.__file__).resolve().parent
-    digest = hashlib.sha256(str(package).encode("utf-8")).hexdigest()[:12]
+    digest = sha256_text(str(package))[:12]
     folder = environment_dir(spec) / "locoscore-path" / digest
     link = folder / "locoscore"
     if not link.exists():

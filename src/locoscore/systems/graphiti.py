@@ -20,13 +20,13 @@ How locoscore drives it (the page docs/how-to/systems/graphiti.md says why):
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import shutil
 from collections.abc import Coroutine
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
+from locoscore._io import sha256_text
 from locoscore.data.conversation import Query, SessionInput
 from locoscore.systems._graphiti_env import (
     close_graph,
@@ -49,7 +49,7 @@ from locoscore.systems.options import OptionSpec
 
 # What locoscore hands Graphiti besides the turns; its hash goes into the signature.
 EPISODE_FORMAT = "session episode; 'Speaker: text' lines; reference_time=session date"
-EPISODE_FORMAT_ID = hashlib.sha256(EPISODE_FORMAT.encode()).hexdigest()[:12]
+EPISODE_FORMAT_ID = sha256_text(EPISODE_FORMAT)[:12]
 T = TypeVar("T")
 
 
@@ -136,7 +136,7 @@ class GraphitiSystem(LibraryMemorySystem):
             client = self._openai_client("embedder_base_url", http)
             check_embedder(self.name, self.options, client, exact=False)
 
-    async def aclose(self) -> None:
+    async def _close(self) -> None:
         await self._loop.run(self._close_all())
         self._loop.close()
 

@@ -145,7 +145,7 @@ class LangMemSystem(LibraryMemorySystem):
     def _check_embedder(self) -> None:
         check_embedder(self.name, self.options, self._openai(UsageMeter()), exact=True)
 
-    async def aclose(self) -> None:
+    async def _close(self) -> None:
         self._conversations.drain()
         self._close_http_clients()
 

@@ -23,7 +23,6 @@ How locoscore drives it (docs/how-to/systems/letta.md says why):
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import re
 import threading
@@ -32,7 +31,7 @@ from typing import Any, ClassVar
 
 import httpx
 
-from locoscore._io import write_json_atomic
+from locoscore._io import sha256_text, write_json_atomic
 from locoscore.data.conversation import Conversation, Query, SessionInput
 from locoscore.errors import InputError
 from locoscore.llm.cost import PriceTable
@@ -65,7 +64,7 @@ ALL_MESSAGES = 100_000
 
 def folder_name(conversation_id: str) -> str:
     safe = re.sub(r"[^A-Za-z0-9._-]", "_", conversation_id)[:60]
-    digest = hashlib.sha256(conversation_id.encode("utf-8")).hexdigest()[:8]
+    digest = sha256_text(conversation_id)[:8]
     return f"{safe}-{digest}"
 
 

@@ -144,7 +144,7 @@ class Mem0System(LibraryMemorySystem):
         if size != self.options["embedding_dims"]:
             raise InputError(f"{where}: returns {size}-dim vectors; set embedding_dims={size}")
 
-    async def aclose(self) -> None:
+    async def _close(self) -> None:
         with self._lock:
             stores, self._stores = list(self._stores.values()), {}
         with self._http_lock:

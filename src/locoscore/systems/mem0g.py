@@ -10,7 +10,8 @@ it at the end. What the server spends it reports per call (the contract carries 
 is priced here with the run's price table.
 
 Resume: the stores live in the run's state folder, and a checkpoint here lists the fully
-ingested conversations (`already_ingested`), as for mem0 with `store=folder`.
+ingested conversations (`already_ingested`), as for mem0 with `store=folder`. No copy of the
+key stays in that folder (`_state_secrets`, as for the in-process libraries).
 """
 
 from __future__ import annotations
@@ -30,7 +31,9 @@ from locoscore.errors import InputError
 from locoscore.llm.cost import PriceTable
 from locoscore.systems._ingest_checkpoint import IngestCheckpoint
 from locoscore.systems._library_providers import api_key, key_blocker, provider_options
+from locoscore.systems._library_system import conversation_folder
 from locoscore.systems._mem0g_session import DATE_MESSAGE_ID
+from locoscore.systems._state_secrets import scrub_key
 from locoscore.systems._usage_meter import Tally
 from locoscore.systems.base import MemorySystem, SearchResult, Usage
 from locoscore.systems.context import SystemContext
@@ -201,6 +204,7 @@ class Mem0GraphSystem(MemorySystem):
         if http is not None:
             await http.aclose()
         await asyncio.to_thread(self._stop_server)
+        await scrub_key(self._root, self.options)  # what the stores wrote as they closed
 
     def _server(self) -> HttpSystem:
         if self._http is None:
@@ -232,6 +236,8 @@ class Mem0GraphSystem(MemorySystem):
     async def already_ingested(self, conversation: Conversation) -> bool:
         if not self._checkpoint.complete(conversation):
             return False
+        # a run killed before it closed may have left what its stores wrote last
+        await scrub_key(conversation_folder(self._root, conversation.conversation_id), self.options)
         entry = self._checkpoint.entry(conversation.conversation_id) or {}
         self._items[conversation.conversation_id] = int(entry.get("memories", 0))
         return True
@@ -244,6 +250,8 @@ class Mem0GraphSystem(MemorySystem):
         wall_s = time.perf_counter() - started
         after = server.items_in(session.conversation_id) or before
         self._items[session.conversation_id] = after
+        # before it counts as stored
+        await scrub_key(conversation_folder(self._root, session.conversation_id), self.options)
         self._checkpoint.record(session, after - before, usage, wall_s)
         return usage
 

@@ -13,7 +13,6 @@ column) are upgraded in place: their vectors all came from the API.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,10 +41,6 @@ DROP TABLE vectors_before_backend;
 _FLOAT32 = np.dtype("<f4")
 # SQLite caps the number of bound parameters per statement.
 _CHUNK = 500
-
-
-def text_digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)

@@ -22,14 +22,11 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from locoscore._io import sha256_text
 from locoscore.llm.prompt_cache import OPENAI_MIN_TOKENS, OPENAI_STEP_TOKENS, anthropic_min_tokens
 from locoscore.testing._verdicts import content_text, estimate_tokens
 
 CHARS_PER_TOKEN = 4
-
-
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def marked_prefix(body: Mapping[str, Any]) -> str | None:
@@ -80,7 +77,7 @@ class FakePromptCache:
         tokens = estimate_tokens(prefix)
         if tokens < anthropic_min_tokens(str(body.get("model") or "")):
             return 0, 0, None
-        digest = _digest(f"{body.get('model')}\x00{prefix}")
+        digest = sha256_text(f"{body.get('model')}\x00{prefix}")
         now = time.monotonic()
         with self._lock:
             used = self._anthropic.get(digest)

@@ -3,12 +3,13 @@ schema-shaped JSON, plain JSON, prose or a truncated reply. Shared by both wire 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from locoscore._io import sha256_text
 
 CORRECT = "CORRECT"
 WRONG = "WRONG"
@@ -61,7 +62,7 @@ def default_score(text: str) -> int:
     fence token is left out (`<candidate-…>` read as `<candidate>`): the same answer judged
     again gets the same score, as a deterministic judge would give it."""
     text = _FENCE_TOKEN.sub(r"\1>", text)
-    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    digest = sha256_text(text)
     return 40 + int(digest, 16) % 61
 
 

@@ -9,10 +9,10 @@ baselines give none). Scoring is by rubric (`benchmarks.beam.judge`), not lexica
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Any
 
+from locoscore._io import sha256_text
 from locoscore.benchmarks.base import Benchmark, QuestionType
 from locoscore.benchmarks.beam.data import ABILITY_IDS, BeamDataset, load_beam
 from locoscore.benchmarks.beam.fetch import FETCH_NAMES, default_destination, fetch_beam
@@ -62,7 +62,7 @@ Reply:"""
 def opaque_question_id(question_id: str) -> str:
     """What a system is shown: BEAM's own id names the ability (`1:abstention:0` tells a
     system the question has no answer), so systems get a hash of it."""
-    return "beam-q-" + hashlib.sha256(question_id.encode()).hexdigest()[:12]
+    return "beam-q-" + sha256_text(question_id)[:12]
 
 
 class Beam(Benchmark):

@@ -129,8 +129,8 @@ async def run_beam_audit(
             sampler=sampler,
             **pass_options,
         )
-    if dry_run:
-        return audit
+    if dry_run or any(not result.fold.complete for result in audit.sets.values()):
+        return audit  # a dry run, or a batch still running: no document yet
     audit.document = {
         "benchmark": "beam",
         "protocol": protocol,

@@ -8,7 +8,6 @@ never holds a partial or wrong size folder.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 import tempfile
@@ -16,7 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from locoscore._io import write_bytes_atomic
+from locoscore._io import sha256_text, write_bytes_atomic
 from locoscore.benchmarks.base import KnownFile
 from locoscore.errors import DatasetError
 
@@ -32,7 +31,7 @@ def manifest() -> dict[str, Any]:
 def manifest_sha256(size: str) -> str:
     """One hash naming a size's whole file set (over its sorted path/sha256 lines)."""
     lines = sorted(f"{path} {sha}" for path, _, sha in manifest()["sizes"][size])
-    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+    return sha256_text("\n".join(lines))
 
 
 def base_url(size: str) -> str:

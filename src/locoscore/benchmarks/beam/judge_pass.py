@@ -163,7 +163,7 @@ async def beam_judge_pass(
         jobs.append(JudgeJob("pairs", match_records, match_settings))
     fold = await judge_jobs(jobs, out / JUDGE_CACHE, **pass_options)
     result = BeamJudgeResult(fold, sample=drawn)
-    if pass_options.get("dry_run"):
+    if not fold.complete:  # a dry run, or a batch still running: nothing to score yet
         return result
     items, matches = result.items, result.matches
     result.rows, result.summary = score_verdicts(

@@ -38,7 +38,7 @@ from locoscore.results.identity import InputIdentity, identity_of_rows
 from locoscore.results.layout import PREDICTIONS, REPORT_FILES, RUN_JSON, SCORES, SUMMARY
 
 if TYPE_CHECKING:
-    from locoscore.benchmarks.commands import (
+    from locoscore.benchmarks.calls import (
         AuditCall,
         CompareCall,
         JudgeCall,

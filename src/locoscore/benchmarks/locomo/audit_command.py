@@ -9,7 +9,7 @@ from locoscore.results.layout import SCORES, SUMMARY
 
 if TYPE_CHECKING:
     from locoscore.benchmarks.base import Benchmark
-    from locoscore.benchmarks.commands import AuditCall, Terminal
+    from locoscore.benchmarks.calls import AuditCall, Terminal
     from locoscore.benchmarks.locomo.judge.audit import ProbeSet
 
 
@@ -30,7 +30,6 @@ def audit_command(bench: Benchmark, call: AuditCall, t: Terminal) -> bool:
         probe_file_set,
     )
     from locoscore.benchmarks.locomo.report_parts import build_reports
-    from locoscore.benchmarks.records_judge import engine_options
     from locoscore.data.sample import judged_sample
     from locoscore.generic.audit_report import audit_document, write_audit
     from locoscore.generic.folder_terminal import print_audit
@@ -55,7 +54,7 @@ def audit_command(bench: Benchmark, call: AuditCall, t: Terminal) -> bool:
         )
     bar = t.progress(call.progress and not call.dry_run, "auditing", "judgments")
     result = t.run_pass(
-        run_audit(sets, call.settings, out, **engine_options(call, bar)),
+        run_audit(sets, call.settings, out, **call.engine_options(bar)),
         bar,
     )
     if not pass_results_in(t, result, user_cache=call.user_cache):

@@ -12,7 +12,7 @@ from locoscore.results.layout import REPORT_FILES, SCORES, SUMMARY
 
 if TYPE_CHECKING:
     from locoscore.benchmarks.base import Benchmark
-    from locoscore.benchmarks.commands import CompareCall, ReportCall, ScoreCall, Terminal
+    from locoscore.benchmarks.calls import CompareCall, ReportCall, ScoreCall, Terminal
 
 
 def report_command(bench: Benchmark, call: ReportCall, t: Terminal) -> bool:

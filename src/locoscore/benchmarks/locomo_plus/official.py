@@ -23,20 +23,12 @@ the official unified input does (xjtuleeyf/Locomo-Plus `data/unified_input.py`,
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from datetime import datetime
 
 from locoscore.benchmarks.answer_prompt import AnswerPrompt
-from locoscore.benchmarks.locomo_plus.data import RELATIONS, PlusData, PlusItem
+from locoscore.benchmarks.locomo_plus.data import PlusData, PlusItem
 from locoscore.benchmarks.locomo_plus.official_prompts import OfficialPrompts, official_prompts
-from locoscore.benchmarks.locomo_plus.stitch import (
-    base_conversation,
-    cue_position,
-    item_id,
-    item_record_ids,
-    locomo_date,
-    placed,
-    trigger_time,
-)
+from locoscore.benchmarks.locomo_plus.stitch import stitch_with
 from locoscore.data.conversation import Conversation, Question, SessionInput, TurnInput
 
 STITCH_VERSION = "official-unified-input"
@@ -99,32 +91,23 @@ def answer_prompt(prompts: OfficialPrompts) -> AnswerPrompt:
 
 def official_stitch(data: PlusData, item: PlusItem) -> tuple[Conversation, Question]:
     """The item's conversation and question in the official profile (cached on `data`)."""
-    if item.index in data.official_stitched:
-        return data.official_stitched[item.index]
-    base = base_conversation(data, item)
-    names = {"A": base.speakers[0], "B": base.speakers[1]}
-    trigger_at = trigger_time(base)
-    days = official_gap_days(item.gap.text)
-    cue_at = trigger_at - timedelta(days=days)
-    ident = item_id(item)
     cue_lines = official_lines(item.cue_raw)
-    cue = SessionInput(
-        ident, 0, None, None, tuple(TurnInput(names[r], "", t) for r, t in cue_lines)
+
+    def cue_session(names: dict[str, str], cue_at: datetime, ident: str) -> SessionInput:
+        turns = tuple(TurnInput(names[r], "", t) for r, t in cue_lines)
+        return SessionInput(ident, 0, None, None, turns)
+
+    def said(names: dict[str, str]) -> tuple[str, str]:
+        trigger = " ".join(t for _, t in official_lines(item.trigger_raw))
+        gold = "\n".join(f"{names[r]}：{t}" for r, t in cue_lines if t)
+        return f'{names["A"]} said, "{trigger}"', gold
+
+    return stitch_with(
+        data,
+        item,
+        data.official_stitched,
+        gap_days=official_gap_days(item.gap.text),
+        cue_session=cue_session,
+        said=said,
+        bare=True,
     )
-    position = cue_position(base, cue_at)
-    conversation, evidence = placed(base, cue, position, ident, bare=True)
-    trigger = " ".join(t for _, t in official_lines(item.trigger_raw))
-    question = Question(
-        question_id=ident,
-        conversation_id=ident,
-        text=f'{names["A"]} said, "{trigger}"',
-        category=RELATIONS.index(item.relation) + 1,
-        gold="\n".join(f"{names[r]}：{t}" for r, t in cue_lines if t),
-        evidence=evidence,
-        date_iso=trigger_at.isoformat(timespec="minutes"),
-        record_ids=item_record_ids(item, days, position, base),
-        date_raw=locomo_date(trigger_at),
-    )
-    stitched = (conversation, question)
-    data.official_stitched[item.index] = stitched
-    return stitched

@@ -30,6 +30,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from locoscore._io import sha256_text
 from locoscore.benchmarks.locomo_plus.data import PLUS_COMMIT
 from locoscore.errors import DatasetError
 
@@ -65,7 +66,7 @@ class OfficialPrompts:
     def version(self) -> str:
         """What signatures name: the two files' sha256, shortened together."""
         joined = "".join(self.sha256[name] for name in sorted(self.sha256))
-        return hashlib.sha256(joined.encode()).hexdigest()[:12]
+        return sha256_text(joined)[:12]
 
 
 def cache_root() -> Path:

@@ -21,6 +21,7 @@ the trigger (it is the conversation's last session, so nothing stands between th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -117,36 +118,61 @@ def item_record_ids(
     }
 
 
-def stitch(data: PlusData, item: PlusItem) -> tuple[Conversation, Question]:
-    """The item's conversation and its question (cached on `data`)."""
-    if item.index in data.stitched:
-        return data.stitched[item.index]
+# (names {"A": speaker_a, "B": speaker_b}, the cue's time, the item id) -> the cue session
+CueSession = Callable[[dict[str, str], datetime, str], SessionInput]
+
+
+def stitch_with(
+    data: PlusData,
+    item: PlusItem,
+    cache: dict[int, tuple[Conversation, Question]],
+    *,
+    gap_days: int,
+    cue_session: CueSession,
+    said: Callable[[dict[str, str]], tuple[str, str]],
+    bare: bool = False,
+) -> tuple[Conversation, Question]:
+    """The item as a profile stitches it (cached in `cache`): the cue session placed
+    `gap_days` before the trigger (`placed`, `bare` as it says), and the question whose
+    text and gold are `said(names)`."""
+    if item.index in cache:
+        return cache[item.index]
     base = base_conversation(data, item)
-    speaker = {"A": base.speakers[0], "B": base.speakers[1]}
+    names = {"A": base.speakers[0], "B": base.speakers[1]}
     trigger_at = trigger_time(base)
-    cue_at = trigger_at - timedelta(days=item.gap.days)
+    cue_at = trigger_at - timedelta(days=gap_days)
     ident = item_id(item)
-    cue_turns = tuple(TurnInput(speaker[line.role], "", line.text) for line in item.cue)
-    cue = SessionInput(
-        ident,
-        0,
-        locomo_date(cue_at),
-        cue_at.isoformat(timespec="minutes"),
-        cue_turns,
-        base.speakers,
-    )
     position = cue_position(base, cue_at)
-    conversation, evidence = placed(base, cue, position, ident)
+    cue = cue_session(names, cue_at, ident)
+    conversation, evidence = placed(base, cue, position, ident, bare=bare)
+    text, gold = said(names)
     question = Question(
         question_id=ident,
         conversation_id=ident,
-        text=f"{speaker['A']}: {item.trigger.text}",
+        text=text,
         category=RELATIONS.index(item.relation) + 1,  # the benchmark's type ids
-        gold="\n".join(f"{speaker[line.role]}: {line.text}" for line in item.cue),
+        gold=gold,
         evidence=evidence,
         date_iso=trigger_at.isoformat(timespec="minutes"),
-        record_ids=item_record_ids(item, item.gap.days, position, base),
+        record_ids=item_record_ids(item, gap_days, position, base),
         date_raw=locomo_date(trigger_at),
     )
-    data.stitched[item.index] = (conversation, question)
+    cache[item.index] = (conversation, question)
     return conversation, question
+
+
+def stitch(data: PlusData, item: PlusItem) -> tuple[Conversation, Question]:
+    """The item's conversation and its question (cached on `data`)."""
+
+    def cue_session(names: dict[str, str], cue_at: datetime, ident: str) -> SessionInput:
+        turns = tuple(TurnInput(names[line.role], "", line.text) for line in item.cue)
+        dated = (locomo_date(cue_at), cue_at.isoformat(timespec="minutes"))
+        return SessionInput(ident, 0, *dated, turns)  # `placed` gives it the speakers
+
+    def said(names: dict[str, str]) -> tuple[str, str]:
+        gold = "\n".join(f"{names[line.role]}: {line.text}" for line in item.cue)
+        return f"{names['A']}: {item.trigger.text}", gold
+
+    return stitch_with(
+        data, item, data.stitched, gap_days=item.gap.days, cue_session=cue_session, said=said
+    )

@@ -72,6 +72,7 @@ async def audit_longmemeval(
     user_cache: bool = False,
     sample: SampleSpec | None = None,
     sampler: Sampler,
+    **pass_options: Any,
 ) -> tuple[PassResult, dict[str, Any] | None]:
     from locoscore.benchmarks.longmemeval.judge_pass import draw_sample, lme_settings
 
@@ -95,7 +96,13 @@ async def audit_longmemeval(
     if not dry_run:
         out.mkdir(parents=True, exist_ok=True)
     result = await run_pass(
-        records, settings, out / JUDGE_CACHE, batch=batch, dry_run=dry_run, user_cache=user_cache
+        records,
+        settings,
+        out / JUDGE_CACHE,
+        batch=batch,
+        dry_run=dry_run,
+        user_cache=user_cache,
+        **pass_options,  # the progress sink, --batch-poll, --batch-wait
     )
     if dry_run or result.run is None or result.run.pending_batch is not None:
         return result, None

@@ -78,11 +78,11 @@ FETCH_NAMES = {
 
 def fetch_longmemeval(name: str, url: str | None = None, dest: Path | None = None) -> Path:
     """Download one released file (streamed, sha256-checked, renamed into place at the end)."""
-    from locoscore.data.user_cache import download_streamed_verified, user_cache_file
+    from locoscore.data.user_cache import download_verified, user_cache_file
 
     known = FETCH_NAMES[name]
     assert known.url is not None
-    return download_streamed_verified(
+    return download_verified(
         url or known.url,
         known.sha256,
         dest or user_cache_file(known.filename),

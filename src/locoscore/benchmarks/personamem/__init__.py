@@ -31,7 +31,7 @@ from locoscore.benchmarks.personamem.protocol import LOCOSCORE, PROTOCOLS, Proto
 from locoscore.data.conversation import Conversation, Question, SessionInput, TurnInput
 
 if TYPE_CHECKING:
-    from locoscore.benchmarks.commands import ScoreCall, Terminal
+    from locoscore.benchmarks.calls import ScoreCall, Terminal
     from locoscore.results.board_row import BoardRow
 
 TYPE_IDS = {key: i for i, key in enumerate(QUESTION_TYPES, 1)}

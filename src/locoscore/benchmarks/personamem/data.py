@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from locoscore._io import sha256_text
 from locoscore.errors import DatasetError
 
 QUERIES = "queries.json.gz"
@@ -50,7 +51,7 @@ _OPTION = re.compile(r"\n(?=\([bcd]\) )")
 def folder_sha256(shas: dict[str, str]) -> str:
     """One hash naming the folder: over its files' sorted `name sha256` lines."""
     lines = sorted(f"{name} {sha}" for name, sha in shas.items())
-    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+    return sha256_text("\n".join(lines))
 
 
 PINNED_SHA256 = folder_sha256(PINNED)

@@ -18,7 +18,7 @@ from locoscore.results.folder import answered_by
 from locoscore.results.layout import SCORES, SUMMARY
 
 if TYPE_CHECKING:
-    from locoscore.benchmarks.commands import ScoreCall, Terminal
+    from locoscore.benchmarks.calls import ScoreCall, Terminal
     from locoscore.benchmarks.personamem.data import PersonaMemData
     from locoscore.benchmarks.personamem.protocol import Protocol
 

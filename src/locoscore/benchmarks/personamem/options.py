@@ -12,8 +12,7 @@
 
 from __future__ import annotations
 
-import hashlib
-
+from locoscore._io import sha256_text
 from locoscore.benchmarks.personamem.data import LETTERS, Item
 
 # The memories and the question, then which reply fits: the part both profiles share.
@@ -56,7 +55,7 @@ def order(question_id: str, seed: int | None) -> tuple[int, int, int, int]:
         return 0, 1, 2, 3
 
     def key(i: int) -> str:
-        return hashlib.sha256(f"{seed}:{question_id}:{i}".encode()).hexdigest()
+        return sha256_text(f"{seed}:{question_id}:{i}")
 
     a, b, c, d = sorted(range(4), key=key)
     return a, b, c, d
