@@ -24,14 +24,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import threading
 from pathlib import Path
 from typing import Any, ClassVar
 
 import httpx
 
-from locoscore._io import sha256_text, write_json_atomic
+from locoscore._io import write_json_atomic
 from locoscore.data.conversation import Conversation, Query, SessionInput
 from locoscore.errors import InputError
 from locoscore.llm.cost import PriceTable
@@ -52,6 +51,7 @@ from locoscore.systems._letta_server import (
     server_version,
 )
 from locoscore.systems._library_providers import api_key, base_url, key_blocker, provider_options
+from locoscore.systems._library_system import folder_name
 from locoscore.systems._metering_proxy import MeteringProxy
 from locoscore.systems._usage_meter import Tally
 from locoscore.systems.base import MemoryItem, MemorySystem, SearchResult, Usage
@@ -60,12 +60,6 @@ from locoscore.systems.options import OptionSpec, resolve_options, signature_val
 
 SUPPORTED_SERIES = "0.11."
 ALL_MESSAGES = 100_000
-
-
-def folder_name(conversation_id: str) -> str:
-    safe = re.sub(r"[^A-Za-z0-9._-]", "_", conversation_id)[:60]
-    digest = sha256_text(conversation_id)[:8]
-    return f"{safe}-{digest}"
 
 
 class LettaError(RuntimeError):
